@@ -1,0 +1,19 @@
+/*
+ * cmd.h - the msgtrace command's subcommands (private to tools/).
+ * Each subcommand lives in cmd_<name>.c and exports one struct mt_cmd;
+ * msgtrace.c lists them. A subcommand returns the process exit status:
+ * 0 success, 1 the input is bad (malformed trace, failed analysis),
+ * 2 usage error (unknown option, missing argument).
+ */
+#ifndef MT_CMD_H
+#define MT_CMD_H
+
+enum { MT_EXIT_OK = 0, MT_EXIT_BAD_INPUT = 1, MT_EXIT_USAGE = 2 };
+
+struct mt_cmd {
+	const char *name;
+	const char *summary;	/* one line for `msgtrace --help` */
+	int (*run)(int argc, char **argv);	/* argv[0] is the subcommand */
+};
+
+#endif /* MT_CMD_H */

@@ -1,0 +1,49 @@
+/*
+ * msgtrace.c - the `msgtrace` command: dispatches to one subcommand.
+ * Only tools/ prints; the libraries return statuses and error causes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* Subcommands, in the order `msgtrace --help` lists them. */
+static const struct mt_cmd *const cmds[] = {
+	NULL
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: msgtrace COMMAND [OPTIONS] ...\n"
+		"Analyse traces recorded by the msgtrace libfabric hook\n"
+		"(FI_PROVIDER_PATH=<prefix>/lib/libfabric FI_HOOK=msgtrace mpirun ...).\n\n"
+		"Commands:\n");
+	for (size_t i = 0; cmds[i]; i++)
+		fprintf(out, "  %-10s %s\n", cmds[i]->name, cmds[i]->summary);
+	fprintf(out, "\n`msgtrace COMMAND --help` describes each command.\n"
+		"Exit status: 0 success, 1 bad input, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return MT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return MT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("msgtrace %s\n", MSGTRACE_VERSION);
+		return MT_EXIT_OK;
+	}
+	for (size_t i = 0; cmds[i]; i++)
+		if (!strcmp(argv[1], cmds[i]->name))
+			return cmds[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "msgtrace: unknown command '%s' (see msgtrace --help)\n",
+		argv[1]);
+	return MT_EXIT_USAGE;
+}
