@@ -193,6 +193,23 @@ static const char *addr_str(char *buf, size_t len, uint64_t a)
 	return buf;
 }
 
+/* "3->r1": the fi_addr and the rank whose endpoint it designates. */
+static const char *peer_str(char *buf, size_t len, const struct mt_trace *t,
+			    uint32_t proc, uint64_t ep, uint64_t a)
+{
+	const struct mt_trace_ep *e = a == FI_ADDR_UNSPEC ? NULL :
+				      mt_trace_resolve_ep(t, proc, ep, a);
+	const struct mt_trace_proc *p = e ? &t->procs[e->proc] : NULL;
+
+	if (!p)
+		return addr_str(buf, len, a);
+	if (p->world_rank >= 0)
+		snprintf(buf, len, "%" PRIu64 "->r%" PRId32, a, p->world_rank);
+	else
+		snprintf(buf, len, "%" PRIu64 "->p%" PRIu32, a, p->pid);
+	return buf;
+}
+
 static void print_proc(const struct mt_rec_proc *r)
 {
 	static const char *const clocks[] = { [MT_CLOCK_TSC] = "tsc",
@@ -261,7 +278,7 @@ static void print_bind(const struct mt_rec_bind *r)
 
 	printf("obj=0x%" PRIx64 " target=0x%" PRIx64 " flags=%s", r->obj,
 	       r->target, mt_name_flags(flags, sizeof(flags), r->flags,
-					MT_NAME_OP_FLAGS));
+					MT_NAME_BIND_FLAGS));
 }
 
 static void print_av(const struct mt_rec_av *r)
@@ -278,15 +295,17 @@ static void print_av(const struct mt_rec_av *r)
 	       r->addr_len, mt_name_addr(addr, sizeof(addr), r->addr, n));
 }
 
-static void print_op(const struct mt_rec_op *r)
+static void print_op(const struct mt_trace *t, uint32_t proc,
+		     const struct mt_rec_op *r)
 {
-	char op[32], flags[FLAGS_LEN], ret[32], addr[32];
+	char op[32], flags[FLAGS_LEN], ret[32], addr[64];
 
 	printf("%s ep=0x%" PRIx64 " addr=%s tag=0x%016" PRIx64
 	       " ignore=0x%016" PRIx64 " len=%" PRIu64 " data=0x%" PRIx64
 	       " context=0x%" PRIx64 " flags=%s ret=%s retries=%" PRIu32,
 	       mt_name_lower(op, sizeof(op), mt_trace_op_name(r->h.aux)), r->ep,
-	       addr_str(addr, sizeof(addr), r->addr), r->tag, r->ignore, r->len,
+	       peer_str(addr, sizeof(addr), t, proc, r->ep, r->addr), r->tag,
+	       r->ignore, r->len,
 	       r->data, r->context,
 	       mt_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
 	       ret_str(ret, sizeof(ret), r->ret), r->retries);
@@ -323,9 +342,12 @@ static void print_close(const struct mt_rec_close *r)
 }
 
 /* One line: seconds since start, rank, thread, layer, type, fields. */
-static void print_rec(const struct mt_trace_proc *p, const struct mt_trace_file *f,
-		      const struct mt_rec_hdr *r, int64_t rel_ns)
+static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
+		      int64_t rel_ns)
 {
+	const struct mt_trace_proc *p = &t->procs[ev->proc];
+	const struct mt_trace_file *f = p->files[ev->file];
+	const struct mt_rec_hdr *r = ev->rec;
 	char type[16];
 
 	printf("%" PRId64 ".%09" PRId64 " ", rel_ns / 1000000000, rel_ns % 1000000000);
@@ -343,7 +365,7 @@ static void print_rec(const struct mt_trace_proc *p, const struct mt_trace_file 
 	case MT_REC_EP: print_ep((const void *)r); break;
 	case MT_REC_BIND: print_bind((const void *)r); break;
 	case MT_REC_AV: print_av((const void *)r); break;
-	case MT_REC_OP: print_op((const void *)r); break;
+	case MT_REC_OP: print_op(t, ev->proc, (const void *)r); break;
 	case MT_REC_CQE: print_cqe((const void *)r); break;
 	case MT_REC_CLOSE: print_close((const void *)r); break;
 	}
@@ -374,7 +396,7 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 			first = 0;
 		}
 		if (rank_selected(o, p) && rec_selected(o, ev.rec))
-			print_rec(p, p->files[ev.file], ev.rec, ns - start);
+			print_rec(t, &ev, ns - start);
 	}
 	mt_trace_merge_close(m);
 	if (st != MT_END) {

@@ -54,13 +54,15 @@ static const struct bit_name cap_bits[] = {
 	COMMON_BITS, BIT(FI_NAMED_RX_CTX), BIT(FI_DIRECTED_RECV), { 0, NULL }
 };
 
-_Static_assert(FI_CLAIM == FI_SELECTIVE_COMPLETION,
-	       "bind flags print bit 59 as FI_CLAIM: keep them equal or split");
+static const struct bit_name bind_bits[] = {
+	COMMON_BITS, BIT(FI_SELECTIVE_COMPLETION), { 0, NULL }
+};
 
 char *mt_name_flags(char *buf, size_t len, uint64_t flags,
 		    enum mt_name_flag_set set)
 {
-	const struct bit_name *t = set == MT_NAME_CAPS ? cap_bits : op_bits;
+	const struct bit_name *t = set == MT_NAME_CAPS ? cap_bits :
+				   set == MT_NAME_BIND_FLAGS ? bind_bits : op_bits;
 	size_t used = 0;
 
 	buf[0] = '\0';

@@ -12,8 +12,9 @@
 
 /* Which meaning to give bits that libfabric reuses (bit 58/59). */
 enum mt_name_flag_set {
-	MT_NAME_OP_FLAGS,	/* op, CQ entry and bind flags: FI_CLAIM ... */
+	MT_NAME_OP_FLAGS,	/* op and CQ entry flags: FI_CLAIM ... */
 	MT_NAME_CAPS,		/* endpoint caps: FI_DIRECTED_RECV ... */
+	MT_NAME_BIND_FLAGS,	/* bind flags: FI_SELECTIVE_COMPLETION ... */
 };
 
 /* "FI_TAGGED|FI_RECV|0x1000" into buf; "0" for no bits. Returns buf. */

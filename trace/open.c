@@ -106,7 +106,7 @@ static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
 	return (const struct mt_rec_hdr *)(f->map + off);
 }
 
-/* PROC from the thread_seq 0 file, first START and last END pairs. */
+/* PROC from the thread_seq 0 file, earliest START and latest END pairs. */
 static void attach_identity(struct mt_trace_proc *p)
 {
 	const struct mt_trace_file *f0 = p->files[0];
@@ -128,9 +128,13 @@ static void attach_identity(struct mt_trace_proc *p)
 
 			if (r->type != MT_REC_CLOCK)
 				continue;
-			if (r->aux == MT_CLOCK_START && !p->clock_start)
+			/* Threads share one TSC: the widest START..END span
+			 * gives the best slope. */
+			if (r->aux == MT_CLOCK_START &&
+			    (!p->clock_start || r->ts < p->clock_start->h.ts))
 				p->clock_start = c;
-			else if (r->aux == MT_CLOCK_END)
+			else if (r->aux == MT_CLOCK_END &&
+				 (!p->clock_end || r->ts > p->clock_end->h.ts))
 				p->clock_end = c;
 		}
 	}

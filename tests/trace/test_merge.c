@@ -230,3 +230,41 @@ Test(trace_open, empty_directory_is_an_error)
 	cr_expect(strstr(err.msg, "no *.mt trace files"), "%s", err.msg);
 	tw_rmdir(dir);
 }
+
+/* Monotonic clocks of two hosts share no origin: merge on realtime. */
+Test(trace_merge, several_hosts_merge_on_realtime)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace_merge *m;
+	struct mt_trace_event ev;
+	struct mt_trace *t;
+	struct mt_err err;
+	uint64_t order[2];
+	size_t n = 0;
+	struct tw w;
+
+	/* Host a boots 1000 s before host b; b's op happens 1 us earlier. */
+	tw_init(&w, 1, 0);
+	tw_proc(&w, 0, 0, 1000000000ull, "a");
+	tw_clock(&w, MT_CLOCK_START, 0, 1000000000000ull, 5000000000ull);
+	tw_op(&w, MT_OP_TSEND, 2000, 0xa);
+	save(&w, dir, "a");
+	tw_init(&w, 2, 0);
+	tw_proc(&w, 0, 1, 1000000000ull, "b");
+	tw_clock(&w, MT_CLOCK_START, 0, 1000, 5000000000ull);
+	tw_op(&w, MT_OP_TRECV, 1000, 0xb);
+	save(&w, dir, "b");
+	t = open_dir(dir);
+	cr_expect_eq(t->procs[0].merge_offset_ns, 5000000000ll - 1000000000000ll);
+	cr_expect_eq(t->procs[1].merge_offset_ns, 5000000000ll - 1000ll);
+	cr_assert_eq(mt_trace_merge_open(t, &m), MT_OK);
+	while (mt_trace_merge_next(m, &ev, &err) == MT_OK)
+		if (ev.rec->type == MT_REC_OP)
+			order[n++] = ((const struct mt_rec_op *)ev.rec)->tag;
+	cr_assert_eq(n, 2);
+	cr_expect_eq(order[0], 0xb);
+	cr_expect_eq(order[1], 0xa);
+	mt_trace_merge_close(m);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
