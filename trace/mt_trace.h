@@ -444,8 +444,9 @@ void mt_trace_close(struct mt_trace *t);
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes
  * (MT_REC_AV); the endpoint whose own name (MT_REC_EP) has those bytes is
- * the answer, NULL when none does. Object ids are per process; when an id
- * was reused after a close, the last record for it wins.
+ * the answer (the application-visible one when an internal layer's
+ * endpoint has the same name), NULL when none does. Object ids are per
+ * process; when an id was reused after a close, the last record wins.
  */
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 					   uint32_t proc, uint64_t av,
