@@ -446,7 +446,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		struct mt_err err;
 
 		clean += mt_trace_file_clean(f);
-		for (unsigned ty = 0; ty < 16; ty++)
+		for (unsigned ty = 0; ty < MT_TRACE_TYPE_SLOTS; ty++)
 			types[ty] += f->type_count[ty];
 		unknown += f->unknown;
 		for (int l = 0; l < MT_LOSS_COUNT; l++)
