@@ -55,19 +55,19 @@ enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
 	  1ull << 20, 1, MT_INT_NEG_TAG, 1, 0, \
 	  "Open MPI: cid 24 | source 18 | proto 2 | tag 20") \
 	X(MPICH33_DATA, "mpich-3.3-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, -1, 53, \
-	  (1ull << 52) | (1ull << 53), 0, MT_INT_ODD_CID, 0, -1, \
+	  (1ull << 52) | (1ull << 53), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 3.3: proto 3 | context 20 | tag 31, source in CQ data") \
 	X(MPICH33_NODATA, "mpich-3.3-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, -1, 60, \
 	  (1ull << 59) | (1ull << 60), 0, MT_INT_ODD_CID, 0, -1, \
 	  "MPICH 3.3: proto 3 | context 16 | source 23 | tag 19") \
 	X(MPICH40_DATA, "mpich-4.0-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, 54, 53, \
-	  (1ull << 52) | (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, -1, \
+	  (1ull << 52) | (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 3.4-4.0: proto 4 | context 20 | tag 31, source in CQ data") \
 	X(MPICH40_NODATA, "mpich-4.0-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, 61, 60, \
 	  (1ull << 59) | (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
 	  "MPICH 3.4-4.0: proto 4 | context 16 | source 23 | tag 19") \
 	X(MPICH41_DATA, "mpich-4.1-data", 31, 20, 0, 0, 30, 31, 0, 53, 51, 54, 52, \
-	  (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, -1, \
+	  (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 4.1-4.2: proto 4 | context 20 | tag 31, source in CQ data") \
 	X(MPICH41_NODATA, "mpich-4.1-nodata", 42, 16, 19, 23, 0, 19, 0, 60, 58, 61, 59, \
 	  (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
