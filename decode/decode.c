@@ -5,6 +5,8 @@
  */
 #include "mt_decode.h"
 
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 static inline int32_t tag_value(const struct mt_tag_layout *l, uint64_t tag)
 {
 	uint64_t v = tag & l->tag_mask;
@@ -19,19 +21,7 @@ static inline int32_t tag_value(const struct mt_tag_layout *l, uint64_t tag)
 
 static inline enum mt_tag_proto proto_of(const struct mt_tag_layout *l, uint64_t tag)
 {
-	uint64_t p = tag & l->proto_mask;
-
-	if (!p)
-		return MT_PROTO_NORMAL;
-	if (p == l->sync)
-		return MT_PROTO_SSEND;
-	if (p == l->ack)
-		return MT_PROTO_SSEND_ACK;
-	if (p == l->huge)
-		return MT_PROTO_HUGE;
-	if (p == l->dynproc)
-		return MT_PROTO_DYNPROC;
-	return MT_PROTO_BAD;
+	return (enum mt_tag_proto)l->proto_of[(tag & l->proto_mask) >> l->proto_shift];
 }
 
 /*
@@ -56,21 +46,20 @@ void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag, uint64_t data,
 		t = tag_value(l, tag);
 		proto = proto_of(l, tag);
 		valid = MT_V_CID | MT_V_TAG | MT_V_PROTO;
-		if (tag & ~l->known_mask)
-			flags |= MT_F_STRAY_BITS;
-		if (cid > l->cid_max)
-			flags |= MT_F_CID_BEYOND_MTF;
-		if (l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1))
-			flags |= MT_F_INTERNAL;
-		else if (t >= 0 && l->tag_signed && l->tag_bits < 32 &&
-			 (in & MT_TAG_IN_TAG_WRAPPED))
+		/* Flags by arithmetic: the branches would mispredict on mixed
+		 * user/internal and Send/Ssend traffic. */
+		bool internal = l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1);
+		flags = (uint8_t)(!!(tag & ~l->known_mask) * MT_F_STRAY_BITS |
+				  (cid > l->cid_max) * MT_F_CID_BEYOND_MTF |
+				  internal * MT_F_INTERNAL);
+		if (MT_UNLIKELY(in & MT_TAG_IN_TAG_WRAPPED) && !internal &&
+		    l->tag_signed && l->tag_bits < 32)
 			flags |= MT_F_MAYBE_ALIASED;
 	}
 	if (l->src_in == MT_SRC_TAG) {
 		source = (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
 		valid |= MT_V_SOURCE;
-		if (proto == MT_PROTO_SSEND_ACK)
-			flags |= MT_F_SOURCE_IS_DEST;
+		flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
 	} else if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
 		   proto != MT_PROTO_SSEND_ACK) {
 		uint64_t s = data & (~0ull >> (64 - l->data_src_bits));

@@ -97,6 +97,8 @@ struct mt_tag_layout {
 	uint64_t cid_mask, src_mask, tag_mask, proto_mask, known_mask;
 	uint64_t sync, ack, huge, dynproc, recv_always_ignored;
 	uint64_t cid_max, src_max, tag_ub;	/* largest usable values */
+	uint8_t proto_shift;		/* lowest protocol bit */
+	uint8_t proto_of[16];		/* enum mt_tag_proto by protocol bits */
 };
 
 /* Protocol kind of one message, from its protocol bits. */
