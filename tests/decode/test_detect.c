@@ -3,10 +3,10 @@
  * issues under each layout, built with mt_tag_encode / mt_tag_encode_recv.
  */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <string.h>
 
 #include "mt_decode.h"
+#include "params.h"
 
 /* The endpoint Open MPI gets from tcp;ofi_rxm on this machine. */
 static void rxm_ep(struct mt_tag_evidence *ev)
@@ -63,10 +63,7 @@ static bool has_line(const struct mt_tag_detect_result *r, const char *text)
 
 ParameterizedTestParameters(decode, detect_each_layout)
 {
-	static enum mt_tag_layout_id ids[MT_TAG_LAYOUT_COUNT - 1];
-	for (int i = 1; i < MT_TAG_LAYOUT_COUNT; i++)
-		ids[i - 1] = (enum mt_tag_layout_id)i;
-	return cr_make_param_array(enum mt_tag_layout_id, ids, MT_TAG_LAYOUT_COUNT - 1);
+	return all_mpi_layouts();
 }
 
 ParameterizedTest(enum mt_tag_layout_id *id, decode, detect_each_layout)

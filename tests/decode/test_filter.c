@@ -4,9 +4,9 @@
  * aliasing of internal tags below -2^19.
  */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 
 #include "mt_decode.h"
+#include "params.h"
 
 static struct mt_tag_layout get(enum mt_tag_layout_id id)
 {
@@ -35,10 +35,7 @@ static bool matches(uint64_t msg, const struct mt_tag_wire *recv)
 
 ParameterizedTestParameters(decode, wildcards)
 {
-	static enum mt_tag_layout_id ids[MT_TAG_LAYOUT_COUNT - 1];
-	for (int i = 1; i < MT_TAG_LAYOUT_COUNT; i++)
-		ids[i - 1] = (enum mt_tag_layout_id)i;
-	return cr_make_param_array(enum mt_tag_layout_id, ids, MT_TAG_LAYOUT_COUNT - 1);
+	return all_mpi_layouts();
 }
 
 ParameterizedTest(enum mt_tag_layout_id *id, decode, wildcards)

@@ -12,49 +12,45 @@ static struct mt_tag_layout get(enum mt_tag_layout_id id, uint64_t mtf)
 	return l;
 }
 
-Test(decode, ompi_full_constants)
+/* The Open MPI table of TAG-LAYOUTS.md, column by column. */
+Test(decode, ompi_constants)
 {
-	struct mt_tag_layout l = get(MT_TAG_LAYOUT_OMPI_FULL, 0);
-	cr_expect_str_eq(l.name, "ofi_tag_full");
-	cr_expect_eq(l.sync, 0x0000000100000000ull);
-	cr_expect_eq(l.ack, 0x0000000200000000ull);
-	cr_expect_eq(l.proto_mask, 0x0000000300000000ull);
-	cr_expect_eq(l.src_mask, 0);
-	cr_expect_eq(l.src_in, MT_SRC_DATA);
-	cr_expect_eq(l.tag_mask, 0x00000000FFFFFFFFull);
-	cr_expect_eq(l.cid_mask, 0xFFFFFFFC00000000ull);	/* cid [63..34] */
-	cr_expect_eq(l.tag_ub, 2147483647u);
-	cr_expect_eq(l.cid_max, (1ull << 30) - 1);
-}
-
-Test(decode, ompi_tag1_constants)
-{
-	struct mt_tag_layout l = get(MT_TAG_LAYOUT_OMPI_TAG1, 0);
-	cr_expect_str_eq(l.name, "ofi_tag_1");
-	cr_expect_eq(l.sync, 0x0000000100000000ull);
-	cr_expect_eq(l.ack, 0x0000000200000000ull);
-	cr_expect_eq(l.proto_mask, 0x0000000300000000ull);
-	cr_expect_eq(l.src_mask, 0x000FFFFC00000000ull);
-	cr_expect_eq(l.tag_mask, 0x00000000FFFFFFFFull);
-	cr_expect_eq(l.cid_mask, 0xFFF0000000000000ull);	/* cid [63..52] */
-	cr_expect_eq(l.tag_ub, 2147483647u);
-	cr_expect_eq(l.cid_max, 4095);
-	cr_expect_eq(l.src_max, 262143);
-}
-
-Test(decode, ompi_tag2_constants)
-{
-	struct mt_tag_layout l = get(MT_TAG_LAYOUT_OMPI_TAG2, 0);
-	cr_expect_str_eq(l.name, "ofi_tag_2");
-	cr_expect_eq(l.sync, 0x0000000000100000ull);
-	cr_expect_eq(l.ack, 0x0000000000200000ull);
-	cr_expect_eq(l.proto_mask, 0x0000000000300000ull);
-	cr_expect_eq(l.src_mask, 0x000000FFFFC00000ull);
-	cr_expect_eq(l.tag_mask, 0x00000000000FFFFFull);
-	cr_expect_eq(l.cid_mask, 0xFFFFFF0000000000ull);	/* cid [63..40] */
-	cr_expect_eq(l.tag_ub, 524287);
-	cr_expect_eq(l.cid_max, 16777215);
-	cr_expect_eq(l.src_max, 262143);
+	static const struct {
+		enum mt_tag_layout_id id;
+		const char *name;
+		uint64_t sync, ack, proto, src, tag, cid_mask, tag_ub, cid_max;
+		enum mt_tag_src_in src_in;
+	} c[] = {
+		{ MT_TAG_LAYOUT_OMPI_FULL, "ofi_tag_full", 0x0000000100000000ull,
+		  0x0000000200000000ull, 0x0000000300000000ull, 0,
+		  0x00000000FFFFFFFFull, 0xFFFFFFFC00000000ull /* [63..34] */,
+		  2147483647, (1ull << 30) - 1, MT_SRC_DATA },
+		{ MT_TAG_LAYOUT_OMPI_TAG1, "ofi_tag_1", 0x0000000100000000ull,
+		  0x0000000200000000ull, 0x0000000300000000ull, 0x000FFFFC00000000ull,
+		  0x00000000FFFFFFFFull, 0xFFF0000000000000ull /* [63..52] */,
+		  2147483647, 4095, MT_SRC_TAG },
+		{ MT_TAG_LAYOUT_OMPI_TAG2, "ofi_tag_2", 0x0000000000100000ull,
+		  0x0000000000200000ull, 0x0000000000300000ull, 0x000000FFFFC00000ull,
+		  0x00000000000FFFFFull, 0xFFFFFF0000000000ull /* [63..40] */,
+		  524287, 16777215, MT_SRC_TAG },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct mt_tag_layout l = get(c[i].id, 0);
+		cr_expect_str_eq(l.name, c[i].name);
+		cr_expect_eq(l.sync, c[i].sync, "%s SYNC_SEND", l.name);
+		cr_expect_eq(l.ack, c[i].ack, "%s SYNC_SEND_ACK", l.name);
+		cr_expect_eq(l.proto_mask, c[i].proto, "%s proto mask", l.name);
+		cr_expect_eq(l.src_mask, c[i].src, "%s source mask", l.name);
+		cr_expect_eq(l.tag_mask, c[i].tag, "%s tag mask", l.name);
+		cr_expect_eq(l.cid_mask, c[i].cid_mask, "%s cid field", l.name);
+		cr_expect_eq(l.tag_ub, c[i].tag_ub, "%s MPI_TAG_UB", l.name);
+		cr_expect_eq(l.cid_max, c[i].cid_max, "%s max cid", l.name);
+		cr_expect_eq(l.src_in, c[i].src_in, "%s source travels", l.name);
+		cr_expect_eq(l.internal, MT_INT_NEG_TAG, "%s", l.name);
+		cr_expect(l.tag_signed, "%s", l.name);
+		if (c[i].src_in == MT_SRC_TAG)
+			cr_expect_eq(l.src_max, 262143, "%s", l.name);
+	}
 }
 
 /* Every leading zero bit of mem_tag_format removes one cid bit. */
