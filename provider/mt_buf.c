@@ -137,6 +137,17 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 			  errno == ELOOP ? " (a symlink is never followed)" : "");
 		return -1;
 	}
+	/* Found now, one warning and no hooks installed, rather than one
+	 * failed create per thread and every record counted lost. */
+	if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS)) {
+		int err = errno;
+
+		close(fd);
+		pthread_mutex_unlock(&g.lock);
+		warn_once(W_INIT, "msgtrace: tracing disabled: cannot write to trace directory '%s': %s",
+			  conf->dir, strerror(err));
+		return -1;
+	}
 	if (g.dirfd >= 0)
 		close(g.dirfd);
 	g.dirfd = fd;

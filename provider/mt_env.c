@@ -90,9 +90,17 @@ int mt_init_env(struct mt_env *env)
 		env->all_layers = v;
 	if (env->all_layers)
 		env->conf.file_flags |= MT_FILE_ALL_LAYERS;
-	if (fi_param_get_str(&hook_prov, "dir", &s) == FI_SUCCESS && s && *s)
+	if (fi_param_get_str(&hook_prov, "dir", &s) == FI_SUCCESS && s && *s) {
+		/* A truncated path would trace into some other directory. */
+		if (strlen(s) >= sizeof(env->dir)) {
+			FI_WARN(&hook_prov, FI_LOG_CORE,
+				"msgtrace: tracing disabled: trace directory FI_OFI_HOOK_MSGTRACE_DIR is too long (%zu bytes, limit %zu)\n",
+				strlen(s), sizeof(env->dir) - 1);
+			env->enable = 0;
+			return 0;
+		}
 		snprintf(env->dir, sizeof(env->dir), "%s", s);
-	else
+	} else
 		default_dir(env->dir, sizeof(env->dir));
 	s = NULL;
 	if (fi_param_get_str(&hook_prov, "buffer_size", &s) == FI_SUCCESS && s &&
