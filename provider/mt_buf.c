@@ -172,8 +172,13 @@ static int grow(struct mt_rec_buf *b)
 	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 	    end > rl.rlim_cur)
 		end = rl.rlim_cur / page_size() * page_size();
-	if (end <= off)
-		return off >= max ? MT_LOSS_FULL : MT_LOSS_NOSPACE;
+	if (end <= off && off >= max)
+		return MT_LOSS_FULL;
+	if (end <= off) {
+		warn_once(W_GROW, "msgtrace: trace file cannot grow (file size limit RLIMIT_FSIZE %llu bytes): later records of this thread are dropped",
+			  (unsigned long long)rl.rlim_cur);
+		return MT_LOSS_NOSPACE;
+	}
 	err = fallocate(b->fd, 0, (off_t)off, (off_t)(end - off)) ? errno : 0;
 	if (err == EOPNOTSUPP || err == ENOSYS)
 		err = posix_fallocate(b->fd, (off_t)off, (off_t)(end - off));
