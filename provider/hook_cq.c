@@ -53,8 +53,9 @@ static void record(struct fid_cq *cq, enum mt_cq_call call, const void *buf,
 			(const void *)((const char *)buf + (size_t)i * step);
 		struct mt_rec_cqe *r = mt_rec_reserve(sizeof(*r));
 
+		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
-			return;
+			continue;
 		mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
 		r->cq = (uint64_t)(uintptr_t)cq;
 		r->context = (uint64_t)(uintptr_t)e->op_context;
