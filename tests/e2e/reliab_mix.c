@@ -7,11 +7,15 @@
  * iteration adds an MPI_Bcast, every 64th an MPI_Barrier.
  *
  * Usage: mpirun ... reliab_mix [--iters N] [--seconds S] [--nap-us U]
- *                   [--abort-at K] [--progress DIR]
+ *                   [--abort-at K] [--progress DIR] [--no-probe]
  *   --iters N      stop after N iterations (default 1000)
  *   --seconds S    instead, run until rank 0 has been looping S seconds
  *   --nap-us U     sleep U microseconds after each iteration
  *   --abort-at K   rank 1 calls MPI_Abort(MPI_COMM_WORLD, 3) at iteration K
+ *   --no-probe     receive the left-neighbour message with a plain
+ *                  MPI_Recv: without probes (whose fabric peeks repeat as
+ *                  often as timing dictates) the number of fabric calls
+ *                  of a run is the same every time
  *   --progress DIR each rank writes its pid to DIR/rank<r>.pid at start and
  *                  "<iterations> <user sends> <user receives>" to
  *                  DIR/rank<r>.progress after every iteration (write(2), so
@@ -38,6 +42,7 @@ static const int ring_sizes[] = { 8, 1024, MAX_BYTES };
 
 struct opts {
 	long iters, nap_us, abort_at;
+	int no_probe;
 	double seconds;
 	const char *progress;
 };
@@ -54,6 +59,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->iters = 1000;
 	o->abort_at = -1;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-probe")) {
+			o->no_probe = 1;
+			continue;
+		}
 		if (i + 1 >= argc)
 			usage_fail(argv[i]);
 		if (!strcmp(argv[i], "--iters"))
@@ -146,10 +155,16 @@ int main(int argc, char **argv)
 		fill(pbuf, (int)(it % 64) + 1, rank, it);
 		MPI_Isend(pbuf, (int)(it % 64) + 1, MPI_BYTE, left, PROBE_TAG,
 			  MPI_COMM_WORLD, &req[0]);
-		MPI_Probe(MPI_ANY_SOURCE, PROBE_TAG, MPI_COMM_WORLD, &st);
+		if (o.no_probe) {
+			MPI_Recv(pin, sizeof(pin), MPI_BYTE, right, PROBE_TAG,
+				 MPI_COMM_WORLD, &st);
+		} else {
+			MPI_Probe(MPI_ANY_SOURCE, PROBE_TAG, MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, MPI_BYTE, &count);
+			MPI_Recv(pin, count, MPI_BYTE, st.MPI_SOURCE, PROBE_TAG,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		}
 		MPI_Get_count(&st, MPI_BYTE, &count);
-		MPI_Recv(pin, count, MPI_BYTE, st.MPI_SOURCE, PROBE_TAG,
-			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_Wait(&req[0], MPI_STATUS_IGNORE);
 		check += sum(pin, count) + (unsigned long)st.MPI_SOURCE;
 		sends += 2;
