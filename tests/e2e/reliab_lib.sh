@@ -29,6 +29,9 @@ reliab_run() {
 	local out=$1 tracedir=$2 args xs=() status=0
 	shift 2
 	mapfile -t args < <(e2e_mpirun_args "$RELIAB_PROVIDER" full)
+	# Extra mpirun options, space-separated (reliab_tsan.sh).
+	# shellcheck disable=SC2206
+	args+=(${RELIAB_MPIRUN_ARGS:-})
 	local env=(FI_LOG_LEVEL=warn)
 	if [ "$tracedir" != - ]; then
 		env+=(FI_PROVIDER_PATH="$E2E_PROVIDER_DIR" FI_HOOK=msgtrace
