@@ -1,0 +1,125 @@
+/*
+ * fuzz_msgtrace.c - libFuzzer target for everything `msgtrace` reads: the
+ * trace reader (trace/) through the real subcommands that consume traces,
+ * and `msgtrace tag`'s argument parsing (decode/).
+ *
+ * Input: a first byte choosing what to run, then data.
+ *   'T'  the rest is `msgtrace tag` arguments separated by NUL bytes
+ *        (at most MAX_ARGS; the subcommand name is supplied).
+ *   else the rest is one or more trace files separated by SPLIT; each is
+ *        written to a memfd and the trace-reading subcommands run over all
+ *        of them: `dump`, `dump --summary`.
+ * Output goes to /dev/null; what counts is that the commands return 0, 1
+ * or 2 without crashing, hanging, leaking or reading out of bounds
+ * (ASan, UBSan and LeakSanitizer watch).
+ */
+#define _GNU_SOURCE /* memfd_create */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+#define SPLIT "MTSPLIT!"	/* 8 bytes between two files of one input */
+#define MAX_FILES 8
+#define MAX_ARGS 8
+
+/* Each run gets argv of at most this many entries. */
+typedef const char *argv_t[MAX_FILES + 4];
+
+static int run(const struct mt_cmd *cmd, int argc, const char **argv)
+{
+	int rc = cmd->run(argc, (char **)argv);
+
+	if (rc != MT_EXIT_OK && rc != MT_EXIT_BAD_INPUT && rc != MT_EXIT_USAGE)
+		abort();	/* an exit status the command must not return */
+	return rc;
+}
+
+static void fuzz_tag(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	const char *argv[MAX_ARGS + 2] = { "tag" };
+	int argc = 1;
+	size_t i = 0;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	while (i <= size && argc <= MAX_ARGS) {
+		argv[argc++] = buf + i;
+		i += strlen(buf + i) + 1;
+	}
+	argv[argc] = NULL;
+	run(&mt_cmd_tag, argc, argv);
+	free(buf);
+}
+
+static void fuzz_traces(const uint8_t *data, size_t size)
+{
+	char paths[MAX_FILES][32];
+	int fds[MAX_FILES], n = 0;
+	argv_t argv;
+	int argc;
+
+	while (n < MAX_FILES) {
+		const uint8_t *cut = memmem(data, size, SPLIT, strlen(SPLIT));
+		size_t len = cut ? (size_t)(cut - data) : size;
+		int fd = memfd_create("fuzz.mt", MFD_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		if (write(fd, data, len) != (ssize_t)len) {
+			close(fd);
+			break;
+		}
+		fds[n] = fd;
+		snprintf(paths[n], sizeof(paths[n]), "/proc/self/fd/%d", fd);
+		n++;
+		if (!cut)
+			break;
+		size -= len + strlen(SPLIT);
+		data = cut + strlen(SPLIT);
+	}
+	argc = 0;
+	argv[argc++] = "dump";
+	for (int i = 0; i < n; i++)
+		argv[argc++] = paths[i];
+	argv[argc] = NULL;
+	run(&mt_cmd_dump, argc, argv);
+	argc = 0;
+	argv[argc++] = "dump";
+	argv[argc++] = "--summary";
+	for (int i = 0; i < n; i++)
+		argv[argc++] = paths[i];
+	argv[argc] = NULL;
+	run(&mt_cmd_dump, argc, argv);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* The commands print; only their behaviour matters here. */
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (data[0] == 'T')
+		fuzz_tag(data + 1, size - 1);
+	else
+		fuzz_traces(data + 1, size - 1);
+	fflush(stdout);
+	return 0;
+}

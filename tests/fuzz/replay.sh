@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# replay.sh MSGTRACE SRCDIR [FUZZ_SPLIT]
+# Runs the msgtrace binary on every input of the fuzz corpus
+# (SRCDIR/corpus) and of past crashes (SRCDIR/regress, one file per bug,
+# named after it): `msgtrace dump` and `dump --summary` on the trace files
+# an input holds, `msgtrace tag` with the arguments it holds. Each must
+# exit 0, 1 or 2 within 10 s under a 1 GiB address-space limit; a bad-input
+# exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
+# fuzz_split next to MSGTRACE's build tree.
+set -euo pipefail
+msgtrace=$1 src=$2
+split=${3:-$(dirname "$msgtrace")/../tests/fuzz/fuzz_split}
+[ -x "$split" ] || { echo "FAIL: $split not built" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+n=0 bad=0
+
+# check WHAT STATUS ERRFILE
+check() {
+	if [ "$2" -gt 2 ]; then
+		echo "FAIL: $1: exit status $2 (crash, hang or memory limit)" >&2
+		sed 's/^/    /' "$3" | head -n 20 >&2
+		bad=$((bad + 1))
+	elif [ "$2" -eq 1 ] && ! grep -q "$work/in/f[0-9]*\.mt" "$3"; then
+		echo "FAIL: $1: bad input reported without naming the file:" >&2
+		sed 's/^/    /' "$3" | head -n 5 >&2
+		bad=$((bad + 1))
+	fi
+}
+
+# run ARGS...: msgtrace under the limits; prints its exit status.
+run() {
+	local st=0
+	(ulimit -v $((1 << 20)); exec timeout 10 "$msgtrace" "$@") \
+		>/dev/null 2>"$work/err" || st=$?
+	echo "$st"
+}
+
+for input in "$src"/corpus/* "$src"/regress/*; do
+	[ -f "$input" ] || continue
+	rm -rf "$work/in"
+	mkdir "$work/in"
+	"$split" "$input" "$work/in"
+	n=$((n + 1))
+	if [ -f "$work/in/tag.args" ]; then
+		st=0
+		(ulimit -v $((1 << 20)); xargs -0 -a "$work/in/tag.args" \
+			timeout 10 "$msgtrace" tag) >/dev/null 2>"$work/err" || st=$?
+		# xargs reports a child's 1-125 status as 123.
+		[ "$st" -eq 123 ] && st=1
+		[ "$st" -le 2 ] || check "$input (tag)" "$st" "$work/err"
+		continue
+	fi
+	check "$input (dump)" "$(run dump "$work"/in/*.mt)" "$work/err"
+	check "$input (dump --summary)" "$(run dump --summary "$work"/in/*.mt)" "$work/err"
+done
+[ "$bad" -eq 0 ] || { echo "FAIL: $bad of $n inputs" >&2; exit 1; }
+echo "PASS: $n fuzz inputs replayed through $msgtrace"
