@@ -3,6 +3,7 @@
  * time order across all files (the reader's merge), or a per-rank summary.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,12 +172,20 @@ static int rec_selected(const struct dump_opts *o, const struct mt_rec_hdr *r)
 }
 
 #define FLAGS_LEN 512
-#define FIELD(rec, field) (int)strnlen((rec)->field, sizeof((rec)->field)), (rec)->field
+/* A char array of a record as printable text (names.h: mt_name_text). */
+#define FIELD(rec, field) \
+	mt_name_text((char[MT_NAME_TEXT_LEN((rec)->field)]){ 0 }, \
+		     MT_NAME_TEXT_LEN((rec)->field), (rec)->field, sizeof((rec)->field))
+/* An error message: it quotes paths, which are file names from a directory. */
+#define ERRTEXT(e) mt_name_text((char[MT_NAME_TEXT_LEN((e).msg)]){ 0 }, \
+				MT_NAME_TEXT_LEN((e).msg), (e).msg, sizeof((e).msg))
 
 /* "-FI_EAGAIN" for a negative return, the number otherwise. */
 static const char *ret_str(char *buf, size_t len, int ret)
 {
-	const char *n = ret < 0 ? mt_name_errno(-ret) : NULL;
+	/* INT_MIN has no negation: a trace can hold any value (fuzz crash
+	 * regress/dump-ret-int-min). */
+	const char *n = ret < 0 && ret != INT_MIN ? mt_name_errno(-ret) : NULL;
 
 	if (n)
 		snprintf(buf, len, "-%s", n);
@@ -219,8 +228,8 @@ static void print_proc(const struct mt_rec_proc *r)
 
 	printf("pid=%" PRIu32 " world_rank=%" PRId32 " world_size=%" PRId32
 	       " local_rank=%" PRId32 " fi_version=%u.%u clock=%s clock_hz=%" PRIu64
-	       " start_realtime_ns=%" PRIu64 " host=%.*s job=%.*s cpuset=%.*s"
-	       " numa=%.*s package=%.*s", r->pid, r->world_rank, r->world_size,
+	       " start_realtime_ns=%" PRIu64 " host=%s job=%s cpuset=%s"
+	       " numa=%s package=%s", r->pid, r->world_rank, r->world_size,
 	       r->local_rank, r->fi_version >> 16, r->fi_version & 0xffff, clk,
 	       r->clock_hz, r->start_realtime_ns, FIELD(r, hostname),
 	       FIELD(r, job_id), FIELD(r, cpuset), FIELD(r, numa),
@@ -248,7 +257,7 @@ static const char *class_str(uint32_t c)
 static void print_obj(const struct mt_rec_obj *r)
 {
 	printf("%s id=0x%" PRIx64 " parent=0x%" PRIx64 " attr=0x%" PRIx64
-	       " prov=%.*s", class_str(r->h.aux), r->id, r->parent, r->attr,
+	       " prov=%s", class_str(r->h.aux), r->id, r->parent, r->attr,
 	       FIELD(r, prov_name));
 }
 
@@ -261,7 +270,7 @@ static void print_ep(const struct mt_rec_ep *r)
 	       " mem_tag_format=0x%016" PRIx64 " msg_order=0x%" PRIx64
 	       " tx_op_flags=%s rx_op_flags=%s inject_size=%" PRIu64
 	       " cq_data_size=%" PRIu64 " threading=%" PRIu32 " ep_type=%" PRIu32
-	       " addr_format=%" PRIu32 " prov=%.*s fabric=%.*s name_len=%" PRIu32
+	       " addr_format=%" PRIu32 " prov=%s fabric=%s name_len=%" PRIu32
 	       " name=%s", r->ep, r->domain,
 	       mt_name_flags(caps, sizeof(caps), r->caps, MT_NAME_CAPS), r->mode,
 	       r->mem_tag_format, r->msg_order,
@@ -401,7 +410,7 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 	mt_trace_merge_close(m);
 	if (st != MT_END) {
 		fflush(stdout);
-		fprintf(stderr, "msgtrace dump: %s\n", err.msg);
+		fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 		return MT_EXIT_BAD_INPUT;
 	}
 	return MT_EXIT_OK;
@@ -461,7 +470,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 			last = b > last ? b : last;
 		}
 		if (count_ops(f, ops, &err) != MT_OK) {
-			fprintf(stderr, "msgtrace dump: %s\n", err.msg);
+			fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 			bad = 1;
 		}
 	}
@@ -469,7 +478,8 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		printf("rank %" PRId32, p->world_rank);
 	else
 		printf("rank ?");
-	printf("  host %s  pid %" PRIu32 "  files %zu (", p->host, p->pid, p->nfiles);
+	printf("  host %s  pid %" PRIu32 "  files %zu (", FIELD(p, host), p->pid,
+	       p->nfiles);
 	if (clean == p->nfiles)
 		printf("all closed cleanly");
 	else
@@ -517,7 +527,7 @@ static int run(int argc, char **argv)
 	}
 	if (mt_trace_open((const char *const *)argv + optind, (size_t)(argc - optind),
 			  &t, &err) != MT_OK) {
-		fprintf(stderr, "msgtrace dump: %s\n", err.msg);
+		fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 		free(o.ranks);
 		return MT_EXIT_BAD_INPUT;
 	}

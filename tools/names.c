@@ -167,3 +167,24 @@ const char *mt_name_lower(char *buf, size_t len, const char *name)
 	buf[i] = '\0';
 	return buf;
 }
+
+char *mt_name_text(char *buf, size_t len, const char *s, size_t max)
+{
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int plain = c >= 0x20 && c < 0x7f && c != '\\';
+
+		if (o + (plain ? 1 : 4) >= len)
+			break;
+		if (plain)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+	}
+	buf[o] = '\0';
+	return buf;
+}

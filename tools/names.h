@@ -26,6 +26,15 @@ const char *mt_name_fid_class(uint32_t fclass);
 const char *mt_name_errno(int err);
 /* "0a000001..." hex, followed by " (1.2.3.4:5)" for a sockaddr_in/in6. */
 char *mt_name_addr(char *buf, size_t len, const uint8_t *addr, size_t n);
+/*
+ * s, up to its NUL or max bytes, made safe for a terminal or a script:
+ * printable ASCII except '\\' is kept, every other byte becomes \\xNN
+ * (a trace is data, and a hostname or file name must not be able to move
+ * the cursor or fake output lines). Truncated to fit len. Returns buf.
+ */
+char *mt_name_text(char *buf, size_t len, const char *s, size_t max);
+/* Buffer big enough for mt_name_text of a char array field. */
+#define MT_NAME_TEXT_LEN(field) (4 * sizeof(field) + 1)
 /* Lower-case copy of a record or op name ("tsend"), "?" when NULL. */
 const char *mt_name_lower(char *buf, size_t len, const char *name);
 

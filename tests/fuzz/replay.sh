@@ -4,13 +4,20 @@
 # (SRCDIR/corpus) and of past crashes (SRCDIR/regress, one file per bug,
 # named after it): `msgtrace dump` and `dump --summary` on the trace files
 # an input holds, `msgtrace tag` with the arguments it holds. Each must
-# exit 0, 1 or 2 within 10 s under a 1 GiB address-space limit; a bad-input
+# exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a bad-input
 # exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
 # fuzz_split next to MSGTRACE's build tree.
 set -euo pipefail
 msgtrace=$1 src=$2
 split=${3:-$(dirname "$msgtrace")/../tests/fuzz/fuzz_split}
 [ -x "$split" ] || { echo "FAIL: $split not built" >&2; exit 1; }
+# ASan reserves terabytes of address space, so an ASan build gets its
+# own RSS limit instead of ulimit -v.
+vlimit=$((1 << 20))
+if grep -qa __asan_init "$msgtrace"; then
+	vlimit=unlimited
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-hard_rss_limit_mb=1024}
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0
@@ -31,7 +38,7 @@ check() {
 # run ARGS...: msgtrace under the limits; prints its exit status.
 run() {
 	local st=0
-	(ulimit -v $((1 << 20)); exec timeout 10 "$msgtrace" "$@") \
+	(ulimit -v $vlimit; exec timeout 10 "$msgtrace" "$@") \
 		>/dev/null 2>"$work/err" || st=$?
 	echo "$st"
 }
@@ -44,7 +51,7 @@ for input in "$src"/corpus/* "$src"/regress/*; do
 	n=$((n + 1))
 	if [ -f "$work/in/tag.args" ]; then
 		st=0
-		(ulimit -v $((1 << 20)); xargs -0 -a "$work/in/tag.args" \
+		(ulimit -v $vlimit; xargs -0 -a "$work/in/tag.args" \
 			timeout 10 "$msgtrace" tag) >/dev/null 2>"$work/err" || st=$?
 		# xargs reports a child's 1-125 status as 123.
 		[ "$st" -eq 123 ] && st=1
