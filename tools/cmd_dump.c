@@ -397,7 +397,9 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 	}
 	while ((st = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
 		const struct mt_trace_proc *p = &t->procs[ev.proc];
-		int64_t ns = ev.ns + p->merge_offset_ns;
+		/* Unsigned: garbage timestamps must wrap, not overflow (fuzz
+		 * crash regress/dump-time-overflow). */
+		int64_t ns = (int64_t)((uint64_t)ev.ns + (uint64_t)p->merge_offset_ns);
 
 		/* The first merged record defines time 0, selected or not. */
 		if (first) {
@@ -405,7 +407,7 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 			first = 0;
 		}
 		if (rank_selected(o, p) && rec_selected(o, ev.rec))
-			print_rec(t, &ev, ns - start);
+			print_rec(t, &ev, (int64_t)((uint64_t)ns - (uint64_t)start));
 	}
 	mt_trace_merge_close(m);
 	if (st != MT_END) {
@@ -485,7 +487,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 	else
 		printf("%zu not closed: killed or still running", p->nfiles - clean);
 	printf(")  duration %.9f s  clock %s\n",
-	       last >= first ? (double)(last - first) / 1e9 : 0.0,
+	       last >= first ? ((double)last - (double)first) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)

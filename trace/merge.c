@@ -49,7 +49,9 @@ static inline uint64_t seek(struct src *s, const uint8_t *p)
 		const struct mt_rec_hdr *r = (const struct mt_rec_hdr *)p;
 
 		if (known[r->type]) {
-			int64_t ns = mt_trace_ticks_ns(s->clock, r->ts) + s->offset_ns;
+			/* Unsigned: a corrupt clock must wrap, not overflow. */
+			int64_t ns = (int64_t)((uint64_t)mt_trace_ticks_ns(s->clock, r->ts) +
+					       (uint64_t)s->offset_ns);
 			/* Flip the sign bit so unsigned order is signed order;
 			 * the largest time stays below DONE. */
 			uint64_t k = (uint64_t)ns ^ (1ull << 63);
@@ -153,7 +155,7 @@ enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
 	ev->proc = s->proc;
 	ev->file = s->file;
 	ev->rec = (const struct mt_rec_hdr *)s->pos;
-	ev->ns = (int64_t)(m->key[w] ^ (1ull << 63)) - s->offset_ns;
+	ev->ns = (int64_t)((m->key[w] ^ (1ull << 63)) - (uint64_t)s->offset_ns);
 	m->key[w] = seek(s, s->pos + ev->rec->size);
 	/* File done: a scan error surfaces on the following call. */
 	if (m->key[w] == DONE && s->f->scan_status != MT_OK)
