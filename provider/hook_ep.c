@@ -18,13 +18,15 @@
 #define EPOPS(ep) HOOK_ORIG((ep)->ops, struct fi_ops_ep)
 #define ID(p) ((uint64_t)(uintptr_t)(p))
 
-static inline ssize_t done(const void *table, enum mt_op op, uint64_t ts,
-			   ssize_t ret, const struct mt_rec_opargs *a)
+static inline struct mt_rec_op *begin(const void *table, enum mt_op op,
+				      const struct mt_rec_opargs *a)
 {
-	if (MT_UNLIKELY(ret == -FI_EAGAIN))
-		mt_rec_eagain();
-	else
-		mt_rec_op(HOOK_OBJ(table)->layer, op, ts, a, (int32_t)ret);
+	return mt_rec_op_begin(HOOK_OBJ(table)->layer, op, a);
+}
+
+static inline ssize_t end(struct mt_rec_op *r, ssize_t ret)
+{
+	mt_rec_op_end(r, (int32_t)ret, ret == -FI_EAGAIN);
 	return ret;
 }
 
@@ -43,99 +45,90 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 static ssize_t trecv(struct fid_ep *ep, void *buf, size_t len, void *desc,
 		     fi_addr_t src, uint64_t tag, uint64_t ignore, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recv(ep, buf, len, desc, src, tag, ignore, ctx);
 	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, len, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TRECV, &a);
 
-	return done(ep->tagged, MT_OP_TRECV, ts, ret, &a);
+	return end(r, TAGGED(ep)->recv(ep, buf, len, desc, src, tag, ignore, ctx));
 }
 
 static ssize_t trecvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 		      size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
 		      void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recvv(ep, iov, desc, count, src, tag, ignore, ctx);
 	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, iov_len(iov, count),
 				   0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TRECVV, &a);
 
-	return done(ep->tagged, MT_OP_TRECVV, ts, ret, &a);
+	return end(r, TAGGED(ep)->recvv(ep, iov, desc, count, src, tag, ignore, ctx));
 }
 
 static ssize_t trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 			uint64_t flags)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recvmsg(ep, msg, flags);
 	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, msg->ignore,
 				   iov_len(msg->msg_iov, msg->iov_count),
 				   msg->data, ID(msg->context), flags };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TRECVMSG, &a);
 
-	return done(ep->tagged, MT_OP_TRECVMSG, ts, ret, &a);
+	return end(r, TAGGED(ep)->recvmsg(ep, msg, flags));
 }
 
 static ssize_t tsend(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 		     fi_addr_t dest, uint64_t tag, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->send(ep, buf, len, desc, dest, tag, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TSEND, &a);
 
-	return done(ep->tagged, MT_OP_TSEND, ts, ret, &a);
+	return end(r, TAGGED(ep)->send(ep, buf, len, desc, dest, tag, ctx));
 }
 
 static ssize_t tsendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 		      size_t count, fi_addr_t dest, uint64_t tag, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->sendv(ep, iov, desc, count, dest, tag, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, iov_len(iov, count), 0,
 				   ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TSENDV, &a);
 
-	return done(ep->tagged, MT_OP_TSENDV, ts, ret, &a);
+	return end(r, TAGGED(ep)->sendv(ep, iov, desc, count, dest, tag, ctx));
 }
 
 static ssize_t tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 			uint64_t flags)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->sendmsg(ep, msg, flags);
 	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, 0,
 				   iov_len(msg->msg_iov, msg->iov_count),
 				   msg->data, ID(msg->context), flags };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TSENDMSG, &a);
 
-	return done(ep->tagged, MT_OP_TSENDMSG, ts, ret, &a);
+	return end(r, TAGGED(ep)->sendmsg(ep, msg, flags));
 }
 
 static ssize_t tinject(struct fid_ep *ep, const void *buf, size_t len,
 		       fi_addr_t dest, uint64_t tag)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->inject(ep, buf, len, dest, tag);
 	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, 0, 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TINJECT, &a);
 
-	return done(ep->tagged, MT_OP_TINJECT, ts, ret, &a);
+	return end(r, TAGGED(ep)->inject(ep, buf, len, dest, tag));
 }
 
 static ssize_t tsenddata(struct fid_ep *ep, const void *buf, size_t len,
 			 void *desc, uint64_t data, fi_addr_t dest, uint64_t tag,
 			 void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->senddata(ep, buf, len, desc, data, dest, tag, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TSENDDATA, &a);
 
-	return done(ep->tagged, MT_OP_TSENDDATA, ts, ret, &a);
+	return end(r, TAGGED(ep)->senddata(ep, buf, len, desc, data, dest, tag, ctx));
 }
 
 static ssize_t tinjectdata(struct fid_ep *ep, const void *buf, size_t len,
 			   uint64_t data, fi_addr_t dest, uint64_t tag)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->injectdata(ep, buf, len, data, dest, tag);
 	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, 0, 0 };
+	struct mt_rec_op *r = begin(ep->tagged, MT_OP_TINJECTDATA, &a);
 
-	return done(ep->tagged, MT_OP_TINJECTDATA, ts, ret, &a);
+	return end(r, TAGGED(ep)->injectdata(ep, buf, len, data, dest, tag));
 }
 
 const struct fi_ops_tagged hook_tagged_ops = {
@@ -156,97 +149,88 @@ const struct fi_ops_tagged hook_tagged_ops = {
 static ssize_t msg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
 		    fi_addr_t src, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recv(ep, buf, len, desc, src, ctx);
 	struct mt_rec_opargs a = { ID(ep), src, 0, 0, len, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_RECV, &a);
 
-	return done(ep->msg, MT_OP_RECV, ts, ret, &a);
+	return end(r, MSG(ep)->recv(ep, buf, len, desc, src, ctx));
 }
 
 static ssize_t msg_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 		     size_t count, fi_addr_t src, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recvv(ep, iov, desc, count, src, ctx);
 	struct mt_rec_opargs a = { ID(ep), src, 0, 0, iov_len(iov, count), 0,
 				   ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_RECVV, &a);
 
-	return done(ep->msg, MT_OP_RECVV, ts, ret, &a);
+	return end(r, MSG(ep)->recvv(ep, iov, desc, count, src, ctx));
 }
 
 static ssize_t msg_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
 		       uint64_t flags)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recvmsg(ep, msg, flags);
 	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
 				   iov_len(msg->msg_iov, msg->iov_count),
 				   msg->data, ID(msg->context), flags };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_RECVMSG, &a);
 
-	return done(ep->msg, MT_OP_RECVMSG, ts, ret, &a);
+	return end(r, MSG(ep)->recvmsg(ep, msg, flags));
 }
 
 static ssize_t msg_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 		    fi_addr_t dest, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->send(ep, buf, len, desc, dest, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_SEND, &a);
 
-	return done(ep->msg, MT_OP_SEND, ts, ret, &a);
+	return end(r, MSG(ep)->send(ep, buf, len, desc, dest, ctx));
 }
 
 static ssize_t msg_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 		     size_t count, fi_addr_t dest, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->sendv(ep, iov, desc, count, dest, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, iov_len(iov, count), 0,
 				   ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_SENDV, &a);
 
-	return done(ep->msg, MT_OP_SENDV, ts, ret, &a);
+	return end(r, MSG(ep)->sendv(ep, iov, desc, count, dest, ctx));
 }
 
 static ssize_t msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
 		       uint64_t flags)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->sendmsg(ep, msg, flags);
 	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
 				   iov_len(msg->msg_iov, msg->iov_count),
 				   msg->data, ID(msg->context), flags };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_SENDMSG, &a);
 
-	return done(ep->msg, MT_OP_SENDMSG, ts, ret, &a);
+	return end(r, MSG(ep)->sendmsg(ep, msg, flags));
 }
 
 static ssize_t msg_inject(struct fid_ep *ep, const void *buf, size_t len,
 		      fi_addr_t dest)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->inject(ep, buf, len, dest);
 	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, 0, 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_INJECT, &a);
 
-	return done(ep->msg, MT_OP_INJECT, ts, ret, &a);
+	return end(r, MSG(ep)->inject(ep, buf, len, dest));
 }
 
 static ssize_t msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
 			void *desc, uint64_t data, fi_addr_t dest, void *ctx)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->senddata(ep, buf, len, desc, data, dest, ctx);
 	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_SENDDATA, &a);
 
-	return done(ep->msg, MT_OP_SENDDATA, ts, ret, &a);
+	return end(r, MSG(ep)->senddata(ep, buf, len, desc, data, dest, ctx));
 }
 
 static ssize_t msg_injectdata(struct fid_ep *ep, const void *buf, size_t len,
 			  uint64_t data, fi_addr_t dest)
 {
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->injectdata(ep, buf, len, data, dest);
 	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, 0, 0 };
+	struct mt_rec_op *r = begin(ep->msg, MT_OP_INJECTDATA, &a);
 
-	return done(ep->msg, MT_OP_INJECTDATA, ts, ret, &a);
+	return end(r, MSG(ep)->injectdata(ep, buf, len, data, dest));
 }
 
 const struct fi_ops_msg hook_msg_ops = {
@@ -267,11 +251,10 @@ const struct fi_ops_msg hook_msg_ops = {
 static ssize_t cancel(fid_t fid, void *ctx)
 {
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = EPOPS(ep)->cancel(fid, ctx);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = begin(ep->ops, MT_OP_CANCEL, &a);
 
-	return done(ep->ops, MT_OP_CANCEL, ts, ret, &a);
+	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }
 
 static int tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
