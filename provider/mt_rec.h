@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "mt_trace.h"
@@ -107,14 +108,15 @@ static inline void mt_rec_commit(size_t size)
 	mt_rec_publish(mt_rec_tls.buf, size);
 }
 
+/* The first 8 bytes in one store (the format is little-endian). */
 static inline void mt_rec_hdr_set(struct mt_rec_hdr *h, uint8_t type,
 				  uint8_t layer, uint16_t size, uint32_t aux,
 				  uint64_t ts)
 {
-	h->type = type;
-	h->layer = layer;
-	h->size = size;
-	h->aux = aux;
+	uint64_t w = type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
+		     (uint64_t)aux << 32;
+
+	memcpy(h, &w, sizeof(w));
 	h->ts = ts;
 }
 
@@ -122,6 +124,23 @@ static inline void mt_rec_hdr_set(struct mt_rec_hdr *h, uint8_t type,
 struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
+
+static inline void mt_rec_op_fill(struct mt_rec_op *r, uint8_t layer,
+				  enum mt_op op, uint64_t ts,
+				  const struct mt_rec_opargs *a)
+{
+	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, sizeof(*r), op, ts);
+	r->ep = a->ep;
+	r->addr = a->addr;
+	r->tag = a->tag;
+	r->ignore = a->ignore;
+	r->len = a->len;
+	r->data = a->data;
+	r->context = a->context;
+	r->flags = a->flags;
+	r->ret = MT_OP_RET_PENDING;
+	r->retries = mt_rec_tls.retries;
+}
 
 /*
  * A posting call is recorded in two halves so that its arguments need not
@@ -142,18 +161,28 @@ static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 
 	if (MT_UNLIKELY(!r))
 		return NULL;
-	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, sizeof(*r), op, ts);
-	r->ep = a->ep;
-	r->addr = a->addr;
-	r->tag = a->tag;
-	r->ignore = a->ignore;
-	r->len = a->len;
-	r->data = a->data;
-	r->context = a->context;
-	r->flags = a->flags;
-	r->ret = MT_OP_RET_PENDING;
-	r->retries = mt_rec_tls.retries;
+	mt_rec_op_fill(r, layer, op, ts, a);
 	mt_rec_tls.buf->next += sizeof(*r);
+	return r;
+}
+
+/*
+ * mt_rec_op_begin() for the common case only: TSC clock and room in the
+ * buffer. It calls nothing, so a hook using it keeps its arguments in
+ * registers up to the provider call; NULL means "use mt_rec_op_begin()".
+ */
+static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
+					      const struct mt_rec_opargs *a)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+	struct mt_rec_op *r;
+
+	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
+			(size_t)(b->limit - b->next) < sizeof(*r)))
+		return NULL;
+	r = (struct mt_rec_op *)b->next;
+	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
+	b->next += sizeof(*r);
 	return r;
 }
 
