@@ -521,6 +521,9 @@ static int run(int argc, char **argv)
 		free(o.ranks);
 		return MT_EXIT_BAD_INPUT;
 	}
+	if (t->nempty)
+		fprintf(stderr, "msgtrace dump: %zu trace file(s) skipped: created "
+			"but never written (process killed at start?)\n", t->nempty);
 	rc = o.summary ? dump_summary(t, &o) : dump_records(t, &o);
 	mt_trace_close(t);
 	free(o.ranks);

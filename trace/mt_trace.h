@@ -356,7 +356,11 @@ struct mt_trace_file {
 	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
 };
 
-/* Open and scan one file. Header errors fail the open. */
+/*
+ * Open and scan one file. Header errors fail the open. MT_END (with a
+ * message) for a file whose header was never written: size 0 or an
+ * all-zero magic, what a writer killed while creating it leaves.
+ */
 enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				  struct mt_err *err);
 void mt_trace_file_close(struct mt_trace_file *f);
@@ -424,6 +428,7 @@ struct mt_trace {
 	size_t nprocs;
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
+	size_t nempty;			/* files skipped: header never written */
 	struct mt_trace_ep *eps;	/* sorted by (proc, ep id, record order) */
 	size_t neps;
 	struct mt_trace_cq_bind *cqbinds;	/* sorted by (proc, cq, ep id) */
@@ -437,7 +442,8 @@ struct mt_trace {
  * (a name of another form gives host "", then the PROC record's hostname);
  * pid and thread_seq come from the header and must agree with the name.
  * A header error in any file fails the open; a bad record does not (see
- * struct mt_trace_file) and is returned by the merge when reached.
+ * struct mt_trace_file) and is returned by the merge when reached. Files
+ * whose header was never written are skipped and counted in nempty.
  */
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);

@@ -16,6 +16,7 @@
 struct file_list {
 	struct mt_trace_file **v;
 	size_t n, cap;
+	size_t empty;		/* files skipped: no header written yet */
 };
 
 static enum mt_status add_file(struct file_list *l, const char *path,
@@ -30,6 +31,10 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	st = mt_trace_file_open(path, slot, err);
 	if (st != MT_OK)
 		l->n--;
+	if (st == MT_END) {
+		l->empty++;
+		return MT_OK;
+	}
 	return st;
 }
 
@@ -209,6 +214,10 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	/* The trace owns every opened file from here on. */
 	t->files = l.v;
 	t->nfiles = l.n;
+	t->nempty = l.empty;
+	if (st == MT_OK && !l.n)
+		st = trace_fail(err, MT_ERR_ARG, "%s: no trace file holds a header "
+				"(%zu empty)", paths[0], l.empty);
 	if (st == MT_OK)
 		st = group(t, t->files, t->nfiles, err);
 	if (st == MT_OK)
