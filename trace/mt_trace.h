@@ -482,8 +482,11 @@ struct mt_trace_merge;
 
 /*
  * Time-ordered k-way merge over every file of t: a loser tree keyed by
- * ns + merge_offset_ns, ties broken by process index, then file index
- * (a file's own records keep their order). Memory is O(files).
+ * ns + merge_offset_ns, ties broken by process index, then file index.
+ * A file's own records always keep their file order, so the output is
+ * sorted when each file's timestamps are; a record written after a nested
+ * one but stamped before it (all-layers traces) stays in file order.
+ * Memory is O(files).
  */
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out);
