@@ -42,6 +42,10 @@ static void usage(FILE *out)
 		"  --summary           per rank: files, clean closes, duration, record\n"
 		"                      counts per type and op, losses, EAGAIN, empty polls\n"
 		"  -h, --help          this text\n\n"
+		"Times come from each process's CLOCK_MONOTONIC (ticks converted with\n"
+		"its START/END calibration pairs); a trace from several hosts is\n"
+		"aligned on CLOCK_REALTIME instead. An address argument resolved to the\n"
+		"rank whose endpoint it names is shown as addr=FI_ADDR->rRANK.\n\n"
 		"Exit status: 0 success, 1 malformed trace (records before the bad one\n"
 		"are printed), 2 usage error.\n");
 }
@@ -64,6 +68,17 @@ static int parse_names(char *list, uint64_t *mask, unsigned max,
 		*mask |= 1ull << v;
 	}
 	return 0;
+}
+
+/* " proc clock ..." and a newline: every name the table knows. */
+static void print_names(FILE *out, unsigned max, const char *(*name_of)(unsigned))
+{
+	char buf[32];
+
+	for (unsigned v = 1; v < max; v++)
+		if (name_of(v))
+			fprintf(out, " %s", mt_name_lower(buf, sizeof(buf), name_of(v)));
+	fputc('\n', out);
 }
 
 static int parse_ranks(char *list, struct dump_opts *o, const char **bad)
@@ -116,16 +131,17 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			if (parse_names(optarg, &o->kinds, MAX_TYPE,
 					mt_trace_rec_name, &bad)) {
 				fprintf(stderr, "msgtrace dump: --kind: unknown record "
-					"type '%s' (proc, clock, obj, ep, bind, av, op, "
-					"cqe, close)\n", bad);
+					"type '%s'; known:", bad);
+				print_names(stderr, MAX_TYPE, mt_trace_rec_name);
 				return MT_EXIT_USAGE;
 			}
 			break;
 		case 'o':
 			if (parse_names(optarg, &o->ops, MAX_OP, mt_trace_op_name,
 					&bad)) {
-				fprintf(stderr, "msgtrace dump: --op: unknown op '%s'\n",
-					bad);
+				fprintf(stderr, "msgtrace dump: --op: unknown op '%s'; "
+					"known:", bad);
+				print_names(stderr, MAX_OP, mt_trace_op_name);
 				return MT_EXIT_USAGE;
 			}
 			break;
