@@ -452,7 +452,6 @@ static int summarize_proc(const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
 	uint64_t unknown = 0, eagain = 0, empty = 0;
-	int64_t first = INT64_MAX, last = INT64_MIN;
 	size_t clean = 0;
 	int bad = 0;
 	char name[32];
@@ -469,13 +468,6 @@ static int summarize_proc(const struct mt_trace_proc *p)
 			lost[l] += f->hdr->lost[l];
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
-		if (f->nrecs) {
-			int64_t a = mt_trace_ticks_ns(&p->clock, f->first_ts);
-			int64_t b = mt_trace_ticks_ns(&p->clock, f->last_ts);
-
-			first = a < first ? a : first;
-			last = b > last ? b : last;
-		}
 		if (count_ops(f, ops, &err) != MT_OK) {
 			fprintf(stderr, "msgtrace dump: %s\n", err.msg);
 			bad = 1;
@@ -491,7 +483,8 @@ static int summarize_proc(const struct mt_trace_proc *p)
 	else
 		printf("%zu not closed: killed or still running", p->nfiles - clean);
 	printf(")  duration %.9f s  clock %s\n",
-	       last >= first ? (double)(last - first) / 1e9 : 0.0,
+	       p->last_ns >= p->first_ns ?
+	       (double)(p->last_ns - p->first_ns) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)

@@ -395,6 +395,8 @@ struct mt_trace_proc {
 	const struct mt_rec_clock *clock_start, *clock_end;	/* or NULL */
 	struct mt_trace_clock clock;
 	int64_t merge_offset_ns;	/* added to ns when merging (struct mt_trace) */
+	int64_t first_ns, last_ns;	/* span of its files' first and last
+					 * records; first > last when none */
 	struct mt_trace_file **files;	/* sorted by thread_seq */
 	size_t nfiles;
 };
@@ -426,6 +428,7 @@ struct mt_trace_index;			/* private lookup tables */
 struct mt_trace {
 	struct mt_trace_proc *procs;
 	size_t nprocs;
+	size_t nhosts;			/* distinct host names among procs */
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
 	size_t nempty;			/* files skipped: header never written */

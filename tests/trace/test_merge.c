@@ -140,6 +140,10 @@ Test(trace_merge, interleaved_files_come_out_in_time_order)
 		cr_expect_eq(t->procs[i].files[1]->hdr->thread_seq, 1);
 	}
 	cr_expect_str_eq(t->procs[2].host, "hostb");
+	cr_expect_eq(t->nhosts, 2);
+	/* Rank 1's records run from PROC/START at 0 to END at 1 ms. */
+	cr_expect_eq(t->procs[1].first_ns, 0);
+	cr_expect_eq(t->procs[1].last_ns, 1000000);
 	cr_assert_eq(mt_trace_merge_open(t, &m), MT_OK);
 	while ((st = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
 		if (ev.rec->type == MT_REC_OP) {
