@@ -41,6 +41,9 @@ enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
  *   anytag_keeps_top_bit, internal, mtf_shrinks_cid, directed_recv, summary)
  * Protocol bits are given as bit numbers (-1: absent). directed_recv:
  * 1 = a specific receive names the peer's address, 0 = never, -1 unknown.
+ * Open MPI: shared/TAG-LAYOUTS.md. MPICH: the three MPIDI_OFI_PROTOCOL_*
+ * schemes of ch4/netmod/ofi/ofi_types.h (ACK|SYNC|DYNPROC; then +HUGE; from
+ * 4.1 ACK|DYNPROC|SYNC|HUGE with only SYNC and HUGE ignored by receives).
  */
 #define MT_TAG_LAYOUTS(X) \
 	X(RAW, "raw", 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0, MT_INT_NONE, 0, -1, \
