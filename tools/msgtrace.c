@@ -9,6 +9,9 @@
 
 /* Subcommands, in the order `msgtrace --help` lists them. */
 static const struct mt_cmd *const cmds[] = {
+	&mt_cmd_dump,
+	&mt_cmd_tag,
+	&mt_cmd_decode,
 	NULL
 };
 
