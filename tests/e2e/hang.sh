@@ -8,11 +8,15 @@
 #                  The logs written before the kill must be there, the
 #                  trace must hold every process, and msgtrace messages
 #                  must account for every logged user message and show
-#                  exactly one synchronous send without its ACK.
+#                  exactly one synchronous send without its ACK; msgtrace
+#                  report must list the sender's receive for that ACK as
+#                  pending, with an explanation under it (near miss, or
+#                  Ssend taken by a claim).
 #   EXPECT=finish  the control run: the same program where it does not
 #                  hang must finish, every message matched.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/e2e/lib.sh
 . "$here/lib.sh"
 
 [ $# -ge 7 ] || { echo "usage: $0 hang|finish PROVIDER TAGMODE NP PROVIDER_DIR MSGTRACE PROGRAM [ARGS...]" >&2; exit 2; }
@@ -21,7 +25,8 @@ shift 7
 E2E_NAME="$(basename "$prog")[$expect $provider $mode${*:+ $*}]"
 e2e_need_file "$prog" "the test program"
 e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" "the msgtrace provider"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" messages
+e2e_need_subcommand "$msgtrace" report
 e2e_setup
 mkdir "$E2E_TMP/log"
 
@@ -55,3 +60,17 @@ hung=0
 "$here/compare_log_csv.sh" --hung-ssends $hung "$E2E_TMP/log" \
 	"$E2E_TMP/messages.csv" ||
 	e2e_fail "the trace disagrees with the program's log (above)"
+[ "$expect" = hang ] || exit 0
+
+# msgtrace report must name the hang: the Ssend's sender still waiting for
+# its ACK, and (indented below) why.
+"$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report failed on the trace"; }
+sed -n '/^PENDING/,$p' "$E2E_TMP/report"
+sender=$(grep -h 'call=ssend' "$E2E_TMP"/log/rank*.log | head -n 1 |
+	sed 's/.*world_src=\([0-9]*\).*/\1/')
+awk -v want="rank $sender waits: receive ssend_ack" '
+	index($0, want) { found = 1; next }
+	found == 1 { explained = /^      /; exit }
+	END { exit !(found && explained) }' "$E2E_TMP/report" ||
+	e2e_fail "msgtrace report does not list rank $sender waiting for an ssend_ack, with a reason"

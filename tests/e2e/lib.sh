@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - shared helpers for the end-to-end test scripts (source it).
 #
 # Every run goes through e2e_run, which builds the one mpirun command line
@@ -121,11 +122,12 @@ e2e_same_output() {
 	e2e_fail "$3"
 }
 
-# e2e_need_messages MSGTRACE: fail clearly until `msgtrace messages` exists.
-e2e_need_messages() {
+# e2e_need_subcommand MSGTRACE NAME: fail clearly until `msgtrace NAME`
+# exists.
+e2e_need_subcommand() {
 	e2e_need_file "$1" "the msgtrace command"
-	"$1" messages --help >/dev/null 2>&1 ||
-		e2e_fail "msgtrace messages not built: '$1 messages --help' fails"
+	"$1" "$2" --help >/dev/null 2>&1 ||
+		e2e_fail "msgtrace $2 not built: '$1 $2 --help' fails"
 }
 
 # e2e_messages_csv MSGTRACE TRACEDIR CSV: the trace's messages as CSV.

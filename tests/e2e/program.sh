@@ -12,6 +12,7 @@
 # ofi_tag_1/2 runs pass --no-ssend: Open MPI 4.1.4 hangs on MPI_Ssend there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/e2e/lib.sh
 . "$here/lib.sh"
 
 [ $# -eq 7 ] || { echo "usage: $0 output|counts PROVIDER TAGMODE NP PROVIDER_DIR MSGTRACE PROGRAM" >&2; exit 2; }
@@ -34,7 +35,7 @@ output)
 	e2e_note "output identical with and without the hook ($(wc -l <"$E2E_TMP/plain.out") lines)"
 	;;
 counts)
-	e2e_need_messages "$msgtrace"
+	e2e_need_subcommand "$msgtrace" messages
 	mkdir "$E2E_TMP/log"
 	e2e_run_ok "$E2E_TMP/traced.out" "$E2E_TMP/trace" "$provider" "$mode" \
 		"$prog" --log "$E2E_TMP/log" "${args[@]}"
