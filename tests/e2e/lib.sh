@@ -98,7 +98,9 @@ e2e_run_ok() {
 	local out=$1 status=0
 	e2e_run "$@" || status=$?
 	[ $status -eq 0 ] && return 0
-	sed 's/^/    /' "$out.err" | tail -n 30 >&2
+	[ -d "$E2E_TMP" ] ||
+		e2e_fail "scratch directory $E2E_TMP vanished during the run (removed by someone else?)"
+	[ -r "$out.err" ] && sed 's/^/    /' "$out.err" | tail -n 30 >&2
 	[ $status -eq 124 ] &&
 		e2e_fail "mpirun timed out after ${E2E_TIMEOUT:-60} s: ${*:5}"
 	e2e_fail "mpirun exited with status $status: ${*:5}"
