@@ -12,6 +12,8 @@
 #   E2E_TIMEOUT   seconds one mpirun may take (default 60)
 #   E2E_KEEP=1    keep $E2E_TMP (logs, traces, outputs) for a post-mortem
 #   E2E_MPIRUN    mpirun to use (default: mpirun)
+#   E2E_PML       the --mca pml value (default cm; cm,monitoring adds Open
+#                 MPI's per-peer message counters)
 
 # Open MPI refuses to run as root unless told it is wanted.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -58,7 +60,7 @@ e2e_mpirun_args() {
 	*) e2e_fail "unknown tag mode '$mode' (full, ofi_tag_1, ofi_tag_2)" ;;
 	esac
 	printf '%s\n' -np "${E2E_NP:-4}" --oversubscribe \
-		--mca pml cm --mca mtl ofi \
+		--mca pml "${E2E_PML:-cm}" --mca mtl ofi \
 		--mca mtl_ofi_provider_include "$provider" \
 		--mca mtl_ofi_tag_mode "$mode"
 	# sockets' automatic progress thread makes each small message take
