@@ -58,7 +58,7 @@ e2e_messages_csv "$msgtrace" "$E2E_TMP/trace" "$E2E_TMP/messages.csv"
 # matched (the barrier's are internal, not in the log).
 hung=0
 [ "$expect" = hang ] && hung=$(cat "$E2E_TMP"/log/rank*.log | grep -c 'call=ssend' || true)
-"$here/compare_log_csv.sh" --hung-ssends $hung "$E2E_TMP/log" \
+"$here/compare_log_csv.sh" --hung-ssends "$hung" "$E2E_TMP/log" \
 	"$E2E_TMP/messages.csv" ||
 	e2e_fail "the trace disagrees with the program's log (above)"
 [ "$expect" = hang ] || exit 0
