@@ -17,5 +17,6 @@ struct mt_cmd {
 };
 
 extern const struct mt_cmd mt_cmd_dump;
+extern const struct mt_cmd mt_cmd_tag;
 
 #endif /* MT_CMD_H */
