@@ -18,5 +18,6 @@ struct mt_cmd {
 
 extern const struct mt_cmd mt_cmd_dump;
 extern const struct mt_cmd mt_cmd_tag;
+extern const struct mt_cmd mt_cmd_messages;
 
 #endif /* MT_CMD_H */
