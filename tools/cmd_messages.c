@@ -2,10 +2,7 @@
  * cmd_messages.c - `msgtrace messages`: every message of a trace, each send
  * paired with its receive, as CSV.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "mt_sink.h"
@@ -51,60 +48,12 @@ static void usage(FILE *out)
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "csv", no_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "layout", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+	static const struct mt_pipe_cli cli = {
+		.cmd = "msgtrace messages", .usage = usage,
+		.sink = &mt_sink_csv, .csv = &mt_sink_csv,
 	};
-	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE,
-				  .cmd = "msgtrace messages" };
-	const char *path = NULL;
-	FILE *out = stdout;
-	int c, rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			break;
-		case 'o':
-			path = optarg;
-			break;
-		case 'l':
-			if (mt_sink_parse_layout(o.cmd, optarg, &o.layout))
-				return MT_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return MT_EXIT_OK;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s' "
-				"(see msgtrace messages --help)\n", o.cmd,
-				argv[optind - 1]);
-			return MT_EXIT_USAGE;
-		}
-	}
-	if (optind == argc) {
-		fprintf(stderr, "%s: no trace given (see msgtrace messages --help)\n",
-			o.cmd);
-		return MT_EXIT_USAGE;
-	}
-	o.paths = (const char *const *)argv + optind;
-	o.npaths = (size_t)(argc - optind);
-	if (path && !(out = fopen(path, "w"))) {
-		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", o.cmd, path,
-			strerror(errno));
-		return MT_EXIT_USAGE;
-	}
-	rc = mt_pipe_run(&o, &mt_sink_csv, out);
-	if (out != stdout && fclose(out) && !rc) {
-		fprintf(stderr, "%s: cannot write '%s'\n", o.cmd, path);
-		rc = MT_EXIT_BAD_INPUT;
-	}
-	return rc;
+	return mt_pipe_main(&cli, argc, argv);
 }
 
 const struct mt_cmd mt_cmd_messages = {

@@ -60,8 +60,17 @@ struct mt_pipe_opts {
 int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 		FILE *out);
 
-/* Parses --layout NAME for a command; prints the error. 0 on success. */
-int mt_sink_parse_layout(const char *cmd, const char *name,
-			 enum mt_tag_layout_id *id);
+/* A command that runs the pipeline: its options and the sinks they pick. */
+struct mt_pipe_cli {
+	const char *cmd;		/* "msgtrace report" */
+	void (*usage)(FILE *out);
+	const struct mt_sink_ops *sink;	/* default */
+	const struct mt_sink_ops *csv;	/* --csv, NULL: not offered */
+	const struct mt_sink_ops *json;	/* --json, NULL: not offered */
+};
+
+/* Parses DIR|FILE... --csv --json -o FILE --layout NAME --help and runs
+ * the pipeline; returns the exit status. */
+int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv);
 
 #endif /* MT_SINK_H */

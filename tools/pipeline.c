@@ -2,6 +2,8 @@
  * pipeline.c - the one place where msgtrace's stages meet: reader merge ->
  * decode (feed.c) -> match -> [clock correction, a later stage] -> sink.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,8 +155,8 @@ end:
 	return rc;
 }
 
-int mt_sink_parse_layout(const char *cmd, const char *name,
-			 enum mt_tag_layout_id *id)
+static int parse_layout(const char *cmd, const char *name,
+			enum mt_tag_layout_id *id)
 {
 	if (!mt_tag_layout_find(name, id))
 		return 0;
@@ -163,4 +165,67 @@ int mt_sink_parse_layout(const char *cmd, const char *name,
 		fprintf(stderr, " %s", mt_tag_layout_name(i));
 	fprintf(stderr, "\n");
 	return -1;
+}
+
+int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE, .cmd = cli->cmd };
+	const struct mt_sink_ops *sink = cli->sink;
+	const char *path = NULL;
+	FILE *out = stdout;
+	int c, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json))
+			c = '?';
+		switch (c) {
+		case 'c':
+			sink = cli->csv;
+			break;
+		case 'j':
+			sink = cli->json;
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		case 'l':
+			if (parse_layout(o.cmd, optarg, &o.layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'h':
+			cli->usage(stdout);
+			return MT_EXIT_OK;
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
+				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
+			return MT_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "%s: no trace given (see %s --help)\n", o.cmd, o.cmd);
+		return MT_EXIT_USAGE;
+	}
+	o.paths = (const char *const *)argv + optind;
+	o.npaths = (size_t)(argc - optind);
+	if (path && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", o.cmd, path,
+			strerror(errno));
+		return MT_EXIT_USAGE;
+	}
+	rc = mt_pipe_run(&o, sink, out);
+	if (out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "%s: cannot write '%s'\n", o.cmd, path);
+		rc = MT_EXIT_BAD_INPUT;
+	}
+	return rc;
 }
