@@ -44,7 +44,8 @@ int mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **out)
 	m->cfg = *cfg;
 	m->n_op = m->n_key = 1;		/* index 0 means "none" */
 	if (map_init(&m->ctx, 1024) || map_init(&m->keys, 1024) ||
-	    map_init(&m->comm, 64) || map_init(&m->claims, 64)) {
+	    map_init(&m->comm, 64) || map_init(&m->claims, 64) ||
+	    map_init(&m->owed, 64)) {
 		mt_match_free(m);
 		return MT_MATCH_ERR_NOMEM;
 	}
@@ -60,6 +61,8 @@ void mt_match_free(struct mt_match *m)
 	map_fini(&m->keys);
 	map_fini(&m->comm);
 	map_fini(&m->claims);
+	map_fini(&m->owed);
+	free(m->owe);
 	free(m->op);
 	free(m->key);
 	free(m->ep);

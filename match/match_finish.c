@@ -26,6 +26,8 @@ static int add_pending(struct mt_match *m, const struct op *o, size_t *cap)
 	p->op = o->p;
 	p->rank = ep_rank(m, o->p.ep);
 	p->peer_rank = ep_rank(m, o->p.peer);
+	if (p->peer_rank < 0 && o->p.dir == MT_MATCH_DIR_RECV)
+		p->peer_rank = comm_rank(m, o->p.ep, &o->p.f);
 	return MT_MATCH_OK;
 }
 
@@ -101,7 +103,14 @@ static int pending_recvs(struct mt_match *m, const uint32_t *sends,
 		struct mt_match_pending *p = &m->sum.pending[m->sum.n_pending - 1];
 
 		find_near(m, p, sends, n_sends);
-		if (!p->n_near && m->ep[o->p.ep].close_ts != MT_MATCH_NOTIME &&
+		const struct owed *ow = owed_for(m, o);
+
+		if (ow) {
+			p->unacked = 1;
+			p->unacked_claimed = ow->claimed;
+			p->unacked_msg = ow->msg;
+		}
+		if (!p->n_near && !p->unacked && m->ep[o->p.ep].close_ts != MT_MATCH_NOTIME &&
 		    !(o->state & OP_PAIRED)) {
 			m->sum.n_pending--;
 			m->sum.abandoned_at_close++;

@@ -152,6 +152,8 @@ static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 	m->op[r].state |= OP_PAIRED;
 	if (ambig)
 		m->op[r].state |= OP_AMBIG;
+	if (owe_ack(m, s, r))
+		return MT_MATCH_ERR_NOMEM;
 	return try_emit(m, s);
 }
 
@@ -187,6 +189,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 
 int pair_send(struct mt_match *m, uint32_t s)
 {
+	ack_sent(m, s);
 	return pair(m, s, 1);
 }
 

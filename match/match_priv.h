@@ -69,6 +69,13 @@ struct op {
 	uint32_t state;		/* enum op_state */
 };
 
+/* A synchronous send received, whose ACK has not been sent yet. */
+struct owed {
+	struct mt_match_msg msg;
+	uint8_t claimed;
+	uint32_t next_free;
+};
+
 /* Waiting sends and receives of one key. */
 struct key {
 	uint32_t sh, st;	/* send queue head, tail */
@@ -96,6 +103,9 @@ struct mt_match {
 	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
 	struct map claims;	/* (proc, context) -> receive a probe claimed */
+	struct map owed;	/* (ssender ep, tag) -> unacknowledged Ssend */
+	struct owed *owe;	/* owe[0] unused */
+	uint32_t n_owe, cap_owe, free_owe;
 	struct mt_match_msg *out;
 	size_t out_head, out_n, out_cap;
 	uint32_t seq;
@@ -127,6 +137,9 @@ int emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
 void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void violate(struct mt_match *m, const char *what);
+int owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
+void ack_sent(struct mt_match *m, uint32_t s);
+const struct owed *owed_for(const struct mt_match *m, const struct op *r);
 int recv_settle(struct mt_match *m, int32_t ep, int at_end);
 void list_unlink(struct mt_match *m, uint32_t i);
 int32_t comm_rank(const struct mt_match *m, int32_t ep,

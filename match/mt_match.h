@@ -85,6 +85,9 @@ enum mt_match_rc { MT_MATCH_OK = 0, MT_MATCH_ERR_NOMEM = -1,
 struct mt_match_cfg {
 	uint64_t loose_mask;	/* tag bits a receive completion may or may not
 				 * report (SYNC_SEND): left out of the key */
+	uint64_t ack_mask;	/* the SYNC_SEND_ACK bit: an ACK's tag is its
+				 * synchronous send's with loose_mask bits
+				 * replaced by these */
 	uint64_t field_mask[MT_MATCH_F_COUNT]; /* 0 when the layout lacks it */
 	int check;		/* keep what mt_match_check needs (tests) */
 };
@@ -178,6 +181,10 @@ struct mt_match_pending {
 	int32_t rank;			/* world rank of op.ep */
 	int32_t peer_rank;		/* of op.peer */
 	uint8_t delivered;		/* send already paired with a receive */
+	/* A waiting Ssend ACK receive whose synchronous send was received but
+	 * never acknowledged: that message (claimed: taken by a probe). */
+	uint8_t unacked, unacked_claimed;
+	struct mt_match_msg unacked_msg;
 	unsigned n_near;
 	struct mt_match_near near[MT_MATCH_NEAR];
 };

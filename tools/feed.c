@@ -180,6 +180,7 @@ void feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 	const struct mt_tag_layout *l = &fd->lay[0];
 
 	cfg->loose_mask = l->sync;
+	cfg->ack_mask = l->ack;
 	cfg->field_mask[MT_MATCH_F_CID] = l->cid_mask;
 	cfg->field_mask[MT_MATCH_F_SRC] = l->src_mask;
 	cfg->field_mask[MT_MATCH_F_PROTO] = l->proto_mask;

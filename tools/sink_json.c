@@ -197,8 +197,15 @@ static void jop(FILE *o, const struct mt_match_pending *p)
 	jfields(o, &p->op.f);
 	fprintf(o, ",\"raw_tag\":\"0x%016" PRIx64 "\",\"ignore\":\"0x%016" PRIx64
 		"\",\"len\":%" PRIu64 ",\"posted_ns\":%" PRIu64
-		",\"delivered\":%s,\"near_misses\":[", p->op.tag, p->op.ignore,
-		p->op.len, p->op.ts, p->delivered ? "true" : "false");
+		",\"delivered\":%s,", p->op.tag, p->op.ignore, p->op.len, p->op.ts,
+		p->delivered ? "true" : "false");
+	if (p->unacked) {
+		fprintf(o, "\"unacknowledged_ssend\":{\"claimed\":%s,\"message\":",
+			p->unacked_claimed ? "true" : "false");
+		jmsg(o, &p->unacked_msg);
+		fputs("},", o);
+	}
+	fputs("\"near_misses\":[", o);
 	for (unsigned i = 0; i < p->n_near; i++) {
 		fprintf(o, "%s{\"differs_in\":\"%s\",\"send\":", i ? "," : "",
 			p->near[i].addr_only ? "source address" :

@@ -255,7 +255,7 @@ static void pending_op(FILE *o, const struct report *r,
 		       const struct mt_match_pending *p)
 {
 	const struct mt_match_op *op = &p->op;
-	char peer[16], tag[16], line[200], sz[16];
+	char peer[32], tag[16], line[200], sz[16];
 
 	if (op->f.has_tag)
 		snprintf(tag, sizeof(tag), "%d", op->f.tag);
@@ -265,8 +265,10 @@ static void pending_op(FILE *o, const struct report *r,
 		fprintf(o, "  rank %d waits: receive %s from %s cid %" PRId64
 			" tag %s, %s buffer, posted %.6f s\n", p->rank,
 			mt_match_kind_str(op->f.kind),
-			op->peer >= 0 ? (snprintf(peer, sizeof(peer), "rank %d",
-						  p->peer_rank), peer) : "any source",
+			p->peer_rank >= 0 ? (snprintf(peer, sizeof(peer), "rank %d",
+						      p->peer_rank), peer) :
+			op->f.comm_src >= 0 ? (snprintf(peer, sizeof(peer),
+				"comm rank %d", op->f.comm_src), peer) : "any source",
 			op->f.cid, tag, human(op->len, sz, sizeof(sz)),
 			report_sec(r, op->ts));
 	else
@@ -275,18 +277,22 @@ static void pending_op(FILE *o, const struct report *r,
 			mt_match_kind_str(op->f.kind), p->peer_rank, op->f.cid, tag,
 			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts),
 			p->delivered ? " (delivered)" : "");
+	if (p->unacked) {
+		msg_line(r, &p->unacked_msg, line, sizeof(line));
+		fprintf(o, "      its Ssend was received%s, never acknowledged:\n"
+			"        %s\n", p->unacked_claimed ?
+			" by a claim (MPI_Improbe+MPI_Mrecv)" : "", line);
+	}
 	for (unsigned i = 0; i < p->n_near; i++) {
 		const struct mt_match_near *n = &p->near[i];
 
 		msg_line(r, &n->send, line, sizeof(line));
 		if (n->field == MT_MATCH_F_COUNT)
-			fprintf(o, "      would match: %s\n", line);
+			fprintf(o, "      would match:\n        %s\n", line);
 		else
-			fprintf(o, "      near miss, differs only in %s%s: %s\n",
+			fprintf(o, "      near miss, differs only in %s:\n        %s\n",
 				n->addr_only ? "source address" :
-				mt_match_field_str(n->field),
-				n->addr_only && p->peer_rank >= 0 ? " (posted for "
-				"another rank)" : "", line);
+				mt_match_field_str(n->field), line);
 	}
 }
 

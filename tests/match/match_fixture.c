@@ -12,6 +12,7 @@ void fx_setup(void)
 {
 	struct mt_match_cfg cfg = {
 		.loose_mask = SYNC_BIT,
+		.ack_mask = ACK_BIT,
 		.field_mask = { [MT_MATCH_F_CID] = 0xfffffffc00000000ull,
 				[MT_MATCH_F_PROTO] = 0x300000000ull,
 				[MT_MATCH_F_TAG] = 0xffffffffull },

@@ -355,6 +355,52 @@ Test(match, hang_names_the_missing_ack)
 	cr_assert_eq(s->pending[0].near[0].send.send_rank, 2);
 }
 
+Test(match, hang_names_the_receiver_that_never_acked)
+{
+	uint64_t t = fx_tag(0, 2);
+	struct mt_match_op p = fx_recv_tmpl(1, -1, t, SYNC_BIT, 0, 0xd, 12);
+	struct mt_match_op c = fx_recv_tmpl(1, -1, t, SYNC_BIT, 64, 0xd, 14);
+
+	/* Rank 1 takes rank 0's Ssend with MPI_Improbe + MPI_Mrecv and, like
+	 * Open MPI 4.1.4, never sends the ACK. */
+	fx_recv(0, 1, t | ACK_BIT, 0, 0, 0xac, 10);
+	fx_send(0, 1, t | SYNC_BIT, 64, 0xa, 11);
+	p.flags |= FI_PEEK | FI_CLAIM;
+	cr_assert_eq(mt_match_post(m, &p), MT_MATCH_OK);
+	fx_cqe(1, 0xd, 13, t | SYNC_BIT, 64, 0, 0);
+	c.flags = FI_CLAIM | FI_COMPLETION;
+	cr_assert_eq(mt_match_post(m, &c), MT_MATCH_OK);
+	fx_cqe(1, 0xd, 15, t | SYNC_BIT, 64, 0, 0);
+	fx_cqe(0, 0xa, 16, 0, 0, 0, 0);
+	cr_assert_eq(fx_finish(out, 64), 1);
+	const struct mt_match_summary *s = mt_match_summary(m);
+
+	cr_assert_eq(s->n_pending, 1);
+	cr_assert_eq(s->pending[0].rank, 0);
+	cr_assert(s->pending[0].unacked);
+	cr_assert(s->pending[0].unacked_claimed);
+	cr_assert_eq(s->pending[0].unacked_msg.recv_rank, 1);
+	cr_assert_eq(s->pending[0].unacked_msg.f.kind, MT_MATCH_SSEND);
+}
+
+Test(match, acked_ssend_owes_nothing)
+{
+	uint64_t t = fx_tag(0, 2);
+	struct mt_match_op ack = fx_send_tmpl(1, 0, t | ACK_BIT, 0, 0, 20);
+
+	fx_recv(0, 1, t | ACK_BIT, 0, 0, 0xac, 10);
+	fx_send(0, 1, t | SYNC_BIT, 64, 0xa, 11);
+	fx_recv(1, 0, t, SYNC_BIT, 64, 0xb, 12);
+	fx_cqe(1, 0xb, 13, t, 64, 0, 0);
+	ack.flags = 0;
+	ack.src_id = MT_MATCH_NOSRC;
+	fx_send_op(&ack);
+	fx_finish(out, 64);
+	cr_assert_eq(mt_match_summary(m)->n_pending, 1, "the ACK receive still waits");
+	cr_assert(!mt_match_summary(m)->pending[0].unacked);
+	cr_assert_eq(mt_match_summary(m)->pending[0].n_near, 1);
+}
+
 Test(match, near_miss_by_tag_and_cid)
 {
 	fx_recv(1, 0, fx_tag(3, 5), SYNC_BIT, 8, 0xb, 1);
