@@ -81,9 +81,12 @@ int mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank)
 
 		if (!e)
 			return MT_MATCH_ERR_NOMEM;
-		for (uint32_t i = m->n_ep; i <= (uint32_t)ep; i++)
+		for (uint32_t i = m->n_ep; i <= (uint32_t)ep; i++) {
 			e[i] = (struct ep){ .proc = -1, .rank = -1,
 					    .close_ts = MT_MATCH_NOTIME };
+			for (int j = 0; j < EP_LEARNT; j++)
+				e[i].learnt[j].cid = -1;
+		}
 		m->ep = e;
 		m->n_ep = (uint32_t)ep + 1;
 	}
@@ -127,7 +130,14 @@ uint32_t op_alloc(struct mt_match *m)
 			return NIL;
 		i = m->n_op++;
 	}
-	memset(&m->op[i], 0, sizeof(m->op[i]));
+	/* The caller sets the posted op and times; clear only the links. */
+	struct op *o = &m->op[i];
+
+	o->state = 0;
+	o->ctx_next = o->q_next = o->l_prev = o->l_next = o->peer_op = NIL;
+	o->done_len = o->rtag = 0;
+	o->rsrc = MT_MATCH_NOSRC;
+	memset(&o->rf, 0, sizeof(o->rf));
 	return i;
 }
 
@@ -148,12 +158,17 @@ static struct map_key ctx_key(int32_t proc, uint64_t context)
 int ctx_push(struct mt_match *m, uint32_t i)
 {
 	struct map_key k = ctx_key(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
-	struct map_slot *s = map_get(&m->ctx, &k);
+	int added;
+	struct map_slot *s = map_find_or_add(&m->ctx, &k, &added);
 
+	if (!s)
+		return MT_MATCH_ERR_NOMEM;
 	m->op[i].state |= OP_CTX;
 	m->op[i].ctx_next = NIL;
-	if (!s)
-		return map_put(&m->ctx, &k, i);
+	if (added) {
+		s->v = i;
+		return MT_MATCH_OK;
+	}
 	uint32_t t = s->v;
 
 	while (m->op[t].ctx_next)

@@ -62,25 +62,37 @@ static int grow(struct map *mp)
 	return MT_MATCH_OK;
 }
 
-int map_put(struct map *mp, const struct map_key *k, uint32_t v)
+struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
+				  int *added)
 {
 	/* Keep the load under 1/2: probes stay short for any key set. */
 	if ((mp->used + 1) * 2 > mp->mask + 1 && grow(mp))
-		return MT_MATCH_ERR_NOMEM;
+		return NULL;
 	for (uint32_t i = hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
 		struct map_slot *s = &mp->slot[i];
 
 		if (!s->v) {
 			s->k = *k;
-			s->v = v;
 			mp->used++;
-			return MT_MATCH_OK;
+			*added = 1;
+			return s;
 		}
 		if (same(&s->k, k)) {
-			s->v = v;
-			return MT_MATCH_OK;
+			*added = 0;
+			return s;
 		}
 	}
+}
+
+int map_put(struct map *mp, const struct map_key *k, uint32_t v)
+{
+	int added;
+	struct map_slot *s = map_find_or_add(mp, k, &added);
+
+	if (!s)
+		return MT_MATCH_ERR_NOMEM;
+	s->v = v;
+	return MT_MATCH_OK;
 }
 
 void map_del(struct map *mp, struct map_slot *s)

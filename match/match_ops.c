@@ -13,6 +13,17 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 	 * communicator: receives that only know the latter learn it here. */
 	if (op->f.cid < 0 || op->f.comm_src < 0 || op->peer < 0)
 		return MT_MATCH_OK;
+	/* Senders repeat the same few triples: a per-endpoint cache of the
+	 * last ones spares the map (this runs for every send). */
+	struct ep *e = &m->ep[op->ep];
+	unsigned slot = ((unsigned)op->peer ^ (unsigned)op->f.cid) % EP_LEARNT;
+
+	if (e->learnt[slot].cid == op->f.cid && e->learnt[slot].peer == op->peer &&
+	    e->learnt[slot].comm_src == op->f.comm_src)
+		return MT_MATCH_OK;
+	e->learnt[slot].cid = op->f.cid;
+	e->learnt[slot].peer = op->peer;
+	e->learnt[slot].comm_src = op->f.comm_src;
 	struct map_key k = { .a = (uint64_t)op->f.cid,
 			     .b = (uint64_t)(uint32_t)op->f.comm_src,
 			     .c = (uint32_t)op->peer };

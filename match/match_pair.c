@@ -20,11 +20,17 @@ static struct map_key recv_key(const struct mt_match *m, const struct op *r)
 				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
 }
 
-static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add)
+/* The key entry of k, made if add and absent (NIL when absent or out of
+ * memory); *slot is its map slot, valid until the next key change. */
+static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add,
+			struct map_slot **slot)
 {
-	struct map_slot *s = map_get(&m->keys, k);
+	int added = 0;
+	struct map_slot *s = add ? map_find_or_add(&m->keys, k, &added) :
+		map_get(&m->keys, k);
 
-	if (s || !add)
+	*slot = s;
+	if (!s || !added)
 		return s ? s->v : NIL;
 	uint32_t i = m->free_key;
 
@@ -32,28 +38,26 @@ static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add)
 		m->free_key = m->key[i].next_free;
 	} else {
 		if (m->n_key >= m->cap_key &&
-		    grow_array((void **)&m->key, &m->cap_key, sizeof(*m->key)))
+		    grow_array((void **)&m->key, &m->cap_key, sizeof(*m->key))) {
+			map_del(&m->keys, s);
 			return NIL;
+		}
 		i = m->n_key++;
 	}
 	m->key[i] = (struct key){ .k = *k };
-	if (map_put(&m->keys, k, i)) {
-		m->key[i].next_free = m->free_key;
-		m->free_key = i;
-		return NIL;
-	}
+	s->v = i;
 	return i;
 }
 
 /* Drops key ki once neither side waits on it: memory follows what is in
  * flight, not the number of distinct tags ever seen. */
-static void key_release(struct mt_match *m, uint32_t ki)
+static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
 {
 	struct key *k = &m->key[ki];
 
 	if (k->sh || k->rh)
 		return;
-	map_del(&m->keys, map_get(&m->keys, &k->k));
+	map_del(&m->keys, slot);
 	k->next_free = m->free_key;
 	m->free_key = ki;
 }
@@ -163,7 +167,8 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 {
 	struct op *o = &m->op[i];
 	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
-	uint32_t ki = key_get(m, &k, 1), prev, j;
+	struct map_slot *slot;
+	uint32_t ki = key_get(m, &k, 1, &slot), prev, j;
 	int ambig;
 
 	if (!ki)
@@ -183,7 +188,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 		q_remove(m, &kk->rh, &kk->rt, prev, j);
 	else
 		q_remove(m, &kk->sh, &kk->st, prev, j);
-	key_release(m, ki);
+	key_release(m, ki, slot);
 	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
 }
 
@@ -204,7 +209,8 @@ void unqueue(struct mt_match *m, uint32_t i)
 	const struct op *o = &m->op[i];
 	int send = o->p.dir == MT_MATCH_DIR_SEND;
 	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
-	uint32_t ki = key_get(m, &k, 0);
+	struct map_slot *slot;
+	uint32_t ki = key_get(m, &k, 0, &slot);
 
 	if (!ki || !(o->state & OP_QUEUED))
 		return;
@@ -216,7 +222,7 @@ void unqueue(struct mt_match *m, uint32_t i)
 			q_remove(m, h, t, p, i);
 			break;
 		}
-	key_release(m, ki);
+	key_release(m, ki, slot);
 }
 
 void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,

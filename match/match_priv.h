@@ -34,6 +34,10 @@ int map_init(struct map *mp, uint32_t cap);
 void map_fini(struct map *mp);
 /* Returns the slot of k, or NULL when absent. */
 struct map_slot *map_get(const struct map *mp, const struct map_key *k);
+/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
+ * out of memory. The slot stays valid until the next add or delete. */
+struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
+				  int *added);
 /* Sets k -> v (v != 0), adding or replacing. */
 int map_put(struct map *mp, const struct map_key *k, uint32_t v);
 void map_del(struct map *mp, struct map_slot *s);
@@ -84,8 +88,11 @@ struct key {
 	struct map_key k;
 };
 
+#define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
+
 struct ep {
 	int32_t proc, rank;
+	struct { int64_t cid; int32_t peer, comm_src; } learnt[EP_LEARNT];
 	uint32_t lh, lt;	/* receives in posting order, until final */
 	uint32_t n_deferred;	/* completed but not final */
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */

@@ -10,11 +10,23 @@
 
 #define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
 
-static int32_t ep_index(const struct feed *fd, uint32_t proc, uint64_t ep)
+static int32_t ep_search(const struct feed *fd, uint32_t proc, uint64_t ep)
 {
 	const struct mt_trace_ep *e = mt_trace_find_ep(fd->t, proc, ep);
 
 	return e ? (int32_t)(e - fd->t->eps) : -1;
+}
+
+/* Processes use one endpoint (or few): remember the last one. */
+static int32_t ep_index(struct feed *fd, uint32_t proc, uint64_t ep)
+{
+	struct feed_proc_cache *c = &fd->pc[proc];
+
+	if (c->ep == -2 || c->ep_id != ep) {
+		c->ep = ep_search(fd, proc, ep);
+		c->ep_id = ep;
+	}
+	return c->ep;
 }
 
 static int is_send(unsigned op)
@@ -85,7 +97,7 @@ static enum mt_status detect(struct feed *fd, enum mt_tag_layout_id force,
 			int32_t e;
 
 			if (h->type != MT_REC_OP || h->layer || !is_tagged(h->aux) ||
-			    (e = ep_index(fd, t->files[f]->proc, r->ep)) < 0)
+			    (e = ep_search(fd, t->files[f]->proc, r->ep)) < 0)
 				continue;
 			n++;
 			if (is_send(h->aux))
@@ -138,10 +150,16 @@ enum mt_status feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->sel_tx = calloc(n, 1);
 	fd->sel_rx = calloc(n, 1);
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
-	if (!fd->lay || !fd->conf || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep)
+	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
+	fd->addr = malloc(n * sizeof(*fd->addr));
+	if (!fd->lay || !fd->conf || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
+	    !fd->pc || !fd->addr)
 		return MT_ERR_NOMEM;
-	for (size_t p = 0; p < t->nprocs; p++)
+	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
+	for (size_t p = 0; p < t->nprocs; p++) {
 		fd->proc_ep[p] = -1;
+		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
+	}
 	for (size_t i = 0; i < t->neps; i++)
 		if (fd->proc_ep[t->eps[i].proc] < 0)
 			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
@@ -170,6 +188,8 @@ void feed_fini(struct feed *fd)
 	free(fd->sel_tx);
 	free(fd->sel_rx);
 	free(fd->proc_ep);
+	free(fd->pc);
+	free(fd->addr);
 }
 
 void feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
@@ -206,15 +226,21 @@ static uint64_t src_id(const struct mt_tag_fields *f)
 		(uint64_t)f->source : MT_MATCH_NOSRC;
 }
 
-static int32_t resolve(const struct feed *fd, uint32_t proc, uint64_t ep,
+/* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
+static int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
 		       uint64_t addr)
 {
-	const struct mt_trace_ep *e;
+	const struct mt_trace_ep *r;
+	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
 
 	if (addr == FI_ADDR_UNSPEC)
 		return -1;
-	e = mt_trace_resolve_ep(fd->t, proc, ep, addr);
-	return e ? (int32_t)(e - fd->t->eps) : -1;
+	if (slot && *slot)
+		return *slot - 2;
+	r = mt_trace_resolve_ep(fd->t, proc, ep, addr);
+	if (slot)
+		*slot = r ? (int32_t)(r - fd->t->eps) + 2 : 1;
+	return r ? (int32_t)(r - fd->t->eps) : -1;
 }
 
 static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
@@ -238,7 +264,7 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		.ignore = r->ignore, .len = r->len, .ep = e,
 		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
 		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
-		.peer = resolve(fd, ev->proc, r->ep, r->addr),
+		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
 	};
 
 	o.flags = is_msg_call(op) ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
@@ -261,13 +287,19 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 /* The endpoint a CQ entry belongs to: the CQ's bind, else any endpoint of
  * the process (the matcher pairs completions per process). */
-static int32_t cqe_ep(const struct feed *fd, uint32_t proc, uint64_t cq)
+static int32_t cqe_ep(struct feed *fd, uint32_t proc, uint64_t cq)
 {
+	struct feed_proc_cache *c = &fd->pc[proc];
 	const struct mt_trace_cq_bind *b;
 
+	if (c->cq_ep != -2 && c->cq_id == cq)
+		return c->cq_ep;
+	c->cq_id = cq;
 	if (mt_trace_cq_binds(fd->t, proc, cq, &b) && b->ep)
-		return (int32_t)(b->ep - fd->t->eps);
-	return fd->proc_ep[proc];
+		c->cq_ep = (int32_t)(b->ep - fd->t->eps);
+	else
+		c->cq_ep = fd->proc_ep[proc];
+	return c->cq_ep;
 }
 
 static int feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
@@ -288,7 +320,7 @@ static int feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		.tag = r->tag, .olen = r->olen, .ep = e,
 		.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0,
 		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
-			resolve(fd, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
+			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
 	};
 	/* Open MPI trusts the CQ data as the source even without
 	 * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */

@@ -11,6 +11,13 @@
 #include "mt_match.h"
 #include "mt_trace.h"
 
+#define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
+
+struct feed_proc_cache {
+	uint64_t ep_id, cq_id;		/* last endpoint and CQ looked up */
+	int32_t ep, cq_ep;		/* their endpoint indices (-2: none yet) */
+};
+
 struct feed {
 	const struct mt_trace *t;
 	struct mt_match *m;
@@ -19,6 +26,9 @@ struct feed {
 	uint8_t *sel_tx, *sel_rx;	/* FI_SELECTIVE_COMPLETION per direction */
 	int32_t *proc_ep;		/* first endpoint of each process, or -1 */
 	uint64_t skipped;
+	/* Look-up caches: the reader's searches cost more than matching. */
+	struct feed_proc_cache *pc;	/* per process */
+	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
 };
 
 /* Detects each endpoint's layout (or forces one) and its binds. */
