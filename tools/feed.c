@@ -322,6 +322,9 @@ static int feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
 			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
 	};
+	/* Send completions carry no reliable tag: sends are decoded at post. */
+	if (r->flags & FI_SEND)
+		return mt_match_complete(fd->m, &c);
 	/* Open MPI trusts the CQ data as the source even without
 	 * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */
 	unsigned in = l->src_in == MT_SRC_DATA && !(r->tag & l->ack) ?
