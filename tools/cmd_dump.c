@@ -446,7 +446,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		struct mt_err err;
 
 		clean += mt_trace_file_clean(f);
-		for (unsigned ty = 0; ty < 16; ty++)
+		for (unsigned ty = 0; ty < MT_TRACE_TYPE_SLOTS; ty++)
 			types[ty] += f->type_count[ty];
 		unknown += f->unknown;
 		for (int l = 0; l < MT_LOSS_COUNT; l++)
@@ -469,9 +469,12 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		printf("rank %" PRId32, p->world_rank);
 	else
 		printf("rank ?");
-	printf("  host %s  pid %" PRIu32 "  files %zu (%zu closed cleanly%s)"
-	       "  duration %.9f s  clock %s\n", p->host, p->pid, p->nfiles, clean,
-	       clean < p->nfiles ? ", others not closed: killed or still running" : "",
+	printf("  host %s  pid %" PRIu32 "  files %zu (", p->host, p->pid, p->nfiles);
+	if (clean == p->nfiles)
+		printf("all closed cleanly");
+	else
+		printf("%zu not closed: killed or still running", p->nfiles - clean);
+	printf(")  duration %.9f s  clock %s\n",
 	       last >= first ? (double)(last - first) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");

@@ -24,7 +24,7 @@ struct av_ent {
 struct mt_trace_index {
 	struct av_ent *av;
 	size_t nav;
-	const struct mt_trace_ep **by_name;	/* sorted by name bytes, proc */
+	const struct mt_trace_ep **by_name;	/* by name bytes, layer, proc */
 };
 
 #define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
@@ -87,7 +87,13 @@ static int cmp_name(const void *a, const void *b)
 	int c = cmp_bytes(x->rec->name, name_len(x->rec), y->rec->name,
 			  name_len(y->rec));
 
-	return c ? c : CMP(x->proc, y->proc);
+	/* An internal layer's endpoint may share the name of the
+	 * application-visible one above it (rxm over tcp): layer 0 first. */
+	if (c)
+		return c;
+	if (x->rec->h.layer != y->rec->h.layer)
+		return CMP(x->rec->h.layer, y->rec->h.layer);
+	return CMP(x->proc, y->proc);
 }
 
 struct bind_ent {
@@ -293,7 +299,7 @@ const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 		return NULL;
 	len = a->rec->addr_len < sizeof(a->rec->addr) ? a->rec->addr_len :
 							 sizeof(a->rec->addr);
-	/* First endpoint (lowest proc) with these name bytes. */
+	/* First endpoint (lowest layer, then proc) with these name bytes. */
 	lo = 0;
 	hi = t->neps;
 	while (lo < hi) {

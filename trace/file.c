@@ -151,7 +151,7 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 		f->nrecs++;
 		if (!mt_trace_rec_min_size(r->type))
 			f->unknown++;
-		else if (r->type < sizeof(f->type_count) / sizeof(f->type_count[0]))
+		else if (r->type < MT_TRACE_TYPE_SLOTS)
 			f->type_count[r->type]++;
 		if (is_setup(r->type)) {
 			uint64_t *slot = trace_push((void **)&f->setup_off,

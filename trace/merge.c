@@ -1,90 +1,115 @@
 /*
  * merge.c - time-ordered k-way merge of every file of a trace.
  *
- * A binary min-heap holds one entry per file that still has records, keyed
- * by (merge ns, file slot): the slot is the file's position in process
- * order then thread order, which makes ties deterministic. Files were
- * validated when opened, so advancing is a pointer bump past unknown types.
+ * A loser tree (tournament) over one source per file: each step replays
+ * one leaf-to-root path, log2(k) comparisons, about half a binary heap's.
+ * Sources are ordered by (merge ns, slot), where the slot is the file's
+ * position in process order then thread order: ties are deterministic.
+ * Files were validated when opened, so advancing is a pointer bump past
+ * unknown record types.
  */
 #include <stdlib.h>
 
 #include "trace_int.h"
 
+#define DONE UINT64_MAX		/* key of an exhausted source */
+
 struct src {
+	const uint8_t *pos;		/* current record */
 	const uint8_t *end;		/* valid_end in the mapping */
-	const struct mt_trace_file *f;
 	const struct mt_trace_clock *clock;
 	int64_t offset_ns;		/* merge_offset_ns of the process */
+	const struct mt_trace_file *f;
 	uint32_t proc, file;
-};
-
-struct ent {
-	int64_t key;
-	uint32_t slot;
-	const uint8_t *pos;		/* current record */
 };
 
 struct mt_trace_merge {
 	struct src *src;
-	struct ent *heap;
-	size_t n;
+	uint64_t *key;		/* per source: ns as an order-preserving uint64 */
+	uint32_t *tree;		/* [0] winner, [1..k-1] losers */
+	uint32_t k;
 	const struct mt_trace_file *failed;	/* error to return next */
 };
 
-static inline int less(const struct ent *a, const struct ent *b)
+static const uint8_t known[256] = {
+#define KNOWN(name, val) [val] = 1,
+	MT_REC_TYPES(KNOWN)
+#undef KNOWN
+};
+
+static inline int less(const struct mt_trace_merge *m, uint32_t a, uint32_t b)
 {
-	return a->key < b->key || (a->key == b->key && a->slot < b->slot);
+	return m->key[a] < m->key[b] || (m->key[a] == m->key[b] && a < b);
 }
 
-static void sift_down(struct ent *h, size_t n, size_t i)
-{
-	struct ent e = h[i];
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && less(&h[c + 1], &h[c]))
-			c++;
-		if (!less(&h[c], &e))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = e;
-}
-
-/* First known-type record at or after p, or NULL at the end. */
-static inline const uint8_t *skip_unknown(const struct src *s, const uint8_t *p)
+/* Point s at its first known-type record at or after p; DONE at the end. */
+static inline uint64_t seek(struct src *s, const uint8_t *p)
 {
 	while (p < s->end) {
 		const struct mt_rec_hdr *r = (const struct mt_rec_hdr *)p;
 
-		if (r->type && mt_trace_rec_min_size(r->type))
-			return p;
+		if (known[r->type]) {
+			int64_t ns = mt_trace_ticks_ns(s->clock, r->ts) + s->offset_ns;
+			/* Flip the sign bit so unsigned order is signed order;
+			 * the largest time stays below DONE. */
+			uint64_t k = (uint64_t)ns ^ (1ull << 63);
+
+			s->pos = p;
+			return k == DONE ? DONE - 1 : k;
+		}
 		p += r->size;
 	}
-	return NULL;
+	s->pos = s->end;
+	return DONE;
 }
 
-static inline int64_t key_of(const struct src *s, const uint8_t *p)
+/* Winner of the subtree at node, storing losers on the way (init only). */
+static uint32_t build(struct mt_trace_merge *m, uint32_t node)
 {
-	return mt_trace_ticks_ns(s->clock, ((const struct mt_rec_hdr *)p)->ts) +
-	       s->offset_ns;
+	uint32_t a, b;
+
+	if (node >= m->k)
+		return node - m->k;
+	a = build(m, 2 * node);
+	b = build(m, 2 * node + 1);
+	if (less(m, b, a)) {
+		uint32_t t = a;
+
+		a = b;
+		b = t;
+	}
+	m->tree[node] = b;
+	return a;
+}
+
+static inline void replay(struct mt_trace_merge *m, uint32_t leaf)
+{
+	uint32_t w = leaf;
+
+	for (uint32_t node = (m->k + leaf) / 2; node; node /= 2) {
+		uint32_t l = m->tree[node];
+
+		if (less(m, l, w)) {
+			m->tree[node] = w;
+			w = l;
+		}
+	}
+	m->tree[0] = w;
 }
 
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out)
 {
 	struct mt_trace_merge *m = calloc(1, sizeof(*m));
+	size_t n = t->nfiles ? t->nfiles : 1;
 	uint32_t slot = 0;
 
 	if (!m)
 		return MT_ERR_NOMEM;
-	m->src = calloc(t->nfiles ? t->nfiles : 1, sizeof(*m->src));
-	m->heap = calloc(t->nfiles ? t->nfiles : 1, sizeof(*m->heap));
-	if (!m->src || !m->heap) {
+	m->src = calloc(n, sizeof(*m->src));
+	m->key = calloc(n, sizeof(*m->key));
+	m->tree = calloc(n, sizeof(*m->tree));
+	if (!m->src || !m->key || !m->tree) {
 		mt_trace_merge_close(m);
 		return MT_ERR_NOMEM;
 	}
@@ -94,20 +119,18 @@ enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 		for (uint32_t i = 0; i < pr->nfiles; i++, slot++) {
 			const struct mt_trace_file *f = pr->files[i];
 			struct src *s = &m->src[slot];
-			const uint8_t *first;
 
-			*s = (struct src){ f->map + f->valid_end, f, &pr->clock,
-					   pr->merge_offset_ns, p, i };
-			first = skip_unknown(s, f->map + f->hdr->data_off);
-			if (first)
-				m->heap[m->n++] = (struct ent){ key_of(s, first),
-								slot, first };
-			else if (f->scan_status != MT_OK && !m->failed)
+			*s = (struct src){ NULL, f->map + f->valid_end, &pr->clock,
+					   pr->merge_offset_ns, f, p, i };
+			m->key[slot] = seek(s, f->map + f->hdr->data_off);
+			if (m->key[slot] == DONE && f->scan_status != MT_OK &&
+			    !m->failed)
 				m->failed = f;
 		}
 	}
-	for (size_t i = m->n / 2; i-- > 0;)
-		sift_down(m->heap, m->n, i);
+	m->k = slot;
+	if (m->k)
+		m->tree[0] = m->k == 1 ? 0 : build(m, 1);
 	*out = m;
 	return MT_OK;
 }
@@ -116,34 +139,26 @@ enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
 				   struct mt_trace_event *ev,
 				   struct mt_err *err)
 {
-	struct ent *top = &m->heap[0];
-	const struct src *s;
-	const uint8_t *next;
+	uint32_t w;
+	struct src *s;
 
 	if (m->failed) {
 		if (err)
 			*err = m->failed->scan_err;
 		return m->failed->scan_status;
 	}
-	if (!m->n)
+	if (!m->k || m->key[w = m->tree[0]] == DONE)
 		return MT_END;
-	s = &m->src[top->slot];
+	s = &m->src[w];
 	ev->proc = s->proc;
 	ev->file = s->file;
-	ev->rec = (const struct mt_rec_hdr *)top->pos;
-	ev->ns = top->key - s->offset_ns;
-	next = skip_unknown(s, top->pos + ev->rec->size);
-	if (next) {
-		top->pos = next;
-		top->key = key_of(s, next);
-	} else {
-		/* File done: a scan error surfaces on the following call. */
-		if (s->f->scan_status != MT_OK)
-			m->failed = s->f;
-		*top = m->heap[--m->n];
-	}
-	if (m->n)
-		sift_down(m->heap, m->n, 0);
+	ev->rec = (const struct mt_rec_hdr *)s->pos;
+	ev->ns = (int64_t)(m->key[w] ^ (1ull << 63)) - s->offset_ns;
+	m->key[w] = seek(s, s->pos + ev->rec->size);
+	/* File done: a scan error surfaces on the following call. */
+	if (m->key[w] == DONE && s->f->scan_status != MT_OK)
+		m->failed = s->f;
+	replay(m, w);
 	return MT_OK;
 }
 
@@ -152,6 +167,7 @@ void mt_trace_merge_close(struct mt_trace_merge *m)
 	if (!m)
 		return;
 	free(m->src);
-	free(m->heap);
+	free(m->key);
+	free(m->tree);
 	free(m);
 }

@@ -327,6 +327,8 @@ static inline int64_t mt_trace_ticks_ns(const struct mt_trace_clock *c,
 	return (int64_t)((uint64_t)c->base_ns + (neg ? -ns : ns));
 }
 
+#define MT_TRACE_TYPE_SLOTS 16	/* record types counted per file: 0..15 */
+
 /*
  * One mapped, validated file. Opening scans every record once: the records
  * in [data_off, valid_end) are all well-formed (size >= header, multiple of
@@ -345,13 +347,13 @@ struct mt_trace_file {
 	enum mt_status scan_status;	/* MT_OK or the error that ended the scan */
 	struct mt_err scan_err;
 	uint64_t nrecs;			/* good records, unknown types included */
-	uint64_t type_count[16];	/* per record type < 16 */
+	uint64_t type_count[MT_TRACE_TYPE_SLOTS];	/* per record type */
 	uint64_t unknown;		/* records of types this reader skips */
 	uint64_t first_ts, last_ts;	/* ticks of first/last good record */
 	uint64_t *setup_off;		/* offsets of records other than OP/CQE */
 	size_t nsetup;
-	uint32_t proc;			/* index in its trace's procs[] */
-	uint32_t index;			/* index in its process's files[] */
+	uint32_t proc;			/* index in its trace's procs[] (mt_trace_open) */
+	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
 };
 
 /* Open and scan one file. Header errors fail the open. */
@@ -388,7 +390,7 @@ struct mt_trace_proc {
 	const struct mt_rec_proc *rec;	/* NULL when no thread_seq 0 PROC */
 	const struct mt_rec_clock *clock_start, *clock_end;	/* or NULL */
 	struct mt_trace_clock clock;
-	int64_t merge_offset_ns;	/* added to ns when merging, see below */
+	int64_t merge_offset_ns;	/* added to ns when merging (struct mt_trace) */
 	struct mt_trace_file **files;	/* sorted by thread_seq */
 	size_t nfiles;
 };
@@ -444,8 +446,9 @@ void mt_trace_close(struct mt_trace *t);
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes
  * (MT_REC_AV); the endpoint whose own name (MT_REC_EP) has those bytes is
- * the answer, NULL when none does. Object ids are per process; when an id
- * was reused after a close, the last record for it wins.
+ * the answer (the application-visible one when an internal layer's
+ * endpoint has the same name), NULL when none does. Object ids are per
+ * process; when an id was reused after a close, the last record wins.
  */
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 					   uint32_t proc, uint64_t av,
@@ -472,8 +475,9 @@ struct mt_trace_event {
 struct mt_trace_merge;
 
 /*
- * Time-ordered k-way merge over every file of t (heap keyed by ns +
- * merge_offset_ns, ties by proc, file, offset). Memory is O(files).
+ * Time-ordered k-way merge over every file of t: a loser tree keyed by
+ * ns + merge_offset_ns, ties broken by process index, then file index
+ * (a file's own records keep their order). Memory is O(files).
  */
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out);

@@ -55,6 +55,13 @@ static void make_proc(const char *dir, uint32_t p)
 	obj(&w, MT_FID_CLASS_EP, EP_ID(p));
 	bind(&w, EP_ID(p), AV_ID(p), 0);
 	bind(&w, EP_ID(p), CQ_ID(p), BIND_SEND_RECV);
+	/* An internal layer's endpoint with the same name comes first in the
+	 * file; resolution must still prefer the application's. */
+	e = tw_add(&w, MT_REC_EP, 0, sizeof(*e), 3);
+	e->h.layer = 1;
+	e->ep = EP_ID(p) - 0x100;
+	e->name_len = 16;
+	name_of(p, e->name);
 	e = tw_add(&w, MT_REC_EP, 0, sizeof(*e), 3);
 	e->ep = EP_ID(p);
 	e->name_len = 16;
@@ -84,7 +91,7 @@ Test(trace_addr, three_processes_resolve_each_other)
 	for (uint32_t p = 0; p < NPROC; p++)
 		make_proc(dir, p);
 	cr_assert_eq(mt_trace_open(&path, 1, &t, &err), MT_OK, "%s", err.msg);
-	cr_assert_eq(t->neps, NPROC);
+	cr_assert_eq(t->neps, 2 * NPROC);
 	for (uint32_t p = 0; p < NPROC; p++) {
 		e = mt_trace_find_ep(t, p, EP_ID(p));
 		cr_assert_not_null(e);
