@@ -155,18 +155,6 @@ end:
 	return rc;
 }
 
-static int parse_layout(const char *cmd, const char *name,
-			enum mt_tag_layout_id *id)
-{
-	if (!mt_tag_layout_find(name, id))
-		return 0;
-	fprintf(stderr, "%s: --layout: unknown layout '%s'; valid:", cmd, name);
-	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
-		fprintf(stderr, " %s", mt_tag_layout_name(i));
-	fprintf(stderr, "\n");
-	return -1;
-}
-
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -199,7 +187,7 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (parse_layout(o.cmd, optarg, &o.layout))
+			if (mt_cmd_parse_layout(cli->name, optarg, &o.layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':
