@@ -133,6 +133,9 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 		goto end;
 	}
 	feed_match_cfg(&fd, &cfg);
+#ifndef NDEBUG
+	cfg.check = 1;			/* debug builds assert the invariants */
+#endif
 	if (mt_match_new(&cfg, &m) || feed_attach(&fd, m)) {
 		fprintf(stderr, "%s: out of memory\n", o->cmd);
 		goto end;
@@ -145,6 +148,15 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 	src = stream(o->cmd, t, &fd, m, sink, st, &run);
 	if (mt_match_finish(m) || drain(m, sink, st))
 		src = MT_EXIT_BAD_INPUT;
+#ifndef NDEBUG
+	char why[256];
+
+	if (mt_match_check(m, why, sizeof(why))) {
+		fprintf(stderr, "%s: internal error: matcher invariant broken: %s\n",
+			o->cmd, why);
+		src = MT_EXIT_BAD_INPUT;
+	}
+#endif
 	if (sink->finalize(st, &run, mt_match_summary(m)))
 		src = MT_EXIT_BAD_INPUT;
 	rc = src;
