@@ -120,7 +120,8 @@ static void totals_section(FILE *o, const struct report *r,
 {
 	char b[16];
 
-	fprintf(o, "\nMESSAGES\n  %" PRIu64 " messages, %s:", r->msgs,
+	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
+		" messages, %s:", r->msgs,
 		human(r->bytes, b, sizeof(b)));
 	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
 		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
@@ -255,22 +256,26 @@ static void pending_op(FILE *o, const struct report *r,
 		       const struct mt_match_pending *p)
 {
 	const struct mt_match_op *op = &p->op;
-	char peer[32], tag[16], line[200], sz[16];
+	char peer[64], tag[16], line[200], sz[16];
 
 	if (op->f.has_tag)
 		snprintf(tag, sizeof(tag), "%d", op->f.tag);
 	else
 		snprintf(tag, sizeof(tag), "ANY");
+	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
+			 p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
+		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
+		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
+	else
+		snprintf(peer, sizeof(peer), "any source");
 	if (op->dir == MT_MATCH_DIR_RECV)
-		fprintf(o, "  rank %d waits: receive %s from %s cid %" PRId64
-			" tag %s, %s buffer, posted %.6f s\n", p->rank,
-			mt_match_kind_str(op->f.kind),
-			p->peer_rank >= 0 ? (snprintf(peer, sizeof(peer), "rank %d",
-						      p->peer_rank), peer) :
-			op->f.comm_src >= 0 ? (snprintf(peer, sizeof(peer),
-				"comm rank %d", op->f.comm_src), peer) : "any source",
-			op->f.cid, tag, human(op->len, sz, sizeof(sz)),
-			report_sec(r, op->ts));
+		fprintf(o, "  rank %d waits: recv %s from %s cid %" PRId64
+			" tag %s, %s buf, posted %.6f s\n", p->rank,
+			mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
+			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts));
 	else
 		fprintf(o, "  rank %d: send %s to rank %d cid %" PRId64 " tag %s, "
 			"%s, posted %.6f s, never completed%s\n", p->rank,
