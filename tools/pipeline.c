@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "feed.h"
@@ -72,6 +73,19 @@ static int drain(struct mt_match *m, const struct mt_sink_ops *sink, void *st)
 	return 0;
 }
 
+/* Percent done on stderr when it is a terminal and the trace is large. */
+static void progress(const char *cmd, uint64_t done, uint64_t total, int end)
+{
+	if (total < (1u << 22) || !isatty(STDERR_FILENO))
+		return;
+	if (end)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	else
+		fprintf(stderr, "\r%s: %llu of %llu records (%.0f%%)", cmd,
+			(unsigned long long)done, (unsigned long long)total,
+			100.0 * (double)done / (double)total);
+}
+
 /* Merge every record through the matcher into the sink. */
 static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		  struct mt_match *m, const struct mt_sink_ops *sink, void *st,
@@ -82,6 +96,10 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 	struct mt_err err = { { 0 } };
 	enum mt_status s = mt_trace_merge_open(t, &mg);
 	int rc = MT_EXIT_OK, mrc = MT_MATCH_OK;
+	uint64_t total = 0;
+
+	for (size_t f = 0; f < t->nfiles; f++)
+		total += t->files[f]->nrecs;
 
 	if (s) {
 		fprintf(stderr, "%s: cannot start the merge: %s\n", cmd,
@@ -93,7 +111,10 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		mrc = feed_event(fd, &ev);
 		if (!mrc && (run->events & 1023) == 0 && drain(m, sink, st))
 			mrc = MT_MATCH_ERR_NOMEM;
+		if ((run->events & ((1u << 22) - 1)) == 0)
+			progress(cmd, run->events, total, 0);
 	}
+	progress(cmd, run->events, total, 1);
 	mt_trace_merge_close(mg);
 	if (s != MT_END && s != MT_OK) {
 		/* Report, but still analyse the records before the bad one. */
