@@ -1,0 +1,137 @@
+/*
+ * clock_util.c - the two small containers the clock stages share: a map from
+ * domain pairs to dense indices and a log-linear histogram for medians over
+ * millions of values without sorting them.
+ */
+#include <stdlib.h>
+
+#include "clock_int.h"
+
+#define EMPTY UINT64_MAX
+
+enum mt_status clk_pairs_init(struct clk_pairs *m, uint64_t expect)
+{
+	uint64_t cap = 16;
+
+	while (cap < 2 * expect)
+		cap <<= 1;
+	m->keys = malloc(cap * sizeof(*m->keys));
+	m->idx = malloc(cap * sizeof(*m->idx));
+	if (!m->keys || !m->idx) {
+		clk_pairs_free(m);
+		return MT_ERR_NOMEM;
+	}
+	for (uint64_t i = 0; i < cap; i++)
+		m->keys[i] = EMPTY;
+	m->mask = cap - 1;
+	m->n = 0;
+	return MT_OK;
+}
+
+static uint64_t slot_of(uint64_t key, uint64_t mask)
+{
+	return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+}
+
+uint32_t clk_pairs_find(const struct clk_pairs *m, uint64_t key)
+{
+	for (uint64_t s = slot_of(key, m->mask);; s = (s + 1) & m->mask) {
+		if (m->keys[s] == key)
+			return m->idx[s];
+		if (m->keys[s] == EMPTY)
+			return UINT32_MAX;
+	}
+}
+
+static int grow(struct clk_pairs *m)
+{
+	struct clk_pairs bigger;
+
+	if (clk_pairs_init(&bigger, m->mask + 1) != MT_OK)
+		return -1;
+	for (uint64_t s = 0; s <= m->mask; s++) {
+		if (m->keys[s] == EMPTY)
+			continue;
+		uint64_t t = slot_of(m->keys[s], bigger.mask);
+
+		while (bigger.keys[t] != EMPTY)
+			t = (t + 1) & bigger.mask;
+		bigger.keys[t] = m->keys[s];
+		bigger.idx[t] = m->idx[s];
+	}
+	bigger.n = m->n;
+	clk_pairs_free(m);
+	*m = bigger;
+	return 0;
+}
+
+uint32_t clk_pairs_get(struct clk_pairs *m, uint64_t key)
+{
+	uint64_t s;
+
+	for (s = slot_of(key, m->mask); m->keys[s] != EMPTY;
+	     s = (s + 1) & m->mask)
+		if (m->keys[s] == key)
+			return m->idx[s];
+	if (2 * (uint64_t)(m->n + 1) > m->mask + 1) {
+		if (grow(m))
+			return UINT32_MAX;
+		for (s = slot_of(key, m->mask); m->keys[s] != EMPTY;
+		     s = (s + 1) & m->mask)
+			;
+	}
+	m->keys[s] = key;
+	m->idx[s] = m->n;
+	return m->n++;
+}
+
+void clk_pairs_free(struct clk_pairs *m)
+{
+	free(m->keys);
+	free(m->idx);
+	m->keys = NULL;
+	m->idx = NULL;
+}
+
+/* Values below CLK_HIST_SUB have a bucket each; above, each power of two is
+ * cut into CLK_HIST_SUB buckets by the bits after the leading one. */
+static unsigned bucket_of(uint64_t v)
+{
+	if (v < CLK_HIST_SUB)
+		return (unsigned)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v);	/* >= 6 */
+	unsigned sub = (unsigned)(v >> (e - 6)) & (CLK_HIST_SUB - 1);
+
+	return (e - 5) * CLK_HIST_SUB + sub;
+}
+
+static int64_t bucket_low(unsigned b)
+{
+	if (b < CLK_HIST_SUB)
+		return b;
+	unsigned e = b / CLK_HIST_SUB + 5, sub = b % CLK_HIST_SUB;
+
+	return (int64_t)((uint64_t)(CLK_HIST_SUB + sub) << (e - 6));
+}
+
+void clk_hist_add(struct clk_hist *h, int64_t v)
+{
+	h->count[bucket_of((uint64_t)v)]++;
+	h->n++;
+	if (v > h->max)
+		h->max = v;
+}
+
+int64_t clk_hist_median(const struct clk_hist *h)
+{
+	uint64_t seen = 0;
+
+	if (!h->n)
+		return 0;
+	for (unsigned b = 0; b < CLK_HIST_BUCKETS; b++) {
+		seen += h->count[b];
+		if (2 * seen >= h->n)
+			return bucket_low(b);
+	}
+	return h->max;
+}

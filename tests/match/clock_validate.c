@@ -1,0 +1,262 @@
+/*
+ * clock_validate - validates the clock correction against a known truth.
+ *
+ * Takes an event graph on one true clock (synthetic, clock_synth.c), puts
+ * per-host offsets, drifts, CLOCK_REALTIME errors and jitter on a copy,
+ * corrects the copy with mt_clock_correct and compares it with the truth:
+ * clock-condition violations after correction, absolute timestamp error
+ * (median and max, against 0.1 and 0.5 of the smallest true one-way latency
+ * of the run) and the change of local intervals (under 1%). The corrected
+ * times are on the reference domain's clock, so the truth is compared on
+ * that clock too: the only free choice a correction has.
+ *
+ * Without options it runs a suite of runs and exits 1 if any misses a target.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock_synth.h"
+
+struct figures {
+	uint64_t events, msgs;
+	uint32_t domains;
+	uint64_t viol_before, viol_linear, viol_after;
+	int64_t lat_min;
+	int64_t err_median, err_max;
+	double interval_change, interval_max;
+	struct mt_clock_result res;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Truth on the clock of process q's host (the reference the correction
+ * chose for p). */
+static int64_t truth_on(const struct perturbed *pt, uint32_t q, int64_t t)
+{
+	return t + llround(pt->offset_ns[q] +
+			   pt->drift_ppm[q] * 1e-6 * (double)(t - pt->t_start));
+}
+
+static int compare(const struct synth *s, const struct perturbed *pt,
+		   int64_t *const *out, struct figures *f)
+{
+	const struct mt_clock_result *r = &f->res;
+	int64_t *err = malloc((f->events + 1) * sizeof(*err));
+	uint64_t k = 0;
+	double changed = 0, length = 0;
+
+	if (!err)
+		return -1;
+	f->interval_max = 0;
+	for (uint32_t p = 0; p < s->np; p++) {
+		uint32_t ref = r->domains[r->domains[r->proc_domain[p]].ref].first_proc;
+
+		for (uint64_t j = 0; j < s->n[p]; j++) {
+			err[k++] = llabs(out[p][j] - truth_on(pt, ref, s->t[p][j]));
+			if (!j)
+				continue;
+			double want = (double)(s->t[p][j] - s->t[p][j - 1]);
+			double d = fabs((double)(out[p][j] - out[p][j - 1]) - want);
+
+			changed += d;
+			length += want;
+			if (want >= MT_CLOCK_LONG_INTERVAL_NS && d / want > f->interval_max)
+				f->interval_max = d / want;
+		}
+	}
+	qsort(err, k, sizeof(*err), cmp_i64);
+	f->err_median = k ? err[k / 2] : 0;
+	f->err_max = k ? err[k - 1] : 0;
+	f->interval_change = length > 0 ? changed / length : 0;
+	free(err);
+	return 0;
+}
+
+/* Perturbs, corrects and compares one event graph. */
+static int run_one(const struct synth *s, const struct perturb_cfg *pc,
+		   enum mt_clock_mode mode, struct figures *f)
+{
+	struct perturbed pt;
+	struct mt_clock_proc *procs = calloc(s->np, sizeof(*procs));
+	int64_t **out = calloc(s->np, sizeof(*out));
+	struct mt_err err = { "" };
+	int rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	if (!procs || !out || synth_perturb(s, pc, &pt)) {
+		free(procs);
+		free(out);
+		fprintf(stderr, "clock_validate: out of memory\n");
+		return -1;
+	}
+	synth_procs(s, &pt, procs);
+	for (uint32_t p = 0; p < s->np; p++) {
+		out[p] = malloc((s->n[p] + 1) * sizeof(int64_t));
+		if (!out[p])
+			goto done;
+		f->events += s->n[p];
+	}
+	if (mt_clock_correct(mode, NULL, s->np, procs, s->nm, s->msgs, out,
+			     &f->res, &err) != MT_OK) {
+		fprintf(stderr, "clock_validate: %s\n", err.msg);
+		goto done;
+	}
+	f->msgs = s->nm;
+	f->domains = f->res.ndomains;
+	f->viol_before = f->res.viol_before;
+	f->viol_linear = f->res.viol_linear;
+	f->viol_after = f->res.viol_after;
+	f->lat_min = s->lat_min_ns;
+	rc = compare(s, &pt, out, f);
+	mt_clock_result_free(&f->res);
+done:
+	for (uint32_t p = 0; p < s->np; p++)
+		free(out[p]);
+	free(out);
+	free(procs);
+	perturbed_free(s, &pt);
+	return rc;
+}
+
+static int check(const struct figures *f)
+{
+	return f->viol_after == 0 &&
+	       (double)f->err_median < 0.1 * (double)f->lat_min &&
+	       (double)f->err_max < 0.5 * (double)f->lat_min &&
+	       f->interval_change < 0.01 && f->interval_max < 0.01;
+}
+
+static void header(void)
+{
+	printf("%-22s %8s %7s %3s %21s %7s %8s %8s %8s %8s %s\n", "run",
+	       "events", "msgs", "dom", "violations b/lin/aft", "latmin",
+	       "err_med", "err_max", "intv_sum", "intv_max", "result");
+}
+
+static void row(const char *name, const struct figures *f, int ok)
+{
+	printf("%-22s %8llu %7llu %3u %7llu/%6llu/%6llu %7lld %8lld %8lld %7.4f%% %7.4f%% %s\n",
+	       name, (unsigned long long)f->events, (unsigned long long)f->msgs,
+	       f->domains, (unsigned long long)f->viol_before,
+	       (unsigned long long)f->viol_linear,
+	       (unsigned long long)f->viol_after, (long long)f->lat_min,
+	       (long long)f->err_median, (long long)f->err_max,
+	       100 * f->interval_change, 100 * f->interval_max,
+	       ok ? "ok" : "MISSED");
+}
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: clock_validate [options]\n"
+		"Corrects perturbed copies of synthetic MPI-like event graphs and\n"
+		"compares them with the truth. Without options: the whole suite.\n"
+		"  --procs N       processes (2-64)\n"
+		"  --per-host K    processes per host, sharing a clock (1)\n"
+		"  --msgs M        messages, about (20000)\n"
+		"  --seed S        random seed (1)\n"
+		"  --offset NS     max clock offset, +- (1000000)\n"
+		"  --drift PPM     max clock drift, +- (50)\n"
+		"  --jitter NS     per-event timestamp noise, +- (20)\n"
+		"  --mode M        none, linear, clc, auto (clc)\n"
+		"  --help          this text\n"
+		"Targets: no violation after correction; median error < 0.1 and max\n"
+		"< 0.5 of the smallest true one-way latency; local intervals changed\n"
+		"by < 1%% (sum over all, and each interval of 10 us or more).\n");
+}
+
+struct run_spec {
+	uint32_t procs, per_host;
+	uint64_t msgs, seed;
+};
+
+static const struct run_spec suite[] = {
+	{ 8, 1, 20000, 1 }, { 8, 1, 20000, 2 }, { 8, 1, 20000, 3 },
+	{ 4, 1, 10000, 4 }, { 8, 2, 20000, 5 }, { 6, 3, 20000, 6 },
+	{ 5, 1, 20000, 7 }, { 8, 4, 40000, 8 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "procs", required_argument, NULL, 'p' },
+		{ "per-host", required_argument, NULL, 'k' },
+		{ "msgs", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "offset", required_argument, NULL, 'o' },
+		{ "drift", required_argument, NULL, 'd' },
+		{ "jitter", required_argument, NULL, 'j' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct synth_cfg sc;
+	struct perturb_cfg pc = {
+		.max_offset_ns = 1e6, .max_drift_ppm = 50, .jitter_ns = 20,
+		.ntp_ns = 500000,
+	};
+	enum mt_clock_mode mode = MT_CLOCK_MODE_CLC;
+	int custom = 0, failed = 0, opt;
+
+	synth_cfg_default(&sc);
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		custom |= opt != 'M' && opt != 'o' && opt != 'd' && opt != 'j';
+		switch (opt) {
+		case 'p': sc.nprocs = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'k': sc.per_host = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'm': sc.msgs = strtoull(optarg, NULL, 0); break;
+		case 's': sc.seed = strtoull(optarg, NULL, 0); break;
+		case 'o': pc.max_offset_ns = strtod(optarg, NULL); break;
+		case 'd': pc.max_drift_ppm = strtod(optarg, NULL); break;
+		case 'j': pc.jitter_ns = strtoll(optarg, NULL, 0); break;
+		case 'M':
+			if (mt_clock_mode_parse(optarg, &mode) != MT_OK) {
+				fprintf(stderr, "clock_validate: --mode %s: expected none, linear, clc or auto\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc || sc.nprocs < 2 || sc.nprocs > 64 || sc.per_host < 1 ||
+	    pc.jitter_ns < 0) {
+		usage(stderr);
+		return 2;
+	}
+	header();
+	for (size_t i = 0; i < (custom ? 1 : sizeof(suite) / sizeof(suite[0])); i++) {
+		struct synth s;
+		struct figures f;
+		char name[64];
+
+		if (!custom) {
+			sc.nprocs = suite[i].procs;
+			sc.per_host = suite[i].per_host;
+			sc.msgs = suite[i].msgs;
+			sc.seed = suite[i].seed;
+		}
+		pc.seed = sc.seed * 7919 + 1;
+		snprintf(name, sizeof(name), "p%u/h%u/seed%llu", sc.nprocs,
+			 sc.per_host, (unsigned long long)sc.seed);
+		if (synth_generate(&sc, &s) || run_one(&s, &pc, mode, &f)) {
+			fprintf(stderr, "clock_validate: %s: could not run\n", name);
+			return 1;
+		}
+		int ok = check(&f);
+
+		row(name, &f, ok);
+		failed += !ok;
+		synth_free(&s);
+	}
+	return failed ? 1 : 0;
+}
