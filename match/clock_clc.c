@@ -23,7 +23,6 @@
  * then waits on the sender. A cycle (only possible when upstream matching
  * paired messages wrongly) is broken by dropping one blocking constraint.
  */
-#define _GNU_SOURCE	/* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 
@@ -35,12 +34,23 @@ struct jump {
 	int64_t delta;
 };
 
+/* A message seen from one end: that end's event, the other end, and the
+ * message; the passes read these in order instead of chasing msgs[].
+ * 32-bit event numbers: mt_clock_correct refuses processes with 2^32
+ * events or more (32 GiB of timestamps each). */
+struct end {
+	uint32_t ev;
+	uint32_t other_ev;
+	uint32_t other;
+	uint32_t m;
+};
+
 struct clc {
 	struct clk *c;
-	uint64_t *in_off, *out_off;	/* per process, into in_idx/out_idx */
-	uint32_t *in_idx, *out_idx;	/* messages by receiver / sender, by event */
+	uint64_t *in_off, *out_off;	/* per process, into in/out */
+	struct end *in, *out;		/* messages by receiver / sender, by event */
 	uint64_t *cur;			/* next event to compute */
-	uint64_t *inp;			/* next message in in_idx */
+	uint64_t *inp;			/* next message in in */
 	int64_t *cprev;			/* recorded time of event cur - 1 */
 	uint32_t *stack, nstack;
 	uint32_t *whead, *wnext;	/* waiters on a process */
@@ -57,52 +67,61 @@ static int64_t lmin_of(const struct clc *s, uint32_t m)
 	return s->c->res->links[s->c->msg_link[m]].lmin_ns;
 }
 
-static int cmp_recv(const void *x, const void *y, void *arg)
+static int cmp_end(const void *x, const void *y)
 {
-	const struct mt_clock_msg *m = arg;
-	uint64_t a = m[*(const uint32_t *)x].recv_ev, b = m[*(const uint32_t *)y].recv_ev;
+	uint32_t a = ((const struct end *)x)->ev, b = ((const struct end *)y)->ev;
 
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_send(const void *x, const void *y, void *arg)
+static void sort_groups(const struct clk *c, const uint64_t *off, struct end *e)
 {
-	const struct mt_clock_msg *m = arg;
-	uint64_t a = m[*(const uint32_t *)x].send_ev, b = m[*(const uint32_t *)y].send_ev;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Messages grouped by process (counting sort, stable), each group sorted
- * by event; already sorted groups (the usual case) cost one check. */
-static void group(const struct clk *c, int by_recv, uint64_t *off, uint32_t *idx)
-{
-	for (uint32_t p = 0; p <= c->np; p++)
-		off[p] = 0;
-	for (uint64_t i = 0; i < c->nm; i++)
-		off[(by_recv ? c->msgs[i].recv_proc : c->msgs[i].send_proc) + 1]++;
-	for (uint32_t p = 0; p < c->np; p++)
-		off[p + 1] += off[p];
-	for (uint64_t i = 0; i < c->nm; i++)
-		idx[off[by_recv ? c->msgs[i].recv_proc : c->msgs[i].send_proc]++] =
-			(uint32_t)i;
-	for (uint32_t p = c->np; p > 0; p--)
-		off[p] = off[p - 1];
-	off[0] = 0;
 	for (uint32_t p = 0; p < c->np; p++) {
-		uint32_t *g = idx + off[p];
+		struct end *g = e + off[p];
 		uint64_t n = off[p + 1] - off[p];
 
-		for (uint64_t k = 1; k < n; k++) {
-			const struct mt_clock_msg *a = &c->msgs[g[k - 1]], *b = &c->msgs[g[k]];
-
-			if (by_recv ? a->recv_ev > b->recv_ev : a->send_ev > b->send_ev) {
-				qsort_r(g, n, sizeof(*g), by_recv ? cmp_recv : cmp_send,
-					(void *)c->msgs);
+		for (uint64_t k = 1; k < n; k++)
+			if (g[k - 1].ev > g[k].ev) {
+				qsort(g, n, sizeof(*g), cmp_end);
 				break;
 			}
-		}
 	}
+}
+
+/* Messages grouped by receiver (in) and by sender (out), in one counting
+ * sort, each group sorted by event; already sorted groups (the usual case)
+ * cost one scan. */
+static void group(struct clc *s)
+{
+	const struct clk *c = s->c;
+
+	for (uint32_t p = 0; p <= c->np; p++)
+		s->in_off[p] = s->out_off[p] = 0;
+	for (uint64_t i = 0; i < c->nm; i++) {
+		s->in_off[c->msgs[i].recv_proc + 1]++;
+		s->out_off[c->msgs[i].send_proc + 1]++;
+	}
+	for (uint32_t p = 0; p < c->np; p++) {
+		s->in_off[p + 1] += s->in_off[p];
+		s->out_off[p + 1] += s->out_off[p];
+	}
+	for (uint64_t i = 0; i < c->nm; i++) {
+		const struct mt_clock_msg *m = &c->msgs[i];
+
+		s->in[s->in_off[m->recv_proc]++] = (struct end){
+			(uint32_t)m->recv_ev, (uint32_t)m->send_ev, m->send_proc,
+			(uint32_t)i };
+		s->out[s->out_off[m->send_proc]++] = (struct end){
+			(uint32_t)m->send_ev, (uint32_t)m->recv_ev, m->recv_proc,
+			(uint32_t)i };
+	}
+	for (uint32_t p = c->np; p > 0; p--) {
+		s->in_off[p] = s->in_off[p - 1];
+		s->out_off[p] = s->out_off[p - 1];
+	}
+	s->in_off[0] = s->out_off[0] = 0;
+	sort_groups(c, s->in_off, s->in);
+	sort_groups(c, s->out_off, s->out);
 }
 
 static int add_jump(struct clc *s, uint32_t p, uint64_t ev, int64_t delta)
@@ -127,7 +146,6 @@ enum run_result { RUN_DONE, RUN_BLOCKED, RUN_NOMEM };
 static enum run_result run(struct clc *s, uint32_t p)
 {
 	const struct clk *c = s->c;
-	const struct mt_clock_msg *msgs = c->msgs;
 	const uint64_t n = c->procs[p].nevents, iend = s->in_off[p + 1];
 	const double g = c->res->domains[c->res->proc_domain[p]].gamma;
 	int64_t *lc = c->out[p];	/* LC before j, recorded C from j on */
@@ -146,21 +164,21 @@ static enum run_result run(struct clc *s, uint32_t p)
 			v = fwd > v ? fwd : v;
 		}
 		base = v;
-		for (k = ip; k < iend && msgs[s->in_idx[k]].recv_ev == j; k++) {
-			uint32_t m = s->in_idx[k];
-			uint32_t q = msgs[m].send_proc;
+		for (k = ip; k < iend && s->in[k].ev == j; k++) {
+			uint32_t m = s->in[k].m;
+			uint32_t q = s->in[k].other;
 			uint64_t done = q == p ? j : s->cur[q];
 
 			if (s->ignore && s->ignore[m])
 				continue;
-			if (done <= msgs[m].send_ev) {
+			if (done <= s->in[k].other_ev) {
 				s->cur[p] = j;
 				s->inp[p] = ip;
 				s->cprev[p] = cprev;
 				s->wmsg[p] = m;
 				return RUN_BLOCKED;
 			}
-			int64_t need = c->out[q][msgs[m].send_ev] + lmin_of(s, m);
+			int64_t need = c->out[q][s->in[k].other_ev] + lmin_of(s, m);
 
 			v = need > v ? need : v;
 		}
@@ -262,15 +280,13 @@ static double send_cap(const struct clc *s, uint32_t p, uint64_t ev,
 	const struct clk *c = s->c;
 	double cap = INFINITY;
 
-	for (; *op > s->out_off[p] && c->msgs[s->out_idx[*op - 1]].send_ev >= ev;
-	     (*op)--) {
-		uint32_t m = s->out_idx[*op - 1];
-		const struct mt_clock_msg *msg = &c->msgs[m];
+	for (; *op > s->out_off[p] && s->out[*op - 1].ev >= ev; (*op)--) {
+		const struct end *e = &s->out[*op - 1];
 
-		if (msg->send_ev != ev || (s->ignore && s->ignore[m]))
+		if (e->ev != ev || (s->ignore && s->ignore[e->m]))
 			continue;
-		double room = (double)(c->out[msg->recv_proc][msg->recv_ev] -
-				       lmin_of(s, m) - lc);
+		double room = (double)(c->out[e->other][e->other_ev] -
+				       lmin_of(s, e->m) - lc);
 
 		cap = room < cap ? room : cap;
 	}
@@ -285,7 +301,7 @@ static uint64_t sends_from(const struct clc *s, uint32_t p, uint64_t ev)
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (s->c->msgs[s->out_idx[mid]].send_ev < ev)
+		if (s->out[mid].ev < ev)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -363,8 +379,8 @@ static void clc_free(struct clc *s)
 {
 	free(s->in_off);
 	free(s->out_off);
-	free(s->in_idx);
-	free(s->out_idx);
+	free(s->in);
+	free(s->out);
 	free(s->cur);
 	free(s->inp);
 	free(s->cprev);
@@ -385,8 +401,8 @@ enum mt_status clk_clc(struct clk *c)
 		.c = c,
 		.in_off = malloc(np * sizeof(uint64_t)),
 		.out_off = malloc(np * sizeof(uint64_t)),
-		.in_idx = malloc(nm * sizeof(uint32_t)),
-		.out_idx = malloc(nm * sizeof(uint32_t)),
+		.in = malloc(nm * sizeof(struct end)),
+		.out = malloc(nm * sizeof(struct end)),
 		.cur = calloc(np, sizeof(uint64_t)),
 		.inp = malloc(np * sizeof(uint64_t)),
 		.cprev = calloc(np, sizeof(int64_t)),
@@ -397,11 +413,10 @@ enum mt_status clk_clc(struct clk *c)
 	};
 	enum mt_status st = MT_ERR_NOMEM;
 
-	if (!s.in_off || !s.out_off || !s.in_idx || !s.out_idx || !s.cur ||
+	if (!s.in_off || !s.out_off || !s.in || !s.out || !s.cur ||
 	    !s.inp || !s.cprev || !s.stack || !s.whead || !s.wnext || !s.wmsg)
 		goto out;
-	group(c, 1, s.in_off, s.in_idx);
-	group(c, 0, s.out_off, s.out_idx);
+	group(&s);
 	for (uint32_t p = 0; p < c->np; p++)
 		s.inp[p] = s.in_off[p];
 	st = forward(&s);

@@ -79,12 +79,14 @@ enum mt_status clk_domains(struct clk *c)
 	for (uint64_t i = 0; i < c->nm; i++) {
 		const struct mt_clock_msg *m = &c->msgs[i];
 		uint32_t d = dom[m->send_proc];
+		int64_t delay = c->procs[m->recv_proc].t[m->recv_ev] -
+				c->procs[m->send_proc].t[m->send_ev];
 
+		r->viol_before += delay <= 0;
 		if (d != dom[m->recv_proc])
 			continue;
 		msgs[d]++;
-		viol[d] += c->procs[m->recv_proc].t[m->recv_ev] <
-			   c->procs[m->send_proc].t[m->send_ev] - c->o->noise_ns;
+		viol[d] += delay < -c->o->noise_ns;
 	}
 	/* Final domains: a failed one becomes one domain per process. */
 	uint32_t *first = order;	/* reused: final id of each declared domain */

@@ -21,13 +21,18 @@ struct clk {
 	uint32_t *msg_link;	/* per message: index into res->links */
 };
 
+/* Nearest integer, halves away from zero, without a branch; inline where
+ * llround is a libm call (it must set errno), for the per-event loops. */
+static inline int64_t clk_round(double x)
+{
+	return (int64_t)(x + __builtin_copysign(0.5, x));
+}
+
 /* The linear map of a domain, applied to a recorded timestamp. */
 static inline int64_t clk_linear(const struct mt_clock_domain *d, int64_t t0,
 				 int64_t t)
 {
-	double c = d->offset_ns + d->drift_ppm * 1e-6 * (double)(t - t0);
-
-	return t - (int64_t)__builtin_llround(c);
+	return t - clk_round(d->offset_ns + d->drift_ppm * 1e-6 * (double)(t - t0));
 }
 
 /* Key of an ordered or unordered pair of domains. */
@@ -42,9 +47,13 @@ struct clk_pairs {
 	uint32_t *idx;
 	uint64_t mask;
 	uint32_t n;
+	uint32_t side;		/* > 0: idx is a dense side x side table */
 };
 
-enum mt_status clk_pairs_init(struct clk_pairs *m, uint64_t expect);
+/* A map for about 'expect' keys whose halves are below 'side' (0: any):
+ * a dense table when side is small, else open addressing. */
+enum mt_status clk_pairs_init(struct clk_pairs *m, uint64_t expect,
+			      uint32_t side);
 /* Index of key, inserting it if new; UINT32_MAX when out of memory. */
 uint32_t clk_pairs_get(struct clk_pairs *m, uint64_t key);
 /* Index of key, or UINT32_MAX when absent. */
@@ -65,12 +74,13 @@ void clk_hist_add(struct clk_hist *h, int64_t v);
 int64_t clk_hist_median(const struct clk_hist *h);
 
 /* Stage 1: res->domains and res->proc_domain from host and clock source,
- * split where messages inside a domain contradict a shared clock. */
+ * split where messages inside a domain contradict a shared clock; counts
+ * res->viol_before on the way. */
 enum mt_status clk_domains(struct clk *c);
 /* Stage 2: offset and drift per domain, applied to c->out. */
 enum mt_status clk_linear_map(struct clk *c);
 /* Minimum latency per ordered pair of domains (res->links, c->msg_link),
- * measured on c->out. */
+ * measured on c->out; counts res->viol_linear on the way. */
 enum mt_status clk_links(struct clk *c);
 /* Stage 3: the controlled logical clock on c->out. */
 enum mt_status clk_clc(struct clk *c);

@@ -29,7 +29,7 @@
 #include "clock_int.h"
 #include "clock_solve.h"
 
-#define REFINE_PASSES 3
+#define REFINE_PASSES 2
 
 struct win {
 	int64_t min[2];		/* smallest residual delay, lo->hi and hi->lo */
@@ -41,16 +41,27 @@ struct pair {
 	uint64_t n[2];
 	int64_t tmin, tmax;	/* send times seen */
 	uint32_t nw;		/* windows (0: traffic one way only) */
+	double scale;		/* windows per ns of send time */
 	struct win *w;
 	double a, b;		/* delta(t) = a + b * (t - t0), hi minus lo */
 	double var_a, var_b;
+};
+
+/* A message between two domains, as the envelope passes need it: read
+ * sequentially three times instead of chasing two timestamps each time. */
+struct xmsg {
+	int64_t ts;		/* send time */
+	int64_t d;		/* receive time - send time, across clocks */
+	uint32_t pair;
+	uint32_t dir;		/* 0: lo -> hi, 1: hi -> lo */
 };
 
 struct lin {
 	struct clk *c;
 	struct clk_pairs map;
 	struct pair *pairs;
-	uint32_t *msg_pair;	/* per message: pair index, or UINT32_MAX */
+	struct xmsg *x;		/* the messages between domains, compact */
+	uint64_t nx;
 	struct win *pool;
 };
 
@@ -58,7 +69,7 @@ static void lin_free(struct lin *l)
 {
 	clk_pairs_free(&l->map);
 	free(l->pairs);
-	free(l->msg_pair);
+	free(l->x);
 	free(l->pool);
 }
 
@@ -69,11 +80,11 @@ static enum mt_status index_pairs(struct lin *l)
 	const uint32_t *dom = c->res->proc_domain;
 	uint32_t cap = 16;
 
-	if (clk_pairs_init(&l->map, 64) != MT_OK)
+	if (clk_pairs_init(&l->map, 64, c->res->ndomains) != MT_OK)
 		return MT_ERR_NOMEM;
-	l->msg_pair = malloc((c->nm + 1) * sizeof(*l->msg_pair));
+	l->x = malloc((c->nm + 1) * sizeof(*l->x));
 	l->pairs = malloc(cap * sizeof(*l->pairs));
-	if (!l->msg_pair || !l->pairs)
+	if (!l->x || !l->pairs)
 		return MT_ERR_NOMEM;
 	for (uint64_t i = 0; i < c->nm; i++) {
 		const struct mt_clock_msg *m = &c->msgs[i];
@@ -82,7 +93,6 @@ static enum mt_status index_pairs(struct lin *l)
 		uint32_t had = l->map.n, k;
 		struct pair *p;
 
-		l->msg_pair[i] = UINT32_MAX;
 		if (ds == dr)
 			continue;
 		uint32_t lo = ds < dr ? ds : dr, hi = ds < dr ? dr : ds;
@@ -108,7 +118,8 @@ static enum mt_status index_pairs(struct lin *l)
 		p->n[ds != lo]++;
 		p->tmin = ts < p->tmin ? ts : p->tmin;
 		p->tmax = ts > p->tmax ? ts : p->tmax;
-		l->msg_pair[i] = k;
+		l->x[l->nx++] = (struct xmsg){
+			ts, c->procs[m->recv_proc].t[m->recv_ev] - ts, k, ds != lo };
 	}
 	return MT_OK;
 }
@@ -134,8 +145,11 @@ static enum mt_status make_windows(struct lin *l)
 		return MT_ERR_NOMEM;
 	total = 0;
 	for (uint32_t k = 0; k < l->map.n; k++) {
-		l->pairs[k].w = l->pool + total;
-		total += l->pairs[k].nw;
+		struct pair *p = &l->pairs[k];
+
+		p->w = l->pool + total;
+		p->scale = (double)p->nw / ((double)(p->tmax - p->tmin) + 1);
+		total += p->nw;
 	}
 	return MT_OK;
 }
@@ -144,32 +158,26 @@ static enum mt_status make_windows(struct lin *l)
  * left after removing the current estimate of delta. */
 static void envelope(struct lin *l)
 {
-	const struct clk *c = l->c;
-	const uint32_t *dom = c->res->proc_domain;
-	const int64_t t0 = c->res->t0;
+	const int64_t t0 = l->c->res->t0;
 
 	for (uint32_t k = 0; k < l->map.n; k++)
 		for (uint32_t i = 0; i < l->pairs[k].nw; i++)
 			l->pairs[k].w[i] = (struct win){
 				{ INT64_MAX, INT64_MAX }, { 0, 0 } };
-	for (uint64_t i = 0; i < c->nm; i++) {
-		uint32_t k = l->msg_pair[i];
+	for (uint64_t i = 0; i < l->nx; i++) {
+		const struct xmsg *x = &l->x[i];
+		struct pair *p = &l->pairs[x->pair];
 
-		if (k == UINT32_MAX || !l->pairs[k].nw)
+		if (!p->nw)
 			continue;
-		const struct mt_clock_msg *m = &c->msgs[i];
-		struct pair *p = &l->pairs[k];
-		int64_t ts = c->procs[m->send_proc].t[m->send_ev];
-		int64_t tr = c->procs[m->recv_proc].t[m->recv_ev];
-		int dir = dom[m->send_proc] != p->lo;
-		int64_t pred = (int64_t)__builtin_llround(p->a + p->b * (double)(ts - t0));
-		int64_t v = tr - ts + (dir ? pred : -pred);
-		uint64_t span = (uint64_t)(p->tmax - p->tmin) + 1;
-		struct win *w = &p->w[(uint64_t)(ts - p->tmin) * p->nw / span];
+		int64_t pred = clk_round(p->a + p->b * (double)(x->ts - t0));
+		int64_t v = x->d + (x->dir ? pred : -pred);
+		uint32_t wi = (uint32_t)((double)(x->ts - p->tmin) * p->scale);
+		struct win *w = &p->w[wi < p->nw ? wi : p->nw - 1];
 
-		if (v < w->min[dir]) {
-			w->min[dir] = v;
-			w->at[dir] = ts;
+		if (v < w->min[x->dir]) {
+			w->min[x->dir] = v;
+			w->at[x->dir] = x->ts;
 		}
 	}
 }

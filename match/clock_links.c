@@ -29,7 +29,7 @@ enum mt_status clk_links(struct clk *c)
 
 	r->links = malloc(cap * sizeof(*r->links));
 	c->msg_link = malloc((c->nm + 1) * sizeof(*c->msg_link));
-	if (!mind || !r->links || !c->msg_link || clk_pairs_init(&map, 64) != MT_OK) {
+	if (!mind || !r->links || !c->msg_link || clk_pairs_init(&map, 64, r->ndomains) != MT_OK) {
 		free(mind);
 		return clk_fail(c->err, MT_ERR_NOMEM, "clock links: out of memory");
 	}
@@ -58,6 +58,7 @@ enum mt_status clk_links(struct clk *c)
 			mind[k] = INT64_MAX;
 		}
 		r->links[k].msgs++;
+		r->viol_linear += d <= 0;
 		mind[k] = d < mind[k] ? d : mind[k];
 		c->msg_link[i] = k;
 	}

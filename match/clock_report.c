@@ -56,7 +56,7 @@ enum mt_status clk_report(struct clk *c)
 			changed += (double)change;
 			length += (double)before;
 			if (before >= MT_CLOCK_LONG_INTERVAL_NS &&
-			    (double)change / (double)before > worst)
+			    (double)change > worst * (double)before)
 				worst = (double)change / (double)before;
 		}
 	}

@@ -9,9 +9,26 @@
 
 #define EMPTY UINT64_MAX
 
-enum mt_status clk_pairs_init(struct clk_pairs *m, uint64_t expect)
+/* Up to this many domains a pair's index is one load from a dense table
+ * (4 MiB at most): the per-message lookups dominate otherwise. */
+#define DENSE_SIDE 1024
+
+enum mt_status clk_pairs_init(struct clk_pairs *m, uint64_t expect,
+			      uint32_t side)
 {
 	uint64_t cap = 16;
+
+	m->n = 0;
+	m->side = side && side <= DENSE_SIDE ? side : 0;
+	if (m->side) {
+		m->keys = NULL;
+		m->idx = malloc((size_t)side * side * sizeof(*m->idx));
+		if (!m->idx)
+			return MT_ERR_NOMEM;
+		for (size_t i = 0; i < (size_t)side * side; i++)
+			m->idx[i] = UINT32_MAX;
+		return MT_OK;
+	}
 
 	while (cap < 2 * expect)
 		cap <<= 1;
@@ -33,8 +50,15 @@ static uint64_t slot_of(uint64_t key, uint64_t mask)
 	return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
 }
 
+static uint32_t *dense_slot(const struct clk_pairs *m, uint64_t key)
+{
+	return &m->idx[(size_t)(key >> 32) * m->side + (uint32_t)key];
+}
+
 uint32_t clk_pairs_find(const struct clk_pairs *m, uint64_t key)
 {
+	if (m->side)
+		return *dense_slot(m, key);
 	for (uint64_t s = slot_of(key, m->mask);; s = (s + 1) & m->mask) {
 		if (m->keys[s] == key)
 			return m->idx[s];
@@ -47,7 +71,7 @@ static int grow(struct clk_pairs *m)
 {
 	struct clk_pairs bigger;
 
-	if (clk_pairs_init(&bigger, m->mask + 1) != MT_OK)
+	if (clk_pairs_init(&bigger, m->mask + 1, 0) != MT_OK)
 		return -1;
 	for (uint64_t s = 0; s <= m->mask; s++) {
 		if (m->keys[s] == EMPTY)
@@ -69,6 +93,13 @@ uint32_t clk_pairs_get(struct clk_pairs *m, uint64_t key)
 {
 	uint64_t s;
 
+	if (m->side) {
+		uint32_t *d = dense_slot(m, key);
+
+		if (*d == UINT32_MAX)
+			*d = m->n++;
+		return *d;
+	}
 	for (s = slot_of(key, m->mask); m->keys[s] != EMPTY;
 	     s = (s + 1) & m->mask)
 		if (m->keys[s] == key)

@@ -159,8 +159,9 @@ struct mt_clock_result {
  * out[p][0..procs[p].nevents) (caller-allocated; may not alias the input).
  * opts NULL means defaults. On success res holds the report; free it with
  * mt_clock_result_free. Errors: MT_ERR_ARG (message index out of range,
- * timestamps not sorted, bad option) and MT_ERR_NOMEM, with err naming the
- * process, event or message at fault.
+ * timestamps not sorted, bad option, 2^32 or more messages or events in a
+ * process) and MT_ERR_NOMEM, with err naming the process, event or message
+ * at fault.
  */
 enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 				const struct mt_clock_opts *opts,
