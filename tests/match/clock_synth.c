@@ -264,12 +264,21 @@ int synth_perturb(const struct synth *s, const struct perturb_cfg *c,
 	out->cal = calloc(s->np, sizeof(*out->cal));
 	out->offset_ns = calloc(s->np, sizeof(double));
 	out->drift_ppm = calloc(s->np, sizeof(double));
-	if (!out->t || !out->cal || !out->offset_ns || !out->drift_ppm)
+	out->phase = calloc(s->np, sizeof(double));
+	if (!out->t || !out->cal || !out->offset_ns || !out->drift_ppm ||
+	    !out->phase)
 		goto nomem;
+	out->wander_ns = c->wander_ns;
 	out->t_start = INT64_MAX;
+	out->t_end = INT64_MIN;
 	for (uint32_t p = 0; p < s->np; p++)
-		if (s->n[p] && s->t[p][0] < out->t_start)
-			out->t_start = s->t[p][0];
+		if (s->n[p]) {
+			out->t_start = s->t[p][0] < out->t_start ? s->t[p][0] : out->t_start;
+			out->t_end = s->t[p][s->n[p] - 1] > out->t_end ?
+				     s->t[p][s->n[p] - 1] : out->t_end;
+		}
+	out->wander_period_ns = c->wander_period_ns > 0 ? c->wander_period_ns :
+				(double)(out->t_end - out->t_start) / 2 + 1;
 	for (uint32_t p = 0; p < s->np; p++) {
 		/* One clock per host: draw for the first process of each host. */
 		uint32_t first = p;
@@ -280,20 +289,20 @@ int synth_perturb(const struct synth *s, const struct perturb_cfg *c,
 			out->offset_ns[p] = (2 * unif(&rng) - 1) * c->max_offset_ns;
 			out->drift_ppm[p] = (2 * unif(&rng) - 1) * c->max_drift_ppm;
 			ntp = (2 * unif(&rng) - 1) * (double)c->ntp_ns;
+			out->phase[p] = 2 * M_PI * unif(&rng);
 		} else {
 			out->offset_ns[p] = out->offset_ns[first];
 			out->drift_ppm[p] = out->drift_ppm[first];
+			out->phase[p] = out->phase[first];
 		}
 		out->t[p] = malloc((s->n[p] + 1) * sizeof(int64_t));
 		if (!out->t[p])
 			goto nomem;
 		for (uint64_t j = 0; j < s->n[p]; j++) {
-			double e = out->offset_ns[p] + out->drift_ppm[p] * 1e-6 *
-				   (double)(s->t[p][j] - out->t_start);
 			int64_t jit = c->jitter_ns ?
 				(int64_t)(rnd(&rng) % (uint64_t)(2 * c->jitter_ns + 1)) - c->jitter_ns : 0;
 
-			out->t[p][j] = s->t[p][j] + (int64_t)llround(e) + jit;
+			out->t[p][j] = llround(perturbed_clock(out, p, s->t[p][j])) + jit;
 			if (j && out->t[p][j] <= out->t[p][j - 1])
 				out->t[p][j] = out->t[p][j - 1] + 1;
 		}
@@ -311,6 +320,17 @@ nomem:
 	return -1;
 }
 
+double perturbed_clock(const struct perturbed *pt, uint32_t p, int64_t t)
+{
+	double since = (double)(t - pt->t_start);
+	double e = pt->offset_ns[p] + pt->drift_ppm[p] * 1e-6 * since;
+
+	if (pt->wander_ns > 0)
+		e += pt->wander_ns *
+		     sin(2 * M_PI * since / pt->wander_period_ns + pt->phase[p]);
+	return (double)t + e;
+}
+
 void perturbed_free(const struct synth *s, struct perturbed *p)
 {
 	for (uint32_t q = 0; p->t && q < s->np; q++)
@@ -319,6 +339,7 @@ void perturbed_free(const struct synth *s, struct perturbed *p)
 	free(p->cal);
 	free(p->offset_ns);
 	free(p->drift_ppm);
+	free(p->phase);
 	memset(p, 0, sizeof(*p));
 }
 

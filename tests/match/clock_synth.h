@@ -36,10 +36,14 @@ struct synth {
 	int64_t lat_min_ns;		/* smallest true one-way latency */
 };
 
-/* Clock errors per host: t' = t + offset + drift (t - t_start) + jitter. */
+/* Clock errors per host: t' = t + offset + drift (t - t_start) + wander
+ * + jitter, wander a sine of random phase (drift that varies in time, what
+ * a linear map cannot remove). */
 struct perturb_cfg {
 	double max_offset_ns;		/* offsets uniform in +-this */
 	double max_drift_ppm;		/* drifts uniform in +-this */
+	double wander_ns;		/* sine amplitude (0: none) */
+	double wander_period_ns;	/* <= 0: half the run */
 	int64_t jitter_ns;		/* per-event noise uniform in +-this */
 	int64_t ntp_ns;			/* CLOCK_REALTIME error per host, +-this */
 	uint64_t seed;
@@ -49,8 +53,13 @@ struct perturbed {
 	int64_t **t;			/* perturbed times, per process */
 	struct mt_clock_cal (*cal)[2];	/* start and end pairs per process */
 	double *offset_ns, *drift_ppm;	/* what was applied, per process */
-	int64_t t_start;
+	double *phase;			/* wander phase per process */
+	double wander_ns, wander_period_ns;
+	int64_t t_start, t_end;
 };
+
+/* Process p's clock, without jitter, at true time t. */
+double perturbed_clock(const struct perturbed *pt, uint32_t p, int64_t t);
 
 /* 0 on success, -1 out of memory. */
 int synth_generate(const struct synth_cfg *c, struct synth *s);
