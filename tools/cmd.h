@@ -16,4 +16,7 @@ struct mt_cmd {
 	int (*run)(int argc, char **argv);	/* argv[0] is the subcommand */
 };
 
+extern const struct mt_cmd mt_cmd_dump;
+extern const struct mt_cmd mt_cmd_tag;
+
 #endif /* MT_CMD_H */

@@ -9,6 +9,8 @@
 
 /* Subcommands, in the order `msgtrace --help` lists them. */
 static const struct mt_cmd *const cmds[] = {
+	&mt_cmd_dump,
+	&mt_cmd_tag,
 	NULL
 };
 

@@ -17,6 +17,13 @@
  * by a crash or SIGKILL always holds a valid prefix of whole records.
  * Readers skip (and count) record types they do not know.
  * All integers are little-endian host order of the recording machine (x86-64).
+ *
+ * The second half of this header (after "Reader API") is the reader library
+ * mt_trace (trace/ sources): it maps files read-only, validates every byte it
+ * hands out, groups thread files into processes, converts clock ticks to
+ * nanoseconds, merges all files in time order and resolves fi_addr values
+ * to processes. It never includes libfabric headers and knows nothing of
+ * MPI; it prints nothing and returns an mt_status plus an mt_err message.
  */
 #ifndef MT_TRACE_H
 #define MT_TRACE_H
@@ -234,5 +241,250 @@ struct mt_rec_close {
 	int32_t ret;
 	uint32_t pad;
 };
+
+/* ======================================================================
+ * Reader API (library mt_trace). Everything above is the on-disk format.
+ * ====================================================================== */
+
+/*
+ * Status of every msgtrace library call (trace/, decode/, match/ share it):
+ * MT_OK, MT_END (normal end of a stream, not an error), negative errors.
+ */
+enum mt_status {
+	MT_OK = 0,
+	MT_END = 1,
+	MT_ERR_IO = -1,		/* open/stat/mmap/readdir failed */
+	MT_ERR_CORRUPT = -2,	/* input violates its format */
+	MT_ERR_VERSION = -3,	/* input has a format version we do not read */
+	MT_ERR_NOMEM = -4,
+	MT_ERR_ARG = -5,	/* caller passed something unusable */
+};
+
+const char *mt_status_str(enum mt_status s);
+
+/* Why a call failed, one sentence: "<path>: offset <n>: <reason>". */
+struct mt_err {
+	char msg[512];
+};
+
+/*
+ * libfabric's enum fi_class values (rdma/fabric.h), as stored in
+ * mt_rec_obj.h.aux and mt_rec_close.h.aux. Mirrored here because trace/
+ * must not include libfabric headers; tools/names.c static-asserts that
+ * each one equals its FI_CLASS_* counterpart.
+ */
+enum mt_fid_class {
+	MT_FID_CLASS_FABRIC = 1,
+	MT_FID_CLASS_DOMAIN = 2,
+	MT_FID_CLASS_EP = 3,
+	MT_FID_CLASS_SEP = 4,
+	MT_FID_CLASS_RX_CTX = 5,
+	MT_FID_CLASS_SRX_CTX = 6,
+	MT_FID_CLASS_TX_CTX = 7,
+	MT_FID_CLASS_AV = 11,
+	MT_FID_CLASS_EQ = 13,
+	MT_FID_CLASS_CQ = 14,
+	MT_FID_CLASS_CNTR = 15,
+};
+
+/* Size of the fixed struct of a known record type, 0 for unknown types. */
+size_t mt_trace_rec_min_size(unsigned type);
+/* "PROC", "CLOCK", ... as in MT_REC_TYPES, NULL for unknown types. */
+const char *mt_trace_rec_name(unsigned type);
+/* "TSEND", "TRECVMSG", ... as in MT_OPS, NULL for unknown ops. */
+const char *mt_trace_op_name(unsigned op);
+
+/* How a process's ticks become CLOCK_MONOTONIC nanoseconds. */
+enum mt_trace_clock_kind {
+	MT_TRACE_CLOCK_PAIRS,	/* START and END pairs: exact linear map */
+	MT_TRACE_CLOCK_HZ,	/* START pair (or nothing) and clock_hz */
+	MT_TRACE_CLOCK_RAW,	/* no PROC record: ticks taken as ns */
+};
+
+/*
+ * ticks -> ns = base_ns + round((ticks - base_ticks) * mult / 2^shift):
+ * mult is ns per tick as a fixed-point number with as many fraction bits
+ * as fit in 64 bits, so a day of 3 GHz ticks is off by well under 1 ns.
+ */
+struct mt_trace_clock {
+	enum mt_trace_clock_kind kind;
+	uint32_t shift;
+	uint64_t mult;
+	uint64_t base_ticks;
+	int64_t base_ns;
+};
+
+static inline int64_t mt_trace_ticks_ns(const struct mt_trace_clock *c,
+					uint64_t ticks)
+{
+	/* Unsigned throughout: garbage ticks must wrap, not overflow. */
+	uint64_t d = ticks - c->base_ticks;
+	int neg = (int64_t)d < 0;
+	unsigned __int128 p = (unsigned __int128)(neg ? -d : d) * c->mult;
+	uint64_t ns = (uint64_t)((p + (((unsigned __int128)1 << c->shift) >> 1)) >>
+				 c->shift);
+
+	return (int64_t)((uint64_t)c->base_ns + (neg ? -ns : ns));
+}
+
+#define MT_TRACE_TYPE_SLOTS 16	/* record types counted per file: 0..15 */
+
+/*
+ * One mapped, validated file. Opening scans every record once: the records
+ * in [data_off, valid_end) are all well-formed (size >= header, multiple of
+ * 8, known types at least their struct size), so iterating them needs no
+ * further checks. A bad record does not fail the open: it ends the valid
+ * range and its message waits in scan_status/scan_err, which iteration
+ * returns after the last good record.
+ */
+struct mt_trace_file {
+	char *path;
+	const uint8_t *map;
+	size_t map_len;
+	const struct mt_file_hdr *hdr;	/* points into map */
+	char host[64];			/* from the file name, "" if it has none */
+	uint64_t valid_end;		/* file offset after the last good record */
+	enum mt_status scan_status;	/* MT_OK or the error that ended the scan */
+	struct mt_err scan_err;
+	uint64_t nrecs;			/* good records, unknown types included */
+	uint64_t type_count[MT_TRACE_TYPE_SLOTS];	/* per record type */
+	uint64_t unknown;		/* records of types this reader skips */
+	uint64_t first_ts, last_ts;	/* ticks of first/last good record */
+	uint64_t *setup_off;		/* offsets of records other than OP/CQE */
+	size_t nsetup;
+	uint32_t proc;			/* index in its trace's procs[] (mt_trace_open) */
+	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
+};
+
+/* Open and scan one file. Header errors fail the open. */
+enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
+				  struct mt_err *err);
+void mt_trace_file_close(struct mt_trace_file *f);
+static inline int mt_trace_file_clean(const struct mt_trace_file *f)
+{
+	return (f->hdr->flags & MT_FILE_CLOSED) != 0;
+}
+
+/* Record iteration over one file; unknown types are skipped (counted). */
+struct mt_trace_cursor {
+	const struct mt_trace_file *f;
+	uint64_t off;
+};
+
+void mt_trace_cursor_init(struct mt_trace_cursor *c,
+			  const struct mt_trace_file *f);
+/* MT_OK with *rec set, MT_END after the last record, or the scan's error. */
+enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
+				    const struct mt_rec_hdr **rec,
+				    struct mt_err *err);
+
+/*
+ * A process: the files sharing (host from the file name, pid from the
+ * header). Its identity comes from the MT_REC_PROC record that opens its
+ * thread_seq 0 file; threads share it and its clock.
+ */
+struct mt_trace_proc {
+	char host[64];
+	uint32_t pid;
+	int32_t world_rank;		/* -1 when unknown */
+	const struct mt_rec_proc *rec;	/* NULL when no thread_seq 0 PROC */
+	const struct mt_rec_clock *clock_start, *clock_end;	/* or NULL */
+	struct mt_trace_clock clock;
+	int64_t merge_offset_ns;	/* added to ns when merging (struct mt_trace) */
+	struct mt_trace_file **files;	/* sorted by thread_seq */
+	size_t nfiles;
+};
+
+/* An enabled endpoint (MT_REC_EP) and the AV bound to it. */
+struct mt_trace_ep {
+	uint32_t proc;
+	const struct mt_rec_ep *rec;
+	uint64_t av;			/* bound AV id, 0 if none recorded */
+};
+
+/* A CQ bound to an endpoint (MT_REC_BIND whose target is a CQ). */
+struct mt_trace_cq_bind {
+	uint32_t proc;
+	uint64_t cq;
+	uint64_t ep_id;
+	const struct mt_trace_ep *ep;	/* NULL if ep_id was never enabled */
+	uint64_t flags;			/* bind flags: FI_TRANSMIT, FI_RECV ... */
+};
+
+struct mt_trace_index;			/* private lookup tables */
+
+/*
+ * A whole trace: processes sorted by world rank (unknown ranks last, then
+ * by host and pid). Timestamps merge on CLOCK_MONOTONIC ns when every
+ * process ran on one host; across hosts on CLOCK_REALTIME ns derived from
+ * each process's START pair (merge_offset_ns = realtime - monotonic).
+ */
+struct mt_trace {
+	struct mt_trace_proc *procs;
+	size_t nprocs;
+	struct mt_trace_file **files;	/* every file, grouped by process */
+	size_t nfiles;
+	struct mt_trace_ep *eps;	/* sorted by (proc, ep id, record order) */
+	size_t neps;
+	struct mt_trace_cq_bind *cqbinds;	/* sorted by (proc, cq, ep id) */
+	size_t ncqbinds;
+	struct mt_trace_index *index;
+};
+
+/*
+ * Open paths[0..n): each a trace directory (all *.mt files in it) or one
+ * file. The host of a file is taken from its name <host>.<pid>.<seq>.mt
+ * (a name of another form gives host "", then the PROC record's hostname);
+ * pid and thread_seq come from the header and must agree with the name.
+ * A header error in any file fails the open; a bad record does not (see
+ * struct mt_trace_file) and is returned by the merge when reached.
+ */
+enum mt_status mt_trace_open(const char *const *paths, size_t n,
+			     struct mt_trace **out, struct mt_err *err);
+void mt_trace_close(struct mt_trace *t);
+
+/*
+ * Address resolution: process proc's AV av maps fi_addr to address bytes
+ * (MT_REC_AV); the endpoint whose own name (MT_REC_EP) has those bytes is
+ * the answer (the application-visible one when an internal layer's
+ * endpoint has the same name), NULL when none does. Object ids are per
+ * process; when an id was reused after a close, the last record wins.
+ */
+const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
+					   uint32_t proc, uint64_t av,
+					   uint64_t fi_addr);
+/* The same through the AV bound to endpoint ep of process proc. */
+const struct mt_trace_ep *mt_trace_resolve_ep(const struct mt_trace *t,
+					      uint32_t proc, uint64_t ep,
+					      uint64_t fi_addr);
+/* Endpoint record of (proc, ep id), or NULL. */
+const struct mt_trace_ep *mt_trace_find_ep(const struct mt_trace *t,
+					   uint32_t proc, uint64_t ep);
+/* The binds of CQ cq in process proc: *first and count, none -> 0. */
+size_t mt_trace_cq_binds(const struct mt_trace *t, uint32_t proc, uint64_t cq,
+			 const struct mt_trace_cq_bind **first);
+
+/* One record out of the merge. */
+struct mt_trace_event {
+	uint32_t proc;			/* index in procs[] */
+	uint32_t file;			/* index in procs[proc].files[] */
+	const struct mt_rec_hdr *rec;
+	int64_t ns;			/* the process's CLOCK_MONOTONIC ns */
+};
+
+struct mt_trace_merge;
+
+/*
+ * Time-ordered k-way merge over every file of t: a loser tree keyed by
+ * ns + merge_offset_ns, ties broken by process index, then file index
+ * (a file's own records keep their order). Memory is O(files).
+ */
+enum mt_status mt_trace_merge_open(const struct mt_trace *t,
+				   struct mt_trace_merge **out);
+/* MT_OK with *ev set, MT_END when all files are done, or a file's error. */
+enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
+				   struct mt_trace_event *ev,
+				   struct mt_err *err);
+void mt_trace_merge_close(struct mt_trace_merge *m);
 
 #endif /* MT_TRACE_H */

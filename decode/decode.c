@@ -1,0 +1,232 @@
+/*
+ * decode.c - tag, CQ data and ignore mask <-> MPI fields, for one layout.
+ * Decoding is on the analysis hot path: branch-light mask-and-shift code,
+ * no table look-ups beyond the resolved layout the caller passes.
+ */
+#include "mt_decode.h"
+
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static inline int32_t tag_value(const struct mt_tag_layout *l, uint64_t tag)
+{
+	uint64_t v = tag & l->tag_mask;
+
+	if (l->tag_signed) {
+		/* Sign-extend from the field's top bit (bit 19 in ofi_tag_2). */
+		uint64_t sign = (l->tag_mask >> 1) + 1;
+		return (int32_t)(int64_t)((v ^ sign) - sign);
+	}
+	return (int32_t)v;
+}
+
+static inline enum mt_tag_proto proto_of(const struct mt_tag_layout *l, uint64_t tag)
+{
+	return (enum mt_tag_proto)l->proto_of[(tag & l->proto_mask) >> l->proto_shift];
+}
+
+/*
+ * Decode one message: the tag of a send call or of a receive completion,
+ * with the CQ data when `in` has MT_TAG_IN_DATA. Fields the layout or the
+ * operation does not carry are left out of out->valid (cid MT_COMM_UNDEF,
+ * source MT_RANK_UNDEF). The Open MPI ssend ACK carries no source in CQ
+ * data; in the tag layouts its source field names the synchronous sender,
+ * i.e. the ACK's destination (MT_F_SOURCE_IS_DEST).
+ */
+void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag, uint64_t data,
+		   unsigned in, struct mt_tag_fields *out)
+{
+	uint8_t valid = 0, flags = 0;
+	mt_comm_t cid = MT_COMM_UNDEF;
+	mt_rank_t source = MT_RANK_UNDEF;
+	int32_t t = 0;
+	enum mt_tag_proto proto = MT_PROTO_NORMAL;
+
+	if (l->id != MT_TAG_LAYOUT_RAW) {
+		cid = (mt_comm_t)((tag & l->cid_mask) >> l->cid_shift);
+		t = tag_value(l, tag);
+		proto = proto_of(l, tag);
+		valid = MT_V_CID | MT_V_TAG | MT_V_PROTO;
+		/* Flags by arithmetic: the branches would mispredict on mixed
+		 * user/internal and Send/Ssend traffic. */
+		bool internal = l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1);
+		flags = (uint8_t)(!!(tag & ~l->known_mask) * MT_F_STRAY_BITS |
+				  (cid > l->cid_max) * MT_F_CID_BEYOND_MTF |
+				  internal * MT_F_INTERNAL);
+		if (MT_UNLIKELY(in & MT_TAG_IN_TAG_WRAPPED) && !internal &&
+		    l->tag_signed && l->tag_bits < 32)
+			flags |= MT_F_MAYBE_ALIASED;
+	}
+	if (l->src_in == MT_SRC_TAG) {
+		source = (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
+		valid |= MT_V_SOURCE;
+		flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
+	} else if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
+		   proto != MT_PROTO_SSEND_ACK) {
+		uint64_t s = data & (~0ull >> (64 - l->data_src_bits));
+		if (s != data)
+			flags |= MT_F_DATA_EXTRA;
+		if (s <= l->src_max) {
+			source = (mt_rank_t)s;
+			valid |= MT_V_SOURCE;
+		}
+	}
+	out->cid = cid;
+	out->source = source;
+	out->tag = t;
+	out->proto = (uint8_t)proto;
+	out->valid = valid;
+	out->flags = flags;
+}
+
+static uint64_t anytag_bits(const struct mt_tag_layout *l)
+{
+	/* Open MPI keeps the top tag bit so that wildcards never match its
+	 * negative internal tags. */
+	return l->anytag_keeps_top_bit ? l->tag_mask >> 1 : l->tag_mask;
+}
+
+/*
+ * Decode a posted receive (tag, ignore mask, and what the caller knows of
+ * the call: FI_PEEK, FI_CLAIM, a named src_addr) into the filter it sets.
+ * Wildcard fields get MT_RANK_ANY / -1 (MPI_ANY_TAG) and leave out->f.valid.
+ * odd_ignore says the mask is not one the layout's MPI library produces.
+ */
+void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
+			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out)
+{
+	uint64_t anytag = anytag_bits(l), rest;
+
+	mt_tag_decode(l, tag, 0, 0, &out->f);
+	out->any_source = out->any_tag = out->odd_ignore = false;
+	if ((recv_in & MT_TAG_RECV_PEEK) && (recv_in & MT_TAG_RECV_CLAIM))
+		out->kind = MT_RECV_MPROBE;
+	else if (recv_in & MT_TAG_RECV_PEEK)
+		out->kind = MT_RECV_PROBE;
+	else if (recv_in & MT_TAG_RECV_CLAIM)
+		out->kind = MT_RECV_MRECV;
+	else if (!ignore && l->ack && (tag & l->proto_mask) == l->ack)
+		out->kind = MT_RECV_SSEND_ACK;
+	else
+		out->kind = MT_RECV_PLAIN;
+	if (l->id == MT_TAG_LAYOUT_RAW || out->kind == MT_RECV_SSEND_ACK)
+		return;
+
+	if ((ignore & l->recv_always_ignored) != l->recv_always_ignored)
+		out->odd_ignore = true;
+	rest = ignore & ~l->recv_always_ignored;
+	if (l->src_in == MT_SRC_TAG)
+		out->any_source = (rest & l->src_mask) == l->src_mask;
+	else if (l->src_in == MT_SRC_DATA)
+		out->any_source = !(recv_in & MT_TAG_RECV_DIRECTED);
+	out->any_tag = (rest & anytag) == anytag;
+	if (out->any_source)
+		rest &= ~l->src_mask;
+	if (out->any_tag)
+		rest &= ~anytag;
+	if (rest)
+		out->odd_ignore = true;
+
+	/* The ignored bits are not part of what the receive asks for. */
+	out->f.proto = MT_PROTO_NORMAL;
+	if (out->any_source) {
+		out->f.source = MT_RANK_ANY;
+		out->f.valid &= (uint8_t)~MT_V_SOURCE;
+	}
+	if (out->any_tag) {
+		out->f.tag = -1;
+		out->f.valid &= (uint8_t)~MT_V_TAG;
+		out->f.flags &= (uint8_t)~(MT_F_INTERNAL | MT_F_MAYBE_ALIASED);
+	}
+}
+
+static uint64_t proto_bits(const struct mt_tag_layout *l, enum mt_tag_proto p)
+{
+	switch (p) {
+	case MT_PROTO_NORMAL: return 0;
+	case MT_PROTO_SSEND: return l->sync;
+	case MT_PROTO_SSEND_ACK: return l->ack;
+	case MT_PROTO_HUGE: return l->huge;
+	case MT_PROTO_DYNPROC: return l->dynproc;
+	case MT_PROTO_BAD: break;
+	}
+	return 0;
+}
+
+/*
+ * Encode a message the way the layout's MPI library does: tag bits, and the
+ * CQ data for layouts that carry the source there (not for the Open MPI
+ * ssend ACK, sent without data). A field that does not fit is truncated to
+ * its usable width, as the wire would alias it, and named in out->truncated;
+ * the result is then MT_TAG_ERR_RANGE. Source and tag count only when their
+ * valid bits are set (0 otherwise).
+ */
+int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
+		  struct mt_tag_wire *out)
+{
+	uint8_t trunc = 0;
+	int64_t tag = (in->valid & MT_V_TAG) ? in->tag : 0;
+	int64_t src = (in->valid & MT_V_SOURCE) ? in->source : 0;
+	uint64_t p;
+
+	out->tag = out->data = out->ignore = 0;
+	out->has_data = out->directed = false;
+	out->truncated = 0;
+	if (l->id == MT_TAG_LAYOUT_RAW)
+		return MT_TAG_ERR_LAYOUT;
+
+	if (in->cid > l->cid_max)
+		trunc |= MT_V_CID;
+	out->tag |= ((uint64_t)in->cid & l->cid_max) << l->cid_shift;
+
+	if (l->tag_signed ? tag < -(int64_t)l->tag_ub - 1 || tag > (int64_t)l->tag_ub
+			  : tag < 0 || tag > (int64_t)l->tag_ub)
+		trunc |= MT_V_TAG;
+	out->tag |= (uint64_t)tag & l->tag_mask;
+
+	p = proto_bits(l, (enum mt_tag_proto)in->proto);
+	if (in->proto != MT_PROTO_NORMAL && !p)
+		trunc |= MT_V_PROTO;
+	out->tag |= p;
+
+	if (src < 0 || (uint64_t)src > l->src_max)
+		trunc |= MT_V_SOURCE;
+	if (l->src_in == MT_SRC_TAG) {
+		out->tag |= ((uint64_t)src & l->src_max) << l->src_shift;
+	} else if (l->src_in == MT_SRC_DATA && in->proto != MT_PROTO_SSEND_ACK) {
+		out->data = (uint64_t)src & l->src_max;
+		out->has_data = true;
+	}
+	out->truncated = trunc;
+	return trunc ? MT_TAG_ERR_RANGE : MT_TAG_OK;
+}
+
+/*
+ * Encode a posted receive: tag and ignore mask as the layout's MPI library
+ * builds them (wildcard fields zero in the tag, ignored by the mask; the ssend
+ * ACK receive matches exactly), and whether src_addr names the peer.
+ */
+int mt_tag_encode_recv(const struct mt_tag_layout *l,
+		       const struct mt_tag_filter *in, struct mt_tag_wire *out)
+{
+	struct mt_tag_fields f = in->f;
+	bool ack = in->kind == MT_RECV_SSEND_ACK;
+	int ret;
+
+	f.proto = ack ? MT_PROTO_SSEND_ACK : MT_PROTO_NORMAL;
+	if (in->any_source)
+		f.valid &= (uint8_t)~MT_V_SOURCE;
+	if (in->any_tag)
+		f.valid &= (uint8_t)~MT_V_TAG;
+	ret = mt_tag_encode(l, &f, out);
+	out->data = 0;
+	out->has_data = false;
+	if (ret == MT_TAG_ERR_LAYOUT || ack)
+		return ret;
+	out->ignore = l->recv_always_ignored;
+	if (in->any_source)
+		out->ignore |= l->src_mask;
+	if (in->any_tag)
+		out->ignore |= anytag_bits(l);
+	out->directed = !in->any_source && l->directed_recv == 1;
+	return ret;
+}

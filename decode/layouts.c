@@ -1,0 +1,123 @@
+/*
+ * layouts.c - the layout table (MT_TAG_LAYOUTS in mt_decode.h) turned into
+ * resolved struct mt_tag_layout values, plus the small name tables.
+ */
+#include <string.h>
+
+#include "mt_decode.h"
+
+#define BIT(n) ((n) < 0 ? 0 : 1ull << ((n) < 0 ? 0 : (n)))
+#define FIELD(shift, bits) ((bits) ? ((~0ull >> (64 - (bits))) << (shift)) : 0)
+
+/* Open MPI refuses to start when mem_tag_format leaves fewer cid bits. */
+#define MIN_CID_BITS 8
+
+static const struct mt_tag_layout table[MT_TAG_LAYOUT_COUNT] = {
+#define ROW(id_, name_, cs, cb, ss, sb, dsb, tb, sgn, sy, ak, hg, dp, always, \
+	    keeptop, intern, shrink, directed, summary_) \
+	[MT_TAG_LAYOUT_##id_] = { \
+		.id = MT_TAG_LAYOUT_##id_, .name = name_, .summary = summary_, \
+		.cid_shift = cs, .cid_bits = cb, .src_shift = ss, .src_bits = sb, \
+		.data_src_bits = dsb, .tag_bits = tb, .cid_usable_bits = cb, \
+		.tag_signed = sgn, .anytag_keeps_top_bit = keeptop, \
+		.mtf_shrinks_cid = shrink, \
+		.src_in = sb ? MT_SRC_TAG : dsb ? MT_SRC_DATA : MT_SRC_NONE, \
+		.internal = intern, .directed_recv = directed, \
+		.cid_mask = FIELD(cs, cb), .src_mask = FIELD(ss, sb), \
+		.tag_mask = FIELD(0, tb), \
+		.proto_mask = BIT(sy) | BIT(ak) | BIT(hg) | BIT(dp), \
+		.known_mask = FIELD(cs, cb) | FIELD(ss, sb) | FIELD(0, tb) | \
+			      BIT(sy) | BIT(ak) | BIT(hg) | BIT(dp), \
+		.sync = BIT(sy), .ack = BIT(ak), .huge = BIT(hg), .dynproc = BIT(dp), \
+		.recv_always_ignored = always, \
+		.cid_max = FIELD(0, cb), \
+		.src_max = sb ? FIELD(0, sb) : dsb >= 32 ? 0x7fffffffull : FIELD(0, dsb), \
+		.tag_ub = sgn ? FIELD(0, tb) >> 1 : FIELD(0, tb), \
+	},
+	MT_TAG_LAYOUTS(ROW)
+#undef ROW
+};
+
+static const char *const proto_names[] = {
+#define PROTO_NAME(id, name) name,
+	MT_TAG_PROTOS(PROTO_NAME)
+#undef PROTO_NAME
+};
+
+const char *mt_tag_status_str(int status)
+{
+	switch (status) {
+	case MT_TAG_OK: return "success";
+	case MT_TAG_ERR_LAYOUT: return "unknown tag layout";
+	case MT_TAG_ERR_MTF: return "mem_tag_format leaves too few communicator id bits";
+	case MT_TAG_ERR_RANGE: return "value does not fit its field";
+	}
+	return "unknown status";
+}
+
+const char *mt_tag_proto_name(enum mt_tag_proto proto)
+{
+	return (unsigned)proto < sizeof(proto_names) / sizeof(proto_names[0]) ?
+	       proto_names[proto] : "?";
+}
+
+const char *mt_tag_recv_kind_name(enum mt_tag_recv_kind kind)
+{
+	static const char *const names[] = { "recv", "probe", "mprobe", "mrecv",
+					     "ssend-ack-recv" };
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *mt_tag_layout_name(enum mt_tag_layout_id id)
+{
+	return (unsigned)id < MT_TAG_LAYOUT_COUNT ? table[id].name : "none";
+}
+
+int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id)
+{
+	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
+		if (!strcmp(name, table[i].name)) {
+			*id = (enum mt_tag_layout_id)i;
+			return MT_TAG_OK;
+		}
+	return MT_TAG_ERR_LAYOUT;
+}
+
+/* The protocol bits of every layout fit in 4 consecutive bits: decode them
+ * with one look-up instead of a chain of compares. */
+static void fill_proto_table(struct mt_tag_layout *l)
+{
+	const uint64_t bits[] = { l->sync, l->ack, l->huge, l->dynproc };
+	const enum mt_tag_proto kinds[] = { MT_PROTO_SSEND, MT_PROTO_SSEND_ACK,
+					    MT_PROTO_HUGE, MT_PROTO_DYNPROC };
+
+	l->proto_shift = l->proto_mask ? (uint8_t)__builtin_ctzll(l->proto_mask) : 0;
+	for (unsigned i = 0; i < 16; i++)
+		l->proto_of[i] = i ? MT_PROTO_BAD : MT_PROTO_NORMAL;
+	for (unsigned k = 0; k < 4; k++)
+		if (bits[k])
+			l->proto_of[bits[k] >> l->proto_shift] = (uint8_t)kinds[k];
+}
+
+/*
+ * Copy a layout row and apply the endpoint's mem_tag_format: every leading
+ * zero bit of it removes one usable cid bit (the fields do not move). A
+ * mem_tag_format of 0 means "not known" and changes nothing. Fails with
+ * MT_TAG_ERR_MTF when fewer than 8 cid bits would remain (Open MPI does not
+ * start then); *out is still filled so a what-if analysis can go on.
+ */
+int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
+		      struct mt_tag_layout *out)
+{
+	if ((unsigned)id >= MT_TAG_LAYOUT_COUNT)
+		return MT_TAG_ERR_LAYOUT;
+	*out = table[id];
+	fill_proto_table(out);
+	if (!out->mtf_shrinks_cid || !mem_tag_format)
+		return MT_TAG_OK;
+	int lz = __builtin_clzll(mem_tag_format);
+	int usable = lz >= out->cid_bits ? 0 : out->cid_bits - lz;
+	out->cid_usable_bits = (uint8_t)usable;
+	out->cid_max = usable ? ~0ull >> (64 - usable) : 0;
+	return usable < MIN_CID_BITS ? MT_TAG_ERR_MTF : MT_TAG_OK;
+}

@@ -1,0 +1,213 @@
+/*
+ * mt_decode.h - 64-bit tag layouts of MPI libraries over libfabric.
+ *
+ * Turns the raw tag, CQ data and ignore mask of a tagged fabric operation
+ * into MPI terms (communicator id, source rank in that communicator, signed
+ * MPI tag, protocol kind, internal or user) and back. Layouts are data, one
+ * row each in MT_TAG_LAYOUTS: Open MPI's OFI MTL (ofi_tag_full, ofi_tag_1,
+ * ofi_tag_2; v4.1 and v5.0), MPICH ch4:ofi (3.3, 3.4-4.0, 4.1-4.2 protocol
+ * bits, with and without CQ data) and "raw". An evidence accumulator detects
+ * which layout an endpoint used. Pure functions over plain integers: this
+ * library knows nothing of libfabric (callers translate FI_* flags into the
+ * MT_TAG_IN_* / MT_TAG_RECV_* bits below), of trace files, and never prints.
+ */
+#ifndef MT_DECODE_H
+#define MT_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum mt_tag_status {
+	MT_TAG_OK = 0,
+	MT_TAG_ERR_LAYOUT = -1,	/* unknown layout id or name */
+	MT_TAG_ERR_MTF = -2,	/* mem_tag_format leaves the cid under 8 bits */
+	MT_TAG_ERR_RANGE = -3,	/* encode: a field does not fit (truncated) */
+};
+const char *mt_tag_status_str(int status);
+
+typedef uint32_t mt_comm_t;		/* communicator id as on the wire */
+typedef int32_t mt_rank_t;		/* rank in the communicator */
+#define MT_COMM_UNDEF UINT32_MAX
+#define MT_RANK_UNDEF ((mt_rank_t)-1)
+#define MT_RANK_ANY ((mt_rank_t)-2)	/* filter: MPI_ANY_SOURCE */
+
+/* Where the source rank travels, how internal traffic is recognised. */
+enum mt_tag_src_in { MT_SRC_NONE, MT_SRC_TAG, MT_SRC_DATA };
+enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
+
+/*
+ * X(ID, name, cid_shift, cid_bits, src_shift, src_bits, data_src_bits,
+ *   tag_bits, tag_signed, sync, ack, huge, dynproc, recv_always_ignored,
+ *   anytag_keeps_top_bit, internal, mtf_shrinks_cid, directed_recv, summary)
+ * Protocol bits are given as bit numbers (-1: absent). directed_recv:
+ * 1 = a specific receive names the peer's address, 0 = never, -1 unknown.
+ */
+#define MT_TAG_LAYOUTS(X) \
+	X(RAW, "raw", 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0, MT_INT_NONE, 0, -1, \
+	  "no MPI layout: hex only") \
+	X(OMPI_FULL, "ofi_tag_full", 34, 30, 0, 0, 32, 32, 1, 32, 33, -1, -1, \
+	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 1, \
+	  "Open MPI: cid 30 | proto 2 | tag 32, source in CQ data") \
+	X(OMPI_TAG1, "ofi_tag_1", 52, 12, 34, 18, 0, 32, 1, 32, 33, -1, -1, \
+	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 0, \
+	  "Open MPI: cid 12 | source 18 | proto 2 | tag 32") \
+	X(OMPI_TAG2, "ofi_tag_2", 40, 24, 22, 18, 0, 20, 1, 20, 21, -1, -1, \
+	  1ull << 20, 1, MT_INT_NEG_TAG, 1, 0, \
+	  "Open MPI: cid 24 | source 18 | proto 2 | tag 20") \
+	X(MPICH33_DATA, "mpich-3.3-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, -1, 53, \
+	  (1ull << 52) | (1ull << 53), 0, MT_INT_ODD_CID, 0, 1, \
+	  "MPICH 3.3: proto 3 | context 20 | tag 31, source in CQ data") \
+	X(MPICH33_NODATA, "mpich-3.3-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, -1, 60, \
+	  (1ull << 59) | (1ull << 60), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 3.3: proto 3 | context 16 | source 23 | tag 19") \
+	X(MPICH40_DATA, "mpich-4.0-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, 54, 53, \
+	  (1ull << 52) | (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
+	  "MPICH 3.4-4.0: proto 4 | context 20 | tag 31, source in CQ data") \
+	X(MPICH40_NODATA, "mpich-4.0-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, 61, 60, \
+	  (1ull << 59) | (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 3.4-4.0: proto 4 | context 16 | source 23 | tag 19") \
+	X(MPICH41_DATA, "mpich-4.1-data", 31, 20, 0, 0, 30, 31, 0, 53, 51, 54, 52, \
+	  (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
+	  "MPICH 4.1-4.2: proto 4 | context 20 | tag 31, source in CQ data") \
+	X(MPICH41_NODATA, "mpich-4.1-nodata", 42, 16, 19, 23, 0, 19, 0, 60, 58, 61, 59, \
+	  (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 4.1: proto 4 | context 16 | source 23 | tag 19") \
+	X(MPICH42_NODATA, "mpich-4.2-nodata", 43, 16, 20, 23, 0, 20, 0, 61, 59, 62, 60, \
+	  (1ull << 61) | (1ull << 62), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 4.2: proto 4 | context 16 | source 23 | tag 20")
+
+enum mt_tag_layout_id {
+#define MT_TAG_LAYOUT_ENUM(id, ...) MT_TAG_LAYOUT_##id,
+	MT_TAG_LAYOUTS(MT_TAG_LAYOUT_ENUM)
+#undef MT_TAG_LAYOUT_ENUM
+	MT_TAG_LAYOUT_COUNT,
+	MT_TAG_LAYOUT_NONE = -1		/* no override / not detected */
+};
+
+/* A layout row with its masks, resolved for one endpoint's mem_tag_format. */
+struct mt_tag_layout {
+	enum mt_tag_layout_id id;
+	const char *name, *summary;
+	uint8_t cid_shift, cid_bits, src_shift, src_bits, data_src_bits, tag_bits;
+	uint8_t cid_usable_bits;	/* cid_bits minus mem_tag_format's leading 0s */
+	bool tag_signed, anytag_keeps_top_bit, mtf_shrinks_cid;
+	enum mt_tag_src_in src_in;
+	enum mt_tag_internal internal;
+	int8_t directed_recv;
+	uint64_t cid_mask, src_mask, tag_mask, proto_mask, known_mask;
+	uint64_t sync, ack, huge, dynproc, recv_always_ignored;
+	uint64_t cid_max, src_max, tag_ub;	/* largest usable values */
+	uint8_t proto_shift;		/* lowest protocol bit */
+	uint8_t proto_of[16];		/* enum mt_tag_proto by protocol bits */
+};
+
+/* Protocol kind of one message, from its protocol bits. */
+#define MT_TAG_PROTOS(X) X(NORMAL, "normal") X(SSEND, "ssend-data") \
+	X(SSEND_ACK, "ssend-ack") X(HUGE, "huge") X(DYNPROC, "dynproc") \
+	X(BAD, "invalid-proto")
+enum mt_tag_proto {
+#define MT_TAG_PROTO_ENUM(id, name) MT_PROTO_##id,
+	MT_TAG_PROTOS(MT_TAG_PROTO_ENUM)
+#undef MT_TAG_PROTO_ENUM
+};
+const char *mt_tag_proto_name(enum mt_tag_proto proto);
+
+enum mt_tag_in {			/* what the caller knows of the operation */
+	MT_TAG_IN_DATA = 1u << 0,	/* CQ data present (send *data, CQE data) */
+	MT_TAG_IN_TAG_WRAPPED = 1u << 1,/* this cid used internal tags down to the
+					   field's limit: user-looking tags may be
+					   wrapped internal ones */
+};
+enum mt_tag_valid { MT_V_CID = 1u << 0, MT_V_SOURCE = 1u << 1, MT_V_TAG = 1u << 2,
+		    MT_V_PROTO = 1u << 3 };
+enum mt_tag_flag {
+	MT_F_INTERNAL = 1u << 0,	/* MPI library's own traffic (collectives) */
+	MT_F_MAYBE_ALIASED = 1u << 1,	/* narrow tag field may have wrapped */
+	MT_F_STRAY_BITS = 1u << 2,	/* bits outside every field of the layout */
+	MT_F_CID_BEYOND_MTF = 1u << 3,	/* cid above what mem_tag_format allows */
+	MT_F_DATA_EXTRA = 1u << 4,	/* CQ data has bits above the source */
+	MT_F_SOURCE_IS_DEST = 1u << 5,	/* ssend ACK: source names the ssender */
+};
+
+struct mt_tag_fields {
+	mt_comm_t cid;
+	mt_rank_t source;	/* MT_RANK_ANY in a filter for MPI_ANY_SOURCE */
+	int32_t tag;
+	uint8_t proto;		/* enum mt_tag_proto */
+	uint8_t valid;		/* enum mt_tag_valid */
+	uint8_t flags;		/* enum mt_tag_flag */
+};
+
+enum mt_tag_recv_in {			/* the caller's view of a posted receive */
+	MT_TAG_RECV_PEEK = 1u << 0,	/* FI_PEEK: a probe */
+	MT_TAG_RECV_CLAIM = 1u << 1,	/* FI_CLAIM: mprobe or mrecv */
+	MT_TAG_RECV_DIRECTED = 1u << 2,	/* src_addr was not FI_ADDR_UNSPEC */
+};
+enum mt_tag_recv_kind { MT_RECV_PLAIN, MT_RECV_PROBE, MT_RECV_MPROBE,
+			MT_RECV_MRECV, MT_RECV_SSEND_ACK };
+struct mt_tag_filter {
+	struct mt_tag_fields f;	/* the values matched; wildcards below */
+	bool any_source, any_tag;
+	bool odd_ignore;	/* ignore mask is not one the layout produces */
+	uint8_t kind;		/* enum mt_tag_recv_kind */
+};
+const char *mt_tag_recv_kind_name(enum mt_tag_recv_kind kind);
+
+/* Encoded form: what goes on the wire (tag, CQ data) and the receive mask. */
+struct mt_tag_wire {
+	uint64_t tag, data, ignore;
+	bool has_data;		/* send with CQ data (the *data calls) */
+	bool directed;		/* receive: src_addr must name the peer */
+	uint8_t truncated;	/* enum mt_tag_valid bits of fields that did not fit */
+};
+
+/* Layouts */
+int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
+		      struct mt_tag_layout *out);
+int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
+const char *mt_tag_layout_name(enum mt_tag_layout_id id);
+
+/* Decode and encode (see decode.c for the contracts) */
+void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag, uint64_t data,
+		   unsigned in, struct mt_tag_fields *out);
+void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
+			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);
+int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
+		  struct mt_tag_wire *out);
+int mt_tag_encode_recv(const struct mt_tag_layout *l,
+		       const struct mt_tag_filter *in, struct mt_tag_wire *out);
+
+/* Layout detection from the operations of one endpoint (detect.c) */
+#define MT_TAG_DETECT_LINES 20
+#define MT_TAG_LINE_LEN 200
+struct mt_tag_evidence_layout {		/* per candidate layout */
+	uint64_t ok_send, bad_send, ok_recv, bad_recv;
+	uint64_t bad_tag, bad_aux;	/* first inconsistent operation */
+	uint8_t bad_why;
+};
+struct mt_tag_evidence {
+	bool ep_known, directed_recv_cap;
+	uint64_t cq_data_size, mem_tag_format;
+	uint64_t sends, sends_data, recvs;
+	struct mt_tag_evidence_layout per[MT_TAG_LAYOUT_COUNT];
+};
+enum mt_tag_confidence { MT_CONF_NONE, MT_CONF_LOW, MT_CONF_MEDIUM,
+			 MT_CONF_HIGH, MT_CONF_OVERRIDE };
+struct mt_tag_detect_result {
+	enum mt_tag_layout_id layout;	/* RAW when nothing can be said */
+	enum mt_tag_confidence confidence;
+	unsigned n_lines;
+	char lines[MT_TAG_DETECT_LINES][MT_TAG_LINE_LEN];	/* the evidence */
+};
+const char *mt_tag_confidence_name(enum mt_tag_confidence c);
+void mt_tag_evidence_init(struct mt_tag_evidence *ev);
+void mt_tag_evidence_set_ep(struct mt_tag_evidence *ev, uint64_t cq_data_size,
+			    bool directed_recv, uint64_t mem_tag_format);
+void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
+			      uint64_t tag, uint64_t data);
+void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
+			      uint64_t ignore, unsigned recv_in);
+void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id override,
+		   struct mt_tag_detect_result *out);
+
+#endif /* MT_DECODE_H */

@@ -1,0 +1,136 @@
+/*
+ * hook.h - private to provider/: per-object ops-table clones.
+ *
+ * The hook keeps every provider's own fid and replaces the object's table
+ * pointers (fid.ops, ops, msg, tagged) with private copies of the provider's
+ * tables in which only the entries we record are overridden; each override
+ * records and forwards to the provider's entry. A clone is preceded by a
+ * struct hook_clone, so an entry reaches its object's bookkeeping and the
+ * original table from the table pointer it was called through. Provider
+ * tables are never written; an object frees only its own clones, in close.
+ */
+#ifndef HOOK_H
+#define HOOK_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "mt_rec.h"
+
+/* Table slots of an object that can carry a clone. */
+enum hook_slot { HOOK_FID, HOOK_OPS, HOOK_MSG, HOOK_TAGGED, HOOK_SLOTS };
+
+struct hook_obj;
+
+struct hook_clone {
+	struct hook_obj *obj;		/* owner */
+	const void *orig;		/* the provider's table */
+	struct hook_clone *retired;	/* clone this one replaced, freed at close */
+	uint64_t table[];		/* the cloned table */
+};
+
+/* Endpoint attributes captured from the fi_info it was opened with. */
+struct hook_ep_attr {
+	uint64_t caps, mode, mem_tag_format, msg_order, tx_op_flags;
+	uint64_t rx_op_flags, inject_size, cq_data_size;
+	uint32_t threading, ep_type, addr_format;
+	char prov_name[32];
+	char fabric_name[32];
+};
+
+struct hook_obj {
+	struct fid *fid;
+	struct hook_obj *domain;	/* for AVs and endpoints */
+	uint64_t parent;		/* id of the object it was opened from */
+	struct hook_clone *clone[HOOK_SLOTS];
+	void **slot[HOOK_SLOTS];	/* where each clone is installed */
+	const void *tmpl[HOOK_SLOTS];	/* and with which overrides */
+	size_t tmpl_size[HOOK_SLOTS];
+	uint32_t fclass;
+	uint8_t layer;			/* 0: application-visible, 1: internal */
+	uint8_t announced;		/* fabric: OBJ written (at its first domain) */
+	char prov_name[32];
+	union {
+		int cq_format;			/* enum fi_cq_format, never UNSPEC */
+		struct hook_ep_attr *ep;	/* endpoints opened with an fi_info */
+		struct {			/* domains */
+			uint32_t addr_format;
+			uint32_t addrlen;	/* endpoint name length, once known */
+		} dom;
+	} u;
+};
+
+extern struct fi_provider hook_prov;
+extern int hook_all_layers;
+
+/* Templates: only the non-NULL entries override the provider's. */
+extern const struct fi_ops hook_fid_ops;
+extern const struct fi_ops_fabric hook_fabric_ops;
+extern const struct fi_ops_domain hook_domain_ops;
+extern const struct fi_ops_ep hook_ep_ops;
+extern const struct fi_ops_msg hook_msg_ops;
+extern const struct fi_ops_tagged hook_tagged_ops;
+extern const struct fi_ops_cq hook_cq_ops;
+extern const struct fi_ops_av hook_av_ops;
+
+static inline struct hook_clone *hook_clone_of(const void *table)
+{
+	return (struct hook_clone *)((char *)table - offsetof(struct hook_clone, table));
+}
+
+#define HOOK_OBJ(table) (hook_clone_of(table)->obj)
+#define HOOK_ORIG(table, type) ((const type *)hook_clone_of(table)->orig)
+
+/*
+ * hook_obj_new() decides the layer of a new object (internal when a hooked
+ * object-creating call is running on this thread, or when its parent is
+ * internal) and returns NULL when the object is not to be recorded: then
+ * it is left exactly as the provider made it. Otherwise it writes MT_REC_OBJ.
+ */
+struct hook_obj *hook_obj_new(struct fid *fid, const struct hook_obj *parent);
+/* Writes the object's MT_REC_OBJ; attr is class-specific (cq format ...). */
+void hook_obj_announce(const struct hook_obj *o, uint64_t attr);
+/* Clones *slot from its current table with the template's overrides
+ * (also the generic hook_fid_ops into fid.ops). */
+void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
+		  const void *tmpl, size_t tmpl_size);
+#define HOOK_INSTALL(o, s, field, tmpl) \
+	hook_install(o, s, (void **)&(field), &(tmpl), sizeof(tmpl))
+/* Re-clones slots whose table the provider swapped (bind/control). */
+void hook_reapply(struct hook_obj *o);
+void hook_obj_free(struct hook_obj *o);
+
+/* Object-creating calls run with the nesting depth raised. */
+static inline void hook_enter(void)
+{
+	mt_rec_tls.depth++;
+}
+
+static inline void hook_leave(void)
+{
+	mt_rec_tls.depth--;
+}
+
+/* Hooks for objects created by class-specific open calls. */
+void hook_domain_opened(struct hook_obj *fabric, struct fid_domain *dom,
+			const struct fi_info *info);
+void hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
+		    const struct fi_info *info);
+void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
+		    const struct fi_cq_attr *attr);
+void hook_av_opened(struct hook_obj *dom, struct fid_av *av,
+		    const struct fi_av_attr *attr);
+void hook_other_opened(struct hook_obj *parent, struct fid *fid);
+
+/* FI_ENABLE on an endpoint: writes MT_REC_EP. */
+void hook_ep_enabled(struct hook_obj *o);
+
+void hook_warn(const char *msg);
+
+#endif /* HOOK_H */

@@ -1,0 +1,178 @@
+/*
+ * hook_cq.c - completion queues: one MT_REC_CQE per entry a read returned,
+ * decoded with the CQ's format; empty polls are only counted. A provider
+ * reading its own CQ from inside our hooked call (util sread looping on
+ * fi_cq_readfrom) passes straight through, so entries are recorded once.
+ *
+ * h.ts of a CQE is taken when the read returned, not before the call: that
+ * is when the application learned of the completion, and it keeps rdtsc off
+ * the empty polls.
+ */
+#include <string.h>
+
+#include "hook.h"
+
+#define ORIG(cq) HOOK_ORIG((cq)->ops, struct fi_ops_cq)
+
+/* FI_CQ_FORMAT_UNSPEC: the util CQ (tcp, rxm, and the providers built on
+ * it) and sockets deliver fi_cq_entry then, so UNSPEC is taken as CONTEXT,
+ * unless the provider wrote its choice back into the attributes. */
+static int effective_format(const struct fi_cq_attr *attr)
+{
+	if (!attr || attr->format == FI_CQ_FORMAT_UNSPEC)
+		return FI_CQ_FORMAT_CONTEXT;
+	return attr->format;
+}
+
+static size_t entry_size(int format)
+{
+	switch (format) {
+	case FI_CQ_FORMAT_MSG:
+		return sizeof(struct fi_cq_msg_entry);
+	case FI_CQ_FORMAT_DATA:
+		return sizeof(struct fi_cq_data_entry);
+	case FI_CQ_FORMAT_TAGGED:
+		return sizeof(struct fi_cq_tagged_entry);
+	default:
+		return sizeof(struct fi_cq_entry);
+	}
+}
+
+/* All formats are prefixes of fi_cq_tagged_entry. */
+static void record(struct fid_cq *cq, enum mt_cq_call call, const void *buf,
+		   ssize_t n, const fi_addr_t *src)
+{
+	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	int format = o->u.cq_format;
+	size_t step = entry_size(format);
+	uint64_t ts = mt_rec_now();
+	ssize_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct fi_cq_tagged_entry *e =
+			(const void *)((const char *)buf + (size_t)i * step);
+		struct mt_rec_cqe *r = mt_rec_reserve(sizeof(*r));
+
+		if (!r)
+			return;
+		mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
+		r->cq = (uint64_t)(uintptr_t)cq;
+		r->context = (uint64_t)(uintptr_t)e->op_context;
+		r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
+		r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
+		r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
+		r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
+		r->src = src ? src[i] : FI_ADDR_NOTAVAIL;
+		r->olen = 0;
+		r->err = 0;
+		r->prov_errno = 0;
+		mt_rec_commit(sizeof(*r));
+	}
+}
+
+/* Runs one read with this CQ marked as the one we are inside. */
+#define GUARDED(cq, call)						\
+	({								\
+		const void *prev_ = mt_rec_tls.inside;			\
+		ssize_t ret_;						\
+		mt_rec_tls.inside = (cq);				\
+		ret_ = (call);						\
+		mt_rec_tls.inside = prev_;				\
+		ret_;							\
+	})
+
+static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
+			     const void *buf, ssize_t ret, const fi_addr_t *src)
+{
+	if (ret > 0)
+		record(cq, call, buf, ret, src);
+	else if (ret == -FI_EAGAIN)
+		mt_rec_empty_poll();
+	return ret;
+}
+
+static ssize_t cq_read(struct fid_cq *cq, void *buf, size_t count)
+{
+	if (mt_rec_tls.inside == cq)
+		return ORIG(cq)->read(cq, buf, count);
+	return finish(cq, MT_CQ_READ, buf,
+		      GUARDED(cq, ORIG(cq)->read(cq, buf, count)), NULL);
+}
+
+static ssize_t cq_readfrom(struct fid_cq *cq, void *buf, size_t count,
+			   fi_addr_t *src)
+{
+	if (mt_rec_tls.inside == cq)
+		return ORIG(cq)->readfrom(cq, buf, count, src);
+	return finish(cq, MT_CQ_READFROM, buf,
+		      GUARDED(cq, ORIG(cq)->readfrom(cq, buf, count, src)), src);
+}
+
+static ssize_t cq_sread(struct fid_cq *cq, void *buf, size_t count,
+			const void *cond, int timeout)
+{
+	if (mt_rec_tls.inside == cq)
+		return ORIG(cq)->sread(cq, buf, count, cond, timeout);
+	return finish(cq, MT_CQ_SREAD, buf,
+		      GUARDED(cq, ORIG(cq)->sread(cq, buf, count, cond, timeout)),
+		      NULL);
+}
+
+static ssize_t cq_sreadfrom(struct fid_cq *cq, void *buf, size_t count,
+			    fi_addr_t *src, const void *cond, int timeout)
+{
+	if (mt_rec_tls.inside == cq)
+		return ORIG(cq)->sreadfrom(cq, buf, count, src, cond, timeout);
+	return finish(cq, MT_CQ_SREADFROM, buf,
+		      GUARDED(cq, ORIG(cq)->sreadfrom(cq, buf, count, src, cond,
+						       timeout)), src);
+}
+
+static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
+			  uint64_t flags)
+{
+	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	struct mt_rec_cqe *r;
+	ssize_t ret;
+
+	if (mt_rec_tls.inside == cq)
+		return ORIG(cq)->readerr(cq, buf, flags);
+	ret = GUARDED(cq, ORIG(cq)->readerr(cq, buf, flags));
+	if (ret <= 0 || !(r = mt_rec_reserve(sizeof(*r))))
+		return ret;
+	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), MT_CQ_READERR,
+		       mt_rec_now());
+	r->cq = (uint64_t)(uintptr_t)cq;
+	r->context = (uint64_t)(uintptr_t)buf->op_context;
+	r->flags = buf->flags;
+	r->len = buf->len;
+	r->tag = buf->tag;
+	r->data = buf->data;
+	r->src = FI_ADDR_NOTAVAIL;
+	r->olen = buf->olen;
+	r->err = buf->err;
+	r->prov_errno = buf->prov_errno;
+	mt_rec_commit(sizeof(*r));
+	return ret;
+}
+
+const struct fi_ops_cq hook_cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = cq_read,
+	.readfrom = cq_readfrom,
+	.readerr = cq_readerr,
+	.sread = cq_sread,
+	.sreadfrom = cq_sreadfrom,
+};
+
+void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
+		    const struct fi_cq_attr *attr)
+{
+	struct hook_obj *o = hook_obj_new(&cq->fid, dom);
+
+	if (!o)
+		return;
+	o->u.cq_format = effective_format(attr);
+	hook_obj_announce(o, (uint64_t)o->u.cq_format);
+	HOOK_INSTALL(o, HOOK_OPS, cq->ops, hook_cq_ops);
+}

@@ -1,0 +1,397 @@
+/*
+ * hook_ep.c - endpoints, scalable endpoints and their contexts: the tagged
+ * and message data-transfer calls, cancel, and the endpoint's attributes and
+ * name when it is enabled.
+ *
+ * Every posting call takes the timestamp, calls through and records what
+ * came back: -FI_EAGAIN is only counted (it is retried), anything else gets
+ * an MT_REC_OP carrying the return value. The application gets the
+ * provider's return value unchanged.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook.h"
+
+#define TAGGED(ep) HOOK_ORIG((ep)->tagged, struct fi_ops_tagged)
+#define MSG(ep) HOOK_ORIG((ep)->msg, struct fi_ops_msg)
+#define EPOPS(ep) HOOK_ORIG((ep)->ops, struct fi_ops_ep)
+#define ID(p) ((uint64_t)(uintptr_t)(p))
+
+static inline ssize_t done(const void *table, enum mt_op op, uint64_t ts,
+			   ssize_t ret, const struct mt_rec_opargs *a)
+{
+	if (MT_UNLIKELY(ret == -FI_EAGAIN))
+		mt_rec_eagain();
+	else
+		mt_rec_op(HOOK_OBJ(table)->layer, op, ts, a, (int32_t)ret);
+	return ret;
+}
+
+static inline uint64_t iov_len(const struct iovec *iov, size_t count)
+{
+	uint64_t len = 0;
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+/* Tagged operations. */
+
+static ssize_t trecv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+		     fi_addr_t src, uint64_t tag, uint64_t ignore, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->recv(ep, buf, len, desc, src, tag, ignore, ctx);
+	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, len, 0, ID(ctx), 0 };
+
+	return done(ep->tagged, MT_OP_TRECV, ts, ret, &a);
+}
+
+static ssize_t trecvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+		      size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
+		      void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->recvv(ep, iov, desc, count, src, tag, ignore, ctx);
+	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, iov_len(iov, count),
+				   0, ID(ctx), 0 };
+
+	return done(ep->tagged, MT_OP_TRECVV, ts, ret, &a);
+}
+
+static ssize_t trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			uint64_t flags)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->recvmsg(ep, msg, flags);
+	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, msg->ignore,
+				   iov_len(msg->msg_iov, msg->iov_count),
+				   msg->data, ID(msg->context), flags };
+
+	return done(ep->tagged, MT_OP_TRECVMSG, ts, ret, &a);
+}
+
+static ssize_t tsend(struct fid_ep *ep, const void *buf, size_t len, void *desc,
+		     fi_addr_t dest, uint64_t tag, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->send(ep, buf, len, desc, dest, tag, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, ID(ctx), 0 };
+
+	return done(ep->tagged, MT_OP_TSEND, ts, ret, &a);
+}
+
+static ssize_t tsendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+		      size_t count, fi_addr_t dest, uint64_t tag, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->sendv(ep, iov, desc, count, dest, tag, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, iov_len(iov, count), 0,
+				   ID(ctx), 0 };
+
+	return done(ep->tagged, MT_OP_TSENDV, ts, ret, &a);
+}
+
+static ssize_t tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			uint64_t flags)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->sendmsg(ep, msg, flags);
+	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, 0,
+				   iov_len(msg->msg_iov, msg->iov_count),
+				   msg->data, ID(msg->context), flags };
+
+	return done(ep->tagged, MT_OP_TSENDMSG, ts, ret, &a);
+}
+
+static ssize_t tinject(struct fid_ep *ep, const void *buf, size_t len,
+		       fi_addr_t dest, uint64_t tag)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->inject(ep, buf, len, dest, tag);
+	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, 0, 0 };
+
+	return done(ep->tagged, MT_OP_TINJECT, ts, ret, &a);
+}
+
+static ssize_t tsenddata(struct fid_ep *ep, const void *buf, size_t len,
+			 void *desc, uint64_t data, fi_addr_t dest, uint64_t tag,
+			 void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->senddata(ep, buf, len, desc, data, dest, tag, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, ID(ctx), 0 };
+
+	return done(ep->tagged, MT_OP_TSENDDATA, ts, ret, &a);
+}
+
+static ssize_t tinjectdata(struct fid_ep *ep, const void *buf, size_t len,
+			   uint64_t data, fi_addr_t dest, uint64_t tag)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = TAGGED(ep)->injectdata(ep, buf, len, data, dest, tag);
+	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, 0, 0 };
+
+	return done(ep->tagged, MT_OP_TINJECTDATA, ts, ret, &a);
+}
+
+const struct fi_ops_tagged hook_tagged_ops = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = trecv,
+	.recvv = trecvv,
+	.recvmsg = trecvmsg,
+	.send = tsend,
+	.sendv = tsendv,
+	.sendmsg = tsendmsg,
+	.inject = tinject,
+	.senddata = tsenddata,
+	.injectdata = tinjectdata,
+};
+
+/* Message operations: tag and ignore are 0. */
+
+static ssize_t msg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+		    fi_addr_t src, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->recv(ep, buf, len, desc, src, ctx);
+	struct mt_rec_opargs a = { ID(ep), src, 0, 0, len, 0, ID(ctx), 0 };
+
+	return done(ep->msg, MT_OP_RECV, ts, ret, &a);
+}
+
+static ssize_t msg_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+		     size_t count, fi_addr_t src, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->recvv(ep, iov, desc, count, src, ctx);
+	struct mt_rec_opargs a = { ID(ep), src, 0, 0, iov_len(iov, count), 0,
+				   ID(ctx), 0 };
+
+	return done(ep->msg, MT_OP_RECVV, ts, ret, &a);
+}
+
+static ssize_t msg_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
+		       uint64_t flags)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->recvmsg(ep, msg, flags);
+	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
+				   iov_len(msg->msg_iov, msg->iov_count),
+				   msg->data, ID(msg->context), flags };
+
+	return done(ep->msg, MT_OP_RECVMSG, ts, ret, &a);
+}
+
+static ssize_t msg_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
+		    fi_addr_t dest, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->send(ep, buf, len, desc, dest, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, ID(ctx), 0 };
+
+	return done(ep->msg, MT_OP_SEND, ts, ret, &a);
+}
+
+static ssize_t msg_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+		     size_t count, fi_addr_t dest, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->sendv(ep, iov, desc, count, dest, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, iov_len(iov, count), 0,
+				   ID(ctx), 0 };
+
+	return done(ep->msg, MT_OP_SENDV, ts, ret, &a);
+}
+
+static ssize_t msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
+		       uint64_t flags)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->sendmsg(ep, msg, flags);
+	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
+				   iov_len(msg->msg_iov, msg->iov_count),
+				   msg->data, ID(msg->context), flags };
+
+	return done(ep->msg, MT_OP_SENDMSG, ts, ret, &a);
+}
+
+static ssize_t msg_inject(struct fid_ep *ep, const void *buf, size_t len,
+		      fi_addr_t dest)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->inject(ep, buf, len, dest);
+	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, 0, 0 };
+
+	return done(ep->msg, MT_OP_INJECT, ts, ret, &a);
+}
+
+static ssize_t msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
+			void *desc, uint64_t data, fi_addr_t dest, void *ctx)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->senddata(ep, buf, len, desc, data, dest, ctx);
+	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, ID(ctx), 0 };
+
+	return done(ep->msg, MT_OP_SENDDATA, ts, ret, &a);
+}
+
+static ssize_t msg_injectdata(struct fid_ep *ep, const void *buf, size_t len,
+			  uint64_t data, fi_addr_t dest)
+{
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = MSG(ep)->injectdata(ep, buf, len, data, dest);
+	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, 0, 0 };
+
+	return done(ep->msg, MT_OP_INJECTDATA, ts, ret, &a);
+}
+
+const struct fi_ops_msg hook_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = msg_recv,
+	.recvv = msg_recvv,
+	.recvmsg = msg_recvmsg,
+	.send = msg_send,
+	.sendv = msg_sendv,
+	.sendmsg = msg_sendmsg,
+	.inject = msg_inject,
+	.senddata = msg_senddata,
+	.injectdata = msg_injectdata,
+};
+
+/* Endpoint operations: cancel, and the contexts of scalable endpoints. */
+
+static ssize_t cancel(fid_t fid, void *ctx)
+{
+	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
+	uint64_t ts = mt_rec_now();
+	ssize_t ret = EPOPS(ep)->cancel(fid, ctx);
+	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
+
+	return done(ep->ops, MT_OP_CANCEL, ts, ret, &a);
+}
+
+static int tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		  struct fid_ep **tx_ep, void *context)
+{
+	int ret;
+
+	hook_enter();
+	ret = EPOPS(sep)->tx_ctx(sep, index, attr, tx_ep, context);
+	hook_leave();
+	if (!ret)
+		hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL);
+	return ret;
+}
+
+static int rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+		  struct fid_ep **rx_ep, void *context)
+{
+	int ret;
+
+	hook_enter();
+	ret = EPOPS(sep)->rx_ctx(sep, index, attr, rx_ep, context);
+	hook_leave();
+	if (!ret)
+		hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL);
+	return ret;
+}
+
+const struct fi_ops_ep hook_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = cancel,
+	.tx_ctx = tx_ctx,
+	.rx_ctx = rx_ctx,
+};
+
+static struct hook_ep_attr *capture(const struct fi_info *info)
+{
+	struct hook_ep_attr *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->caps = info->caps;
+	e->mode = info->mode;
+	e->addr_format = info->addr_format;
+	if (info->ep_attr) {
+		e->mem_tag_format = info->ep_attr->mem_tag_format;
+		e->ep_type = info->ep_attr->type;
+	}
+	if (info->domain_attr) {
+		e->cq_data_size = info->domain_attr->cq_data_size;
+		e->threading = info->domain_attr->threading;
+	}
+	if (info->tx_attr) {
+		e->msg_order = info->tx_attr->msg_order;
+		e->tx_op_flags = info->tx_attr->op_flags;
+		e->inject_size = info->tx_attr->inject_size;
+	}
+	if (info->rx_attr)
+		e->rx_op_flags = info->rx_attr->op_flags;
+	if (info->fabric_attr && info->fabric_attr->prov_name)
+		strncpy(e->prov_name, info->fabric_attr->prov_name,
+			sizeof(e->prov_name) - 1);
+	if (info->fabric_attr && info->fabric_attr->name)
+		strncpy(e->fabric_name, info->fabric_attr->name,
+			sizeof(e->fabric_name) - 1);
+	return e;
+}
+
+/* info is NULL for contexts (tx/rx of a scalable endpoint, shared rx):
+ * they get no MT_REC_EP, their OBJ names the parent. */
+void hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
+		    const struct fi_info *info)
+{
+	struct hook_obj *o = hook_obj_new(&ep->fid, parent);
+
+	if (!o)
+		return;
+	o->domain = parent->fclass == FI_CLASS_DOMAIN ? parent : parent->domain;
+	if (info && (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP))
+		o->u.ep = capture(info);
+	hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
+	HOOK_INSTALL(o, HOOK_OPS, ep->ops, hook_ep_ops);
+	HOOK_INSTALL(o, HOOK_MSG, ep->msg, hook_msg_ops);
+	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, hook_tagged_ops);
+}
+
+void hook_ep_enabled(struct hook_obj *o)
+{
+	const struct hook_ep_attr *e = o->u.ep;
+	uint8_t name[256];
+	size_t len = sizeof(name);
+	struct mt_rec_ep *r;
+
+	if (fi_getname(o->fid, name, &len))
+		len = 0;
+	if (len > sizeof(name))
+		len = 0;
+	if (o->domain && len)
+		o->domain->u.dom.addrlen = (uint32_t)len;
+	r = mt_rec_reserve(sizeof(*r));
+	if (!r)
+		return;
+	memset(r, 0, sizeof(*r));
+	mt_rec_hdr_set(&r->h, MT_REC_EP, o->layer, sizeof(*r), 0, mt_rec_now());
+	r->ep = ID(o->fid);
+	r->domain = o->domain ? ID(o->domain->fid) : o->parent;
+	r->caps = e->caps;
+	r->mode = e->mode;
+	r->mem_tag_format = e->mem_tag_format;
+	r->msg_order = e->msg_order;
+	r->tx_op_flags = e->tx_op_flags;
+	r->rx_op_flags = e->rx_op_flags;
+	r->inject_size = e->inject_size;
+	r->cq_data_size = e->cq_data_size;
+	r->threading = e->threading;
+	r->ep_type = e->ep_type;
+	r->addr_format = e->addr_format;
+	r->name_len = (uint32_t)(len < sizeof(r->name) ? len : sizeof(r->name));
+	memcpy(r->prov_name, e->prov_name, sizeof(r->prov_name));
+	memcpy(r->fabric_name, e->fabric_name, sizeof(r->fabric_name));
+	memcpy(r->name, name, r->name_len);
+	mt_rec_commit(sizeof(*r));
+}

@@ -1,0 +1,441 @@
+/*
+ * mt_buf.c - per-thread trace files: creation, growth, losses, closing.
+ *
+ * Each thread maps a virtual range of the file's maximum size once, but the
+ * file itself only grows in chunks (fallocate, so a later store can never
+ * SIGBUS on ENOSPC), each chunk prefaulted so that the hot path takes no page
+ * faults. Records that do not fit are counted per cause in the file header
+ * (or, for threads without a file, process-wide) and reported once at the end.
+ */
+#define _GNU_SOURCE /* fallocate */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mt_proc.h"
+#include "mt_rec.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Room kept free at the end of every file for the closing CLOCK END. */
+#define END_RESERVE sizeof(struct mt_rec_clock)
+
+__thread struct mt_rec_tls mt_rec_tls __attribute__((tls_model("initial-exec")));
+
+enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COUNT };
+
+static struct {
+	pthread_mutex_t lock;
+	struct mt_rec_conf conf;
+	char dir[PATH_MAX];
+	char host[64];
+	int dirfd;			/* -1: recording off */
+	int finished;
+	uint32_t next_seq;
+	struct mt_rec_buf *bufs;
+	struct mt_rec_proc proc;	/* filled once at init, copied into seq 0 */
+	pthread_key_t key;
+	int key_ok;
+	uint64_t nofile;		/* MT_LOSS_NOFILE, process-wide */
+	uint64_t lost[MT_LOSS_COUNT];	/* totals of closed files */
+	int warned[W_COUNT];
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1 };
+
+/* Where threads without a file point: no room, so every record goes to
+ * mt_rec_slow(), which counts it lost; header counters land in a dummy. */
+static struct mt_file_hdr dead_hdr;
+static struct mt_rec_buf dead_buf = { .hdr = &dead_hdr, .fd = -1 };
+
+/* One warning per cause per process, through the configured sink. */
+static void warn_once(enum warn_cause cause, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 256];
+	va_list ap;
+
+	if (__atomic_exchange_n(&g.warned[cause], 1, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (g.conf.warn)
+		g.conf.warn(msg);
+}
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* Opens dir without following a symlink in its last component, creating
+ * it 0700 when missing. Returns a directory fd or -1 with errno set. */
+static int open_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st))
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void thread_exit(void *arg);
+static void after_fork_child(void);
+
+int mt_rec_init(const struct mt_rec_conf *conf)
+{
+	int fd;
+
+	pthread_mutex_lock(&g.lock);
+	g.conf = *conf;
+	snprintf(g.dir, sizeof(g.dir), "%s", conf->dir);
+	g.conf.dir = g.dir;
+	if (g.conf.chunk_size < page_size())
+		g.conf.chunk_size = page_size();
+	g.conf.chunk_size = round_up(g.conf.chunk_size, page_size());
+	g.conf.buffer_size = round_up(g.conf.buffer_size, page_size());
+	if (g.conf.buffer_size < MT_FILE_HDR_SIZE + page_size())
+		g.conf.buffer_size = MT_FILE_HDR_SIZE + page_size();
+	g.finished = 0;
+	if (gethostname(g.host, sizeof(g.host)))
+		snprintf(g.host, sizeof(g.host), "unknown");
+	g.host[sizeof(g.host) - 1] = '\0';
+	if (!g.key_ok) {
+		g.key_ok = !pthread_key_create(&g.key, thread_exit);
+		pthread_atfork(NULL, NULL, after_fork_child);
+	}
+	fd = open_dir(g.dir);
+	if (fd < 0) {
+		pthread_mutex_unlock(&g.lock);
+		warn_once(W_INIT, "msgtrace: tracing disabled: cannot use trace directory '%s': %s%s",
+			  conf->dir, strerror(errno),
+			  errno == ELOOP ? " (a symlink is never followed)" : "");
+		return -1;
+	}
+	if (g.dirfd >= 0)
+		close(g.dirfd);
+	g.dirfd = fd;
+	mt_proc_clock_init();
+	mt_proc_fill(&g.proc, conf->fi_version);
+	pthread_mutex_unlock(&g.lock);
+	return 0;
+}
+
+/* Extends the file and the usable window by one chunk (capped by the file's
+ * maximum and RLIMIT_FSIZE). Returns 0, or the enum mt_loss cause. */
+static int grow(struct mt_rec_buf *b)
+{
+	uint64_t off = (uint64_t)(b->grown_end - (char *)b->hdr);
+	uint64_t max = (uint64_t)(b->map_end - (char *)b->hdr);
+	uint64_t end = off + g.conf.chunk_size;
+	struct rlimit rl;
+	int err;
+
+	if (end > max)
+		end = max;
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    end > rl.rlim_cur)
+		end = rl.rlim_cur / page_size() * page_size();
+	if (end <= off)
+		return off >= max ? MT_LOSS_FULL : MT_LOSS_NOSPACE;
+	err = fallocate(b->fd, 0, (off_t)off, (off_t)(end - off)) ? errno : 0;
+	if (err == EOPNOTSUPP || err == ENOSYS)
+		err = posix_fallocate(b->fd, (off_t)off, (off_t)(end - off));
+	if (err) {
+		warn_once(W_GROW, "msgtrace: trace file cannot grow (%s): later records of this thread are dropped",
+			  strerror(err));
+		return MT_LOSS_NOSPACE;
+	}
+	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
+	b->grown_end = (char *)b->hdr + end;
+	b->limit = b->grown_end - END_RESERVE;
+	return 0;
+}
+
+static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
+{
+	struct mt_rec_clock *r = (struct mt_rec_clock *)b->next;
+
+	mt_proc_clock_pair(r, phase);
+	mt_rec_publish(b, sizeof(*r));
+}
+
+static void write_proc(struct mt_rec_buf *b)
+{
+	memcpy(b->next, &g.proc, sizeof(g.proc));
+	mt_rec_publish(b, sizeof(g.proc));
+}
+
+static void unmap_buf(struct mt_rec_buf *b)
+{
+	munmap(b->hdr, (size_t)(b->map_end - (char *)b->hdr));
+	close(b->fd);
+	free(b);
+}
+
+/* Creates the calling thread's file; called with g.lock held. */
+static struct mt_rec_buf *create_buf(void)
+{
+	char name[sizeof(g.host) + 48];
+	struct mt_rec_buf *b;
+	struct mt_file_hdr *h;
+	uint32_t seq = g.next_seq;
+	void *map;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.%d.%u%s", g.host, (int)getpid(), seq,
+		 MT_TRACE_SUFFIX);
+	fd = openat(g.dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    g.conf.file_mode);
+	if (fd < 0) {
+		warn_once(W_CREATE, "msgtrace: cannot create trace file '%s/%s': %s",
+			  g.dir, name, strerror(errno));
+		return NULL;
+	}
+	/* The umask must not decide who can read a trace. */
+	fchmod(fd, g.conf.file_mode);
+	map = mmap(NULL, g.conf.buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	b = calloc(1, sizeof(*b));
+	if (map == MAP_FAILED || !b) {
+		warn_once(W_CREATE, "msgtrace: cannot map trace file '%s/%s': %s",
+			  g.dir, name, strerror(errno));
+		if (map != MAP_FAILED)
+			munmap(map, g.conf.buffer_size);
+		free(b);
+		close(fd);
+		unlinkat(g.dirfd, name, 0);
+		return NULL;
+	}
+	b->fd = fd;
+	b->hdr = map;
+	b->map_end = (char *)map + g.conf.buffer_size;
+	b->grown_end = (char *)map;
+	b->next = (char *)map + MT_FILE_HDR_SIZE;
+	/* The first chunk must hold the header, PROC, CLOCK START and END. */
+	while (b->grown_end < b->next + sizeof(struct mt_rec_proc) + 2 * END_RESERVE) {
+		int cause = grow(b);
+
+		if (cause) {
+			warn_once(W_CREATE, "msgtrace: cannot size trace file '%s/%s'",
+				  g.dir, name);
+			unlinkat(g.dirfd, name, 0);
+			unmap_buf(b);
+			return NULL;
+		}
+	}
+	h = b->hdr;
+	memcpy(h->magic, MT_TRACE_MAGIC, sizeof(h->magic));
+	h->version = MT_TRACE_VERSION;
+	h->hdr_size = MT_FILE_HDR_SIZE;
+	h->data_off = MT_FILE_HDR_SIZE;
+	h->capacity = g.conf.buffer_size - MT_FILE_HDR_SIZE;
+	h->pid = (uint32_t)getpid();
+	h->tid = (uint32_t)syscall(SYS_gettid);
+	h->thread_seq = seq;
+	h->flags = g.conf.file_flags;
+	g.next_seq++;
+	if (seq == 0)
+		write_proc(b);
+	write_clock(b, MT_CLOCK_START);
+	b->link = g.bufs;
+	g.bufs = b;
+	return b;
+}
+
+/* The application's errno must survive whatever the slow path calls. */
+static void *slow(size_t size);
+
+void *mt_rec_slow(size_t size)
+{
+	int saved = errno;
+	void *r = slow(size);
+
+	errno = saved;
+	return r;
+}
+
+static void *slow(size_t size)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+	int cause;
+
+	if (!b) {
+		pthread_mutex_lock(&g.lock);
+		b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
+		if (b && g.key_ok)
+			pthread_setspecific(g.key, b);
+		pthread_mutex_unlock(&g.lock);
+		mt_rec_tls.buf = b ? b : &dead_buf;
+		if (b && (size_t)(b->limit - b->next) >= size)
+			return b->next;
+	}
+	if (b == &dead_buf || !b) {
+		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (b->closed) {
+		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (b->stuck) {
+		b->hdr->lost[b->stuck - 1]++;
+		return NULL;
+	}
+	while ((size_t)(b->limit - b->next) < size) {
+		cause = grow(b);
+		if (cause) {
+			if (cause == MT_LOSS_FULL)
+				warn_once(W_FULL, "msgtrace: a trace file reached its size limit (%llu bytes): later records of that thread are dropped",
+					  (unsigned long long)g.conf.buffer_size);
+			b->stuck = 1 + cause;
+			b->hdr->lost[cause]++;
+			return NULL;
+		}
+	}
+	return b->next;
+}
+
+/* Writes CLOCK END, marks the file closed and gives back the unused,
+ * preallocated tail. The mapping stays: other threads may still hold it. */
+static void finish_buf(struct mt_rec_buf *b)
+{
+	int i;
+
+	if (b->closed)
+		return;
+	write_clock(b, MT_CLOCK_END);
+	b->closed = 1;
+	b->limit = b->next;
+	b->hdr->flags |= MT_FILE_CLOSED;
+	for (i = 0; i < MT_LOSS_COUNT; i++)
+		g.lost[i] += b->hdr->lost[i];
+	if (ftruncate(b->fd, b->next - (char *)b->hdr) == 0)
+		b->grown_end = b->next;
+}
+
+static void unlink_buf(struct mt_rec_buf *b)
+{
+	struct mt_rec_buf **p;
+
+	for (p = &g.bufs; *p; p = &(*p)->link) {
+		if (*p == b) {
+			*p = b->link;
+			return;
+		}
+	}
+}
+
+/* Only the owning thread may unmap its file: nobody else writes to it. */
+static void close_own(struct mt_rec_buf *b)
+{
+	pthread_mutex_lock(&g.lock);
+	finish_buf(b);
+	unlink_buf(b);
+	pthread_mutex_unlock(&g.lock);
+	unmap_buf(b);
+}
+
+static void thread_exit(void *arg)
+{
+	struct mt_rec_buf *b = arg;
+
+	if (mt_rec_tls.buf == b)
+		mt_rec_tls.buf = NULL;
+	close_own(b);
+}
+
+void mt_rec_thread_close(void)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (!b || b == &dead_buf)
+		return;
+	if (g.key_ok)
+		pthread_setspecific(g.key, NULL);
+	mt_rec_tls.buf = NULL;
+	close_own(b);
+}
+
+static void report_losses(void)
+{
+	uint64_t total = g.nofile;
+	int i;
+
+	for (i = 0; i < MT_LOSS_COUNT; i++)
+		total += g.lost[i];
+	if (!total || !g.conf.warn)
+		return;
+	char msg[256];
+	snprintf(msg, sizeof(msg),
+		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu)",
+		 (unsigned long long)total,
+		 (unsigned long long)g.lost[MT_LOSS_FULL],
+		 (unsigned long long)g.lost[MT_LOSS_NOSPACE],
+		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile));
+	g.conf.warn(msg);
+}
+
+/*
+ * Process end: finish every file. Mappings and buffers are deliberately kept
+ * (other threads may still hold pointers to them; their further records go
+ * to the slow path and are counted lost), only the directory fd is closed.
+ */
+void mt_rec_fini(void)
+{
+	struct mt_rec_buf *b;
+
+	pthread_mutex_lock(&g.lock);
+	if (g.finished) {
+		pthread_mutex_unlock(&g.lock);
+		return;
+	}
+	g.finished = 1;
+	for (b = g.bufs; b; b = b->link)
+		finish_buf(b);
+	report_losses();
+	if (g.dirfd >= 0)
+		close(g.dirfd);
+	g.dirfd = -1;
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* A forked child must not write into its parent's files (they are shared
+ * mappings): it forgets them and starts its own, numbered from 0. */
+static void after_fork_child(void)
+{
+	struct mt_rec_buf *b, *next;
+
+	for (b = g.bufs; b; b = next) {
+		next = b->link;
+		unmap_buf(b);
+	}
+	g.bufs = NULL;
+	g.next_seq = 0;
+	mt_rec_tls.buf = NULL;
+	pthread_mutex_init(&g.lock, NULL);
+}

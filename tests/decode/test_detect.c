@@ -1,0 +1,182 @@
+/*
+ * Layout detection on synthetic evidence: the operations each MPI library
+ * issues under each layout, built with mt_tag_encode / mt_tag_encode_recv.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "mt_decode.h"
+#include "params.h"
+
+/* The endpoint Open MPI gets from tcp;ofi_rxm on this machine. */
+static void rxm_ep(struct mt_tag_evidence *ev)
+{
+	mt_tag_evidence_set_ep(ev, 8, true, 0xaaaaaaaaaaaaaaaaull);
+}
+
+/* What a rank does: sends (some Ssend), receives of all four wildcard
+ * kinds, a probe, the ACK receives of its Ssends. */
+static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
+		    bool sends, bool recvs)
+{
+	struct mt_tag_layout l;
+	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_TAG_OK);
+	for (int i = 0; i < 40; i++) {
+		struct mt_tag_fields f = {
+			.cid = (mt_comm_t)(i % 4), .source = i % 3,
+			.tag = i % 7 == 0 ? -16 : i,
+			.proto = i % 5 == 0 ? MT_PROTO_SSEND : MT_PROTO_NORMAL,
+			.valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG | MT_V_PROTO };
+		struct mt_tag_filter flt = { .f = f, .any_source = i & 1,
+					     .any_tag = i & 2, .kind = MT_RECV_PLAIN };
+		struct mt_tag_wire w;
+
+		if (l.internal == MT_INT_ODD_CID && f.tag < 0)
+			flt.f.tag = f.tag = 1;		/* MPICH tags are >= 0 */
+		if (sends) {
+			cr_assert_eq(mt_tag_encode(&l, &f, &w), MT_TAG_OK);
+			mt_tag_evidence_add_send(ev, w.has_data, w.tag, w.data);
+		}
+		if (!recvs)
+			continue;
+		cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_TAG_OK);
+		mt_tag_evidence_add_recv(ev, w.tag, w.ignore,
+					 (w.directed ? MT_TAG_RECV_DIRECTED : 0) |
+					 (i % 6 == 0 ? MT_TAG_RECV_PEEK : 0));
+		if (f.proto == MT_PROTO_SSEND) {
+			flt.kind = MT_RECV_SSEND_ACK;
+			flt.any_source = flt.any_tag = false;
+			cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_TAG_OK);
+			mt_tag_evidence_add_recv(ev, w.tag, w.ignore,
+						 w.directed ? MT_TAG_RECV_DIRECTED : 0);
+		}
+	}
+}
+
+static bool has_line(const struct mt_tag_detect_result *r, const char *text)
+{
+	for (unsigned i = 0; i < r->n_lines; i++)
+		if (strstr(r->lines[i], text))
+			return true;
+	return false;
+}
+
+ParameterizedTestParameters(decode, detect_each_layout)
+{
+	return all_mpi_layouts();
+}
+
+ParameterizedTest(enum mt_tag_layout_id *id, decode, detect_each_layout)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	mt_tag_evidence_init(&ev);
+	rxm_ep(&ev);
+	traffic(&ev, *id, true, true);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.layout, *id, "expected %s, got %s", mt_tag_layout_name(*id),
+		     mt_tag_layout_name(r.layout));
+	cr_expect_eq(r.confidence, MT_CONF_HIGH);
+	cr_expect(has_line(&r, "is the only layout"));
+}
+
+Test(decode, detect_too_little_evidence)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	mt_tag_evidence_init(&ev);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_RAW);
+	cr_expect_eq(r.confidence, MT_CONF_NONE);
+	cr_expect(has_line(&r, "too little evidence"));
+
+	/* tag_1 sends alone fit tag_2 and MPICH without CQ data as well. */
+	mt_tag_evidence_init(&ev);
+	rxm_ep(&ev);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG1, true, false);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.confidence, MT_CONF_NONE);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_RAW);
+	cr_expect(has_line(&r, "too little evidence: consistent with ofi_tag_1, mpich-3.3-nodata"));
+	cr_expect(has_line(&r, "ofi_tag_full ruled out: send"));
+}
+
+/* Sends with CQ data alone: ofi_tag_full or MPICH with data. The endpoint
+ * attributes make Open MPI's auto choice the guess, flagged as such. */
+Test(decode, detect_guess_is_flagged)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	mt_tag_evidence_init(&ev);
+	rxm_ep(&ev);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_FULL, true, false);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_FULL);
+	cr_expect_eq(r.confidence, MT_CONF_LOW);
+	cr_expect(has_line(&r, "guessing ofi_tag_full"));
+
+	/* Receives only: one layout left, but only one kind of evidence. */
+	mt_tag_evidence_init(&ev);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG2, false, true);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_TAG2);
+	cr_expect_eq(r.confidence, MT_CONF_MEDIUM);
+}
+
+Test(decode, detect_override_wins)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	mt_tag_evidence_init(&ev);
+	rxm_ep(&ev);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG2, true, true);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_OMPI_TAG1, &r);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
+	cr_expect_eq(r.confidence, MT_CONF_OVERRIDE);
+	cr_expect(has_line(&r, "--layout ofi_tag_1 overrides the detected ofi_tag_2 "
+			   "(confidence high)"));
+}
+
+Test(decode, detect_endpoint_rules_out)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	/* No CQ data on the endpoint: ofi_tag_full impossible. */
+	mt_tag_evidence_init(&ev);
+	mt_tag_evidence_set_ep(&ev, 0, true, 0);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_FULL, true, true);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_neq(r.layout, MT_TAG_LAYOUT_OMPI_FULL);
+	cr_expect(has_line(&r, "ofi_tag_full ruled out: endpoint has cq_data_size 0"));
+
+	/* mem_tag_format leaving ofi_tag_1 four cid bits: Open MPI would not
+	 * have started in that mode. */
+	mt_tag_evidence_init(&ev);
+	mt_tag_evidence_set_ep(&ev, 8, true, 0x00ffffffffffffffull);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG1, true, true);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_neq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
+	cr_expect(has_line(&r, "ofi_tag_1 ruled out: mem_tag_format"));
+}
+
+/* One foreign operation rules every layout out: the best one is reported
+ * with low confidence and the count of what it does not explain. */
+Test(decode, detect_noise)
+{
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result r;
+
+	mt_tag_evidence_init(&ev);
+	rxm_ep(&ev);
+	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG1, true, true);
+	mt_tag_evidence_add_recv(&ev, 0, 0x1, 0);
+	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
+	cr_expect_eq(r.confidence, MT_CONF_LOW);
+	cr_expect(has_line(&r, "ofi_tag_1 explains all but 1"));
+}

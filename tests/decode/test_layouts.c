@@ -1,0 +1,204 @@
+/*
+ * The constants of shared/TAG-LAYOUTS.md, one by one, against the table.
+ */
+#include <criterion/criterion.h>
+
+#include "mt_decode.h"
+
+static struct mt_tag_layout get(enum mt_tag_layout_id id, uint64_t mtf)
+{
+	struct mt_tag_layout l;
+	cr_assert_eq(mt_tag_layout_get(id, mtf, &l), MT_TAG_OK);
+	return l;
+}
+
+/* The Open MPI table of TAG-LAYOUTS.md, column by column. */
+Test(decode, ompi_constants)
+{
+	static const struct {
+		enum mt_tag_layout_id id;
+		const char *name;
+		uint64_t sync, ack, proto, src, tag, cid_mask, tag_ub, cid_max;
+		enum mt_tag_src_in src_in;
+	} c[] = {
+		{ MT_TAG_LAYOUT_OMPI_FULL, "ofi_tag_full", 0x0000000100000000ull,
+		  0x0000000200000000ull, 0x0000000300000000ull, 0,
+		  0x00000000FFFFFFFFull, 0xFFFFFFFC00000000ull /* [63..34] */,
+		  2147483647, (1ull << 30) - 1, MT_SRC_DATA },
+		{ MT_TAG_LAYOUT_OMPI_TAG1, "ofi_tag_1", 0x0000000100000000ull,
+		  0x0000000200000000ull, 0x0000000300000000ull, 0x000FFFFC00000000ull,
+		  0x00000000FFFFFFFFull, 0xFFF0000000000000ull /* [63..52] */,
+		  2147483647, 4095, MT_SRC_TAG },
+		{ MT_TAG_LAYOUT_OMPI_TAG2, "ofi_tag_2", 0x0000000000100000ull,
+		  0x0000000000200000ull, 0x0000000000300000ull, 0x000000FFFFC00000ull,
+		  0x00000000000FFFFFull, 0xFFFFFF0000000000ull /* [63..40] */,
+		  524287, 16777215, MT_SRC_TAG },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct mt_tag_layout l = get(c[i].id, 0);
+		cr_expect_str_eq(l.name, c[i].name);
+		cr_expect_eq(l.sync, c[i].sync, "%s SYNC_SEND", l.name);
+		cr_expect_eq(l.ack, c[i].ack, "%s SYNC_SEND_ACK", l.name);
+		cr_expect_eq(l.proto_mask, c[i].proto, "%s proto mask", l.name);
+		cr_expect_eq(l.src_mask, c[i].src, "%s source mask", l.name);
+		cr_expect_eq(l.tag_mask, c[i].tag, "%s tag mask", l.name);
+		cr_expect_eq(l.cid_mask, c[i].cid_mask, "%s cid field", l.name);
+		cr_expect_eq(l.tag_ub, c[i].tag_ub, "%s MPI_TAG_UB", l.name);
+		cr_expect_eq(l.cid_max, c[i].cid_max, "%s max cid", l.name);
+		cr_expect_eq(l.src_in, c[i].src_in, "%s source travels", l.name);
+		cr_expect_eq(l.internal, MT_INT_NEG_TAG, "%s", l.name);
+		cr_expect(l.tag_signed, "%s", l.name);
+		if (c[i].src_in == MT_SRC_TAG)
+			cr_expect_eq(l.src_max, 262143, "%s", l.name);
+	}
+}
+
+/* Every leading zero bit of mem_tag_format removes one cid bit. */
+Test(decode, mem_tag_format_shrinks_cid)
+{
+	static const struct { enum mt_tag_layout_id id; unsigned full, net; } c[] = {
+		{ MT_TAG_LAYOUT_OMPI_FULL, 30, 29 },
+		{ MT_TAG_LAYOUT_OMPI_TAG1, 12, 11 },
+		{ MT_TAG_LAYOUT_OMPI_TAG2, 24, 23 },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		struct mt_tag_layout a = get(c[i].id, 0xaaaaaaaaaaaaaaaaull);
+		struct mt_tag_layout b = get(c[i].id, 0x5555555555555555ull);
+		cr_expect_eq(a.cid_usable_bits, c[i].full);
+		cr_expect_eq(a.cid_max, (1ull << c[i].full) - 1);
+		cr_expect_eq(b.cid_usable_bits, c[i].net);
+		cr_expect_eq(b.cid_max, (1ull << c[i].net) - 1);
+		cr_expect_eq(b.cid_mask, a.cid_mask, "fields do not move");
+	}
+	/* Below 8 cid bits the MTL refuses to start. */
+	struct mt_tag_layout l;
+	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x000fffffffffffffull, &l),
+		     MT_TAG_ERR_MTF);
+	cr_expect_eq(l.cid_usable_bits, 0);
+	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x00ffffffffffffffull, &l),
+		     MT_TAG_ERR_MTF);
+	cr_expect_eq(l.cid_usable_bits, 4);
+	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x0fffffffffffffffull, &l),
+		     MT_TAG_OK);
+	cr_expect_eq(l.cid_usable_bits, 8);
+}
+
+/* MPICH ch4:ofi: from the top protocol, context, source, tag. */
+Test(decode, mpich_field_widths)
+{
+	static const struct {
+		enum mt_tag_layout_id id;
+		unsigned ctx, src, tag, ack, sync, dynproc, huge;
+	} c[] = {
+		/* release     ctx src tag  ack sync dynproc huge (bit numbers) */
+		{ MT_TAG_LAYOUT_MPICH33_DATA, 20, 0, 31, 51, 52, 53, 0 },
+		{ MT_TAG_LAYOUT_MPICH33_NODATA, 16, 23, 19, 58, 59, 60, 0 },
+		{ MT_TAG_LAYOUT_MPICH40_DATA, 20, 0, 31, 51, 52, 53, 54 },
+		{ MT_TAG_LAYOUT_MPICH40_NODATA, 16, 23, 19, 58, 59, 60, 61 },
+		{ MT_TAG_LAYOUT_MPICH41_DATA, 20, 0, 31, 51, 53, 52, 54 },
+		{ MT_TAG_LAYOUT_MPICH41_NODATA, 16, 23, 19, 58, 60, 59, 61 },
+		{ MT_TAG_LAYOUT_MPICH42_NODATA, 16, 23, 20, 59, 61, 60, 62 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct mt_tag_layout l = get(c[i].id, 0);
+		cr_expect_eq(l.cid_bits, c[i].ctx, "%s", l.name);
+		cr_expect_eq(l.src_bits, c[i].src, "%s", l.name);
+		cr_expect_eq(l.tag_bits, c[i].tag, "%s", l.name);
+		cr_expect_eq(l.tag_mask, (1ull << c[i].tag) - 1, "%s", l.name);
+		cr_expect_eq(l.src_shift, c[i].src ? c[i].tag : 0, "%s", l.name);
+		cr_expect_eq(l.cid_shift, c[i].tag + c[i].src, "%s", l.name);
+		/* The protocol bits sit right above the context id. */
+		cr_expect_eq(l.ack, 1ull << (c[i].ctx + c[i].src + c[i].tag), "%s", l.name);
+		cr_expect_eq(l.ack, 1ull << c[i].ack, "%s", l.name);
+		cr_expect_eq(l.sync, 1ull << c[i].sync, "%s", l.name);
+		cr_expect_eq(l.dynproc, 1ull << c[i].dynproc, "%s", l.name);
+		cr_expect_eq(l.huge, c[i].huge ? 1ull << c[i].huge : 0, "%s", l.name);
+		cr_expect_eq(l.src_in, c[i].src ? MT_SRC_TAG : MT_SRC_DATA, "%s", l.name);
+		cr_expect_eq(l.internal, MT_INT_ODD_CID, "%s", l.name);
+		cr_expect_not(l.tag_signed, "%s", l.name);
+	}
+	/* Source rank in CQ data: the low 30 bits; error bits above. */
+	struct mt_tag_layout l = get(MT_TAG_LAYOUT_MPICH41_DATA, 0);
+	cr_expect_eq(l.data_src_bits, 30);
+	/* The receive mask: 4.1+ ignores only SYNC and HUGE (ACK and DYNPROC
+	 * must match), 3.4-4.0 SYNC, DYNPROC and HUGE, 3.3 SYNC and DYNPROC. */
+	cr_expect_eq(l.recv_always_ignored, (1ull << 53) | (1ull << 54));
+	l = get(MT_TAG_LAYOUT_MPICH40_DATA, 0);
+	cr_expect_eq(l.recv_always_ignored, 7ull << 52);
+	l = get(MT_TAG_LAYOUT_MPICH33_NODATA, 0);
+	cr_expect_eq(l.recv_always_ignored, 3ull << 59);
+}
+
+Test(decode, layout_names)
+{
+	enum mt_tag_layout_id id;
+	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++) {
+		cr_assert_eq(mt_tag_layout_find(mt_tag_layout_name(i), &id), MT_TAG_OK);
+		cr_expect_eq(id, i);
+	}
+	cr_expect_eq(mt_tag_layout_find("ofi_tag_3", &id), MT_TAG_ERR_LAYOUT);
+	cr_expect_str_eq(mt_tag_layout_name(MT_TAG_LAYOUT_RAW), "raw");
+	struct mt_tag_layout l;
+	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_COUNT, 0, &l), MT_TAG_ERR_LAYOUT);
+}
+
+/* Send tag = cid << shift | source | tag & mask, plus SYNC_SEND for Ssend. */
+Test(decode, ompi_send_tags)
+{
+	struct mt_tag_layout l1 = get(MT_TAG_LAYOUT_OMPI_TAG1, 0);
+	struct mt_tag_layout l2 = get(MT_TAG_LAYOUT_OMPI_TAG2, 0);
+	struct mt_tag_layout lf = get(MT_TAG_LAYOUT_OMPI_FULL, 0);
+	struct mt_tag_fields f = { .cid = 3, .source = 5, .tag = 7,
+				   .proto = MT_PROTO_SSEND,
+				   .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG | MT_V_PROTO };
+	struct mt_tag_wire w;
+
+	cr_assert_eq(mt_tag_encode(&l1, &f, &w), MT_TAG_OK);
+	cr_expect_eq(w.tag, (3ull << 52) | (5ull << 34) | 0x100000000ull | 7);
+	cr_expect_not(w.has_data);
+	cr_assert_eq(mt_tag_encode(&l2, &f, &w), MT_TAG_OK);
+	cr_expect_eq(w.tag, (3ull << 40) | (5ull << 22) | 0x100000ull | 7);
+	cr_assert_eq(mt_tag_encode(&lf, &f, &w), MT_TAG_OK);
+	cr_expect_eq(w.tag, (3ull << 34) | 0x100000000ull | 7);
+	cr_expect(w.has_data);
+	cr_expect_eq(w.data, 5);
+
+	/* Negative tags: two's complement truncated to the field. */
+	f.proto = MT_PROTO_NORMAL;
+	f.tag = -16;				/* barrier */
+	mt_tag_encode(&lf, &f, &w);
+	cr_expect_eq(w.tag & 0xFFFFFFFFull, 0xFFFFFFF0ull);
+	mt_tag_encode(&l2, &f, &w);
+	cr_expect_eq(w.tag & 0xFFFFFull, 0xFFFF0ull);
+	struct mt_tag_fields d;
+	mt_tag_decode(&l2, w.tag, 0, 0, &d);
+	cr_expect_eq(d.tag, -16, "tag_2 sign-extends from bit 19");
+	cr_expect(d.flags & MT_F_INTERNAL);
+	mt_tag_decode(&l1, 0xFFFF8698ull, 0, 0, &d);	/* OMPI_COMM_ALLREDUCE_TAG */
+	cr_expect_eq(d.tag, -31080);
+	cr_expect(d.flags & MT_F_INTERNAL);
+
+	/* The ACK: the received tag with SYNC_SEND cleared and SYNC_SEND_ACK set;
+	 * the source field still names the synchronous sender. */
+	uint64_t ssend = (3ull << 52) | (5ull << 34) | 0x100000000ull | 7;
+	uint64_t ack = (ssend | l1.ack) & ~l1.sync;
+	mt_tag_decode(&l1, ack, 0, 0, &d);
+	cr_expect_eq(d.proto, MT_PROTO_SSEND_ACK);
+	cr_expect_eq(d.source, 5);
+	cr_expect(d.flags & MT_F_SOURCE_IS_DEST);
+	/* In ofi_tag_full the ACK goes without CQ data: no source. */
+	mt_tag_decode(&lf, (3ull << 34) | lf.ack | 7, 0, MT_TAG_IN_DATA, &d);
+	cr_expect_not(d.valid & MT_V_SOURCE);
+}
+
+Test(decode, raw_layout_shows_nothing)
+{
+	struct mt_tag_layout l = get(MT_TAG_LAYOUT_RAW, 0);
+	struct mt_tag_fields d;
+	struct mt_tag_wire w;
+	mt_tag_decode(&l, 0x123456789abcdef0ull, 7, MT_TAG_IN_DATA, &d);
+	cr_expect_eq(d.valid, 0);
+	cr_expect_eq(d.cid, MT_COMM_UNDEF);
+	cr_expect_eq(d.source, MT_RANK_UNDEF);
+	cr_expect_eq(mt_tag_encode(&l, &d, &w), MT_TAG_ERR_LAYOUT);
+}

@@ -1,0 +1,122 @@
+# lib.sh - shared helpers for the end-to-end test scripts (source it).
+#
+# Every run goes through e2e_run, which builds the one mpirun command line
+# the tests use (Open MPI's cm PML over the OFI MTL, one libfabric provider,
+# one tag layout), wraps it in `timeout`, and runs it with or without the
+# msgtrace hook. Scripts call e2e_setup first; it makes a scratch directory
+# ($E2E_TMP) that is removed on exit unless E2E_KEEP=1.
+#
+# Settings (environment):
+#   E2E_NP        ranks per run (default 4)
+#   E2E_TIMEOUT   seconds one mpirun may take (default 60)
+#   E2E_KEEP=1    keep $E2E_TMP (logs, traces, outputs) for a post-mortem
+#   E2E_MPIRUN    mpirun to use (default: mpirun)
+
+# Open MPI refuses to run as root unless told it is wanted.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+E2E_NAME=$(basename "$0" .sh)
+
+e2e_fail() {
+	echo "$E2E_NAME: FAIL: $*" >&2
+	[ -n "${E2E_TMP:-}" ] && [ "${E2E_KEEP:-0}" = 1 ] &&
+		echo "$E2E_NAME: files kept in $E2E_TMP" >&2
+	exit 1
+}
+
+e2e_note() {
+	echo "$E2E_NAME: $*"
+}
+
+e2e_cleanup() {
+	[ -n "${E2E_TMP:-}" ] && [ "${E2E_KEEP:-0}" != 1 ] && rm -rf "$E2E_TMP"
+	return 0
+}
+
+e2e_setup() {
+	E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-e2e.XXXXXX") ||
+		e2e_fail "cannot create a scratch directory"
+	trap e2e_cleanup EXIT
+}
+
+# e2e_need_file PATH WHAT: fail clearly when a build product is missing.
+e2e_need_file() {
+	[ -e "$1" ] || e2e_fail "$2 not built: $1 does not exist"
+}
+
+# e2e_mpirun_args PROVIDER TAGMODE: prints the mpirun options, one a line.
+#   PROVIDER  a libfabric provider list for mtl_ofi_provider_include
+#             ("tcp;ofi_rxm", "sockets", ...)
+#   TAGMODE   full | ofi_tag_1 | ofi_tag_2 (full is forced, not left to
+#             auto, so a change in auto's choice cannot go unnoticed)
+e2e_mpirun_args() {
+	local provider=$1 mode=$2
+	case $mode in
+	full) mode=ofi_tag_full ;;
+	ofi_tag_1 | ofi_tag_2) ;;
+	*) e2e_fail "unknown tag mode '$mode' (full, ofi_tag_1, ofi_tag_2)" ;;
+	esac
+	printf '%s\n' -np "${E2E_NP:-4}" --oversubscribe \
+		--mca pml cm --mca mtl ofi \
+		--mca mtl_ofi_provider_include "$provider" \
+		--mca mtl_ofi_tag_mode "$mode"
+	# sockets' automatic progress thread makes each small message take
+	# milliseconds; manual progress keeps the runs short.
+	case $provider in
+	*sockets*) printf '%s\n' --mca mtl_ofi_data_progress manual ;;
+	esac
+}
+
+# e2e_run OUT TRACEDIR PROVIDER TAGMODE PROGRAM [ARGS...]
+# Runs PROGRAM under mpirun with stdout in OUT and stderr in OUT.err.
+# TRACEDIR "-" runs without the hook; otherwise the msgtrace hook (from
+# $E2E_PROVIDER_DIR) records into TRACEDIR, which must not exist yet.
+# Returns mpirun's status (124 when `timeout` killed it).
+e2e_run() {
+	local out=$1 tracedir=$2 provider=$3 mode=$4
+	shift 4
+	local args env=()
+	mapfile -t args < <(e2e_mpirun_args "$provider" "$mode")
+	if [ "$tracedir" != - ]; then
+		e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" \
+			"the msgtrace provider"
+		mkdir "$tracedir" || e2e_fail "cannot create $tracedir"
+		env=(FI_PROVIDER_PATH="$E2E_PROVIDER_DIR" FI_HOOK=msgtrace
+			FI_OFI_HOOK_MSGTRACE_DIR="$tracedir")
+		# mpirun passes the environment to every rank.
+		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR
+			"${args[@]}")
+	fi
+	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
+		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err"
+}
+
+# e2e_run_ok: e2e_run, failing the test (with the job's stderr) unless the
+# job exits 0.
+e2e_run_ok() {
+	local out=$1 status=0
+	e2e_run "$@" || status=$?
+	[ $status -eq 0 ] && return 0
+	sed 's/^/    /' "$out.err" | tail -n 30 >&2
+	[ $status -eq 124 ] &&
+		e2e_fail "mpirun timed out after ${E2E_TIMEOUT:-60} s: ${*:5}"
+	e2e_fail "mpirun exited with status $status: ${*:5}"
+}
+
+# e2e_check_trace TRACEDIR NP: the hook must have written files for NP
+# processes (file names are <host>.<pid>.<thread>.mt).
+e2e_check_trace() {
+	local dir=$1 np=$2 procs
+	procs=$(find "$dir" -name '*.mt' -printf '%f\n' | cut -d. -f1,2 |
+		sort -u | wc -l)
+	[ "$procs" -eq "$np" ] ||
+		e2e_fail "expected trace files from $np processes in $dir, found $procs" \
+			"(is FI_HOOK=msgtrace loading $E2E_PROVIDER_DIR/libmsgtrace-fi.so?)"
+}
+
+# e2e_same_output EXPECTED ACTUAL WHAT: fail with the diff when they differ.
+e2e_same_output() {
+	diff -u "$1" "$2" >"$E2E_TMP/diff" && return 0
+	sed 's/^/    /' "$E2E_TMP/diff" >&2
+	e2e_fail "$3"
+}

@@ -1,0 +1,127 @@
+/*
+ * test_dump.c - `msgtrace dump` as a user runs it: output lines, exit
+ * status 0/1/2 and the error message for a corrupt file.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tw.h"
+
+/* Run `msgtrace ARGS` with stdout/stderr into dir/out, dir/err. */
+static int run(const char *dir, const char *args)
+{
+	char cmd[2048];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out' 2>'%s/err'", MSGTRACE_BIN,
+		 args, dir, dir);
+	rc = system(cmd);
+	cr_assert(WIFEXITED(rc), "%s did not exit", cmd);
+	return WEXITSTATUS(rc);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[512];
+	size_t len;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	s = (char *)tw_read(path, &len);
+	s[len] = '\0';
+	return s;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* One process with 3 tsends; a bad record after them if corrupt. */
+static char *make_trace(int corrupt)
+{
+	char *dir = tw_tmpdir(), *tdir;
+	struct tw w;
+
+	cr_assert(asprintf(&tdir, "%s/trace", dir) > 0);
+	cr_assert_eq(mkdir(tdir, 0700), 0);
+	tw_init(&w, 42, 0);
+	tw_proc(&w, 0, 0, 1000000000ull, "node");
+	for (int i = 0; i < 3; i++)
+		tw_op(&w, MT_OP_TSENDDATA, 1000 * (uint64_t)(i + 1), 0xabc0 + (uint64_t)i);
+	if (corrupt)
+		((struct mt_rec_hdr *)tw_add(&w, MT_REC_OP, 0, sizeof(struct mt_rec_op), 5000))->size = 12;
+	free(tw_save(&w, tdir, "node.42.0.mt"));
+	tw_free(&w);
+	free(tdir);
+	return dir;
+}
+
+Test(dump, good_trace_prints_every_record)
+{
+	char *dir = make_trace(0), args[512], *out;
+
+	snprintf(args, sizeof(args), "dump '%s/trace'", dir);
+	cr_expect_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect_eq(count(out, "\n"), 4, "%s", out);
+	cr_expect_eq(count(out, " tsenddata "), 3);
+	cr_expect(strstr(out, "0.000002000 r0   t0  app op    tsenddata") != NULL,
+		  "%s", out);
+	cr_expect(strstr(out, "tag=0x000000000000abc1") != NULL, "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "dump --kind proc '%s/trace'", dir);
+	cr_expect_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect_eq(count(out, "\n"), 1, "%s", out);
+	free(out);
+	tw_rmdir(dir);
+}
+
+Test(dump, corrupt_trace_exits_1_after_good_records)
+{
+	char *dir = make_trace(1), args[512], want[512], *out, *err;
+
+	snprintf(args, sizeof(args), "dump '%s/trace/node.42.0.mt'", dir);
+	cr_expect_eq(run(dir, args), 1);
+	out = slurp(dir, "out");
+	err = slurp(dir, "err");
+	cr_expect_eq(count(out, " tsenddata "), 3, "%s", out);
+	snprintf(want, sizeof(want), "msgtrace dump: %s/trace/node.42.0.mt: offset %zu: "
+		 "record size 12 is not a multiple of 8\n", dir,
+		 (size_t)MT_FILE_HDR_SIZE + sizeof(struct mt_rec_proc) +
+		 3 * sizeof(struct mt_rec_op));
+	cr_expect_str_eq(err, want);
+	free(out);
+	free(err);
+	snprintf(args, sizeof(args), "dump --summary '%s/trace'", dir);
+	cr_expect_eq(run(dir, args), 1);
+	out = slurp(dir, "out");
+	cr_expect(strstr(out, "ops: tsenddata 3") != NULL, "%s", out);
+	free(out);
+	tw_rmdir(dir);
+}
+
+Test(dump, usage_errors_exit_2)
+{
+	char *dir = make_trace(0), args[512];
+
+	snprintf(args, sizeof(args), "dump --kind nosuch '%s/trace'", dir);
+	cr_expect_eq(run(dir, args), 2);
+	cr_expect_eq(run(dir, "dump"), 2);
+	snprintf(args, sizeof(args), "dump --rank x '%s/trace'", dir);
+	cr_expect_eq(run(dir, args), 2);
+	cr_expect_eq(run(dir, "dump --help"), 0);
+	snprintf(args, sizeof(args), "dump '%s/missing'", dir);
+	cr_expect_eq(run(dir, args), 1);
+	tw_rmdir(dir);
+}

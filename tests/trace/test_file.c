@@ -1,0 +1,370 @@
+/*
+ * test_file.c - one file: header validation, record validation, truncation
+ * at every offset and random bit flips (the reader must never crash).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tw.h"
+
+#define NAME "node1.100.0.mt"
+
+/* A small valid file: PROC, START, 3 ops, a CQ entry, END. */
+static size_t build_small(struct tw *w)
+{
+	struct mt_rec_cqe *c;
+
+	tw_init(w, 100, 0);
+	tw_proc(w, 10, 0, 1000000000, "node1");
+	tw_clock(w, MT_CLOCK_START, 10, 1000, 5000);
+	for (int i = 0; i < 3; i++)
+		tw_op(w, MT_OP_TSEND, 20 + (uint64_t)i, 0x100 + (uint64_t)i)->len = 8;
+	c = tw_add(w, MT_REC_CQE, MT_CQ_READ, sizeof(*c), 40);
+	c->tag = 0x100;
+	tw_clock(w, MT_CLOCK_END, 50, 1040, 5040);
+	return 7;
+}
+
+/* Open path and iterate it; returns the final status, counts records. */
+static enum mt_status read_all(const char *path, size_t *nrec, struct mt_err *err)
+{
+	struct mt_trace_file *f;
+	struct mt_trace_cursor c;
+	const struct mt_rec_hdr *r;
+	enum mt_status st = mt_trace_file_open(path, &f, err);
+
+	*nrec = 0;
+	if (st != MT_OK)
+		return st;
+	mt_trace_cursor_init(&c, f);
+	while ((st = mt_trace_cursor_next(&c, &r, err)) == MT_OK)
+		(*nrec)++;
+	mt_trace_file_close(f);
+	return st;
+}
+
+/* Write w as NAME in a new directory, expect st and a message with needle. */
+static void expect(struct tw *w, enum mt_status want, size_t want_recs,
+		   const char *needle)
+{
+	char *dir = tw_tmpdir(), *path;
+	struct mt_err err = { "" };
+	struct mt_file_hdr saved = *tw_hdr(w);
+	enum mt_status st;
+	size_t n;
+
+	/* tw_save recomputes committed/capacity; keep a test's own values. */
+	path = tw_save(w, dir, NAME);
+	if (saved.committed != 0 || saved.capacity != 0) {
+		memcpy(w->buf, &saved, sizeof(saved));
+		tw_write(path, w->buf, w->len);
+	}
+	st = read_all(path, &n, &err);
+	cr_expect_eq(st, want, "status %d (%s), want %d: %s", st,
+		     mt_status_str(st), want, err.msg);
+	cr_expect_eq(n, want_recs, "%zu records before the end, want %zu", n,
+		     want_recs);
+	if (needle) {
+		cr_expect(strstr(err.msg, path) != NULL, "no path in '%s'", err.msg);
+		cr_expect(strstr(err.msg, needle) != NULL, "'%s' not in '%s'",
+			  needle, err.msg);
+	}
+	free(path);
+	tw_rmdir(dir);
+	tw_free(w);
+}
+
+Test(trace_file, valid_file_reads_every_record)
+{
+	struct tw w;
+	size_t n = build_small(&w);
+
+	expect(&w, MT_END, n, NULL);
+}
+
+Test(trace_file, bad_magic)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->magic[0] = 'X';
+	expect(&w, MT_ERR_CORRUPT, 0, "offset 0: bad magic");
+}
+
+Test(trace_file, wrong_version)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->version = 2;
+	expect(&w, MT_ERR_VERSION, 0, "offset 8: format version 2");
+}
+
+Test(trace_file, header_size_too_small)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->hdr_size = 8;
+	expect(&w, MT_ERR_CORRUPT, 0, "offset 12: header size 8");
+}
+
+Test(trace_file, data_off_past_end)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->data_off = 1 << 20;
+	tw_hdr(&w)->committed = 8;
+	tw_hdr(&w)->capacity = 8;
+	expect(&w, MT_ERR_CORRUPT, 0, "offset 16: data offset 1048576");
+}
+
+Test(trace_file, committed_beyond_capacity)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->committed = 4096;
+	tw_hdr(&w)->capacity = 1024;
+	expect(&w, MT_ERR_CORRUPT, 0, "offset 24: committed bytes 4096 exceed");
+}
+
+Test(trace_file, absurd_committed_and_capacity)
+{
+	struct tw w;
+
+	build_small(&w);
+	tw_hdr(&w)->committed = UINT64_MAX - 8;
+	tw_hdr(&w)->capacity = UINT64_MAX;
+	expect(&w, MT_ERR_CORRUPT, 0, "offset 24");
+}
+
+Test(trace_file, absurd_capacity_is_fine)
+{
+	struct tw w;
+	size_t n = build_small(&w);
+
+	tw_hdr(&w)->committed = w.len - MT_FILE_HDR_SIZE;
+	tw_hdr(&w)->capacity = UINT64_MAX;
+	expect(&w, MT_END, n, NULL);
+}
+
+Test(trace_file, committed_beyond_file_end)
+{
+	struct tw w;
+	size_t n = build_small(&w);
+
+	tw_hdr(&w)->committed = w.len - MT_FILE_HDR_SIZE + 64;
+	tw_hdr(&w)->capacity = 1 << 20;
+	expect(&w, MT_ERR_CORRUPT, n, "truncated copy?");
+}
+
+/* A good file plus one record of `size` bytes claiming `type`. */
+static void bad_record(unsigned type, uint16_t size, const char *why)
+{
+	struct tw w;
+	size_t n = build_small(&w), off = w.len;
+	struct mt_rec_hdr *r = tw_add(&w, type, 0, sizeof(struct mt_rec_op), 60);
+	char needle[128];
+
+	r->size = size;
+	snprintf(needle, sizeof(needle), "offset %zu: %s", off, why);
+	expect(&w, MT_ERR_CORRUPT, n, needle);
+}
+
+Test(trace_file, record_size_zero)
+{
+	bad_record(MT_REC_OP, 0, "record size 0 is smaller than a record header");
+}
+
+Test(trace_file, record_size_not_multiple_of_8)
+{
+	bad_record(MT_REC_OP, 12, "record size 12 is not a multiple of 8");
+}
+
+Test(trace_file, record_past_committed_end)
+{
+	bad_record(MT_REC_OP, 4096, "record size 4096 runs past the committed end");
+}
+
+Test(trace_file, known_type_shorter_than_its_struct)
+{
+	bad_record(MT_REC_OP, 24, "OP record size 24 is smaller than its struct");
+}
+
+Test(trace_file, unknown_type_skipped_and_counted)
+{
+	struct tw w;
+	size_t n = build_small(&w);
+	char *dir = tw_tmpdir(), *path;
+	struct mt_trace_file *f;
+	struct mt_trace_cursor c;
+	const struct mt_rec_hdr *r;
+	struct mt_err err;
+	size_t seen = 0;
+
+	tw_add(&w, 200, 0, 40, 60);
+	tw_op(&w, MT_OP_TRECV, 70, 1);
+	tw_add(&w, 0, 0, 16, 80);	/* type 0 is not a type either */
+	path = tw_save(&w, dir, NAME);
+	cr_assert_eq(mt_trace_file_open(path, &f, &err), MT_OK, "%s", err.msg);
+	cr_expect_eq(f->unknown, 2);
+	cr_expect_eq(f->nrecs, n + 3);
+	mt_trace_cursor_init(&c, f);
+	while (mt_trace_cursor_next(&c, &r, &err) == MT_OK) {
+		cr_expect(r->type != 200 && r->type != 0);
+		seen++;
+	}
+	cr_expect_eq(seen, n + 1);
+	mt_trace_file_close(f);
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}
+
+Test(trace_file, killed_writer_is_readable_and_flagged)
+{
+	struct tw w;
+	char *dir = tw_tmpdir(), *path;
+	struct mt_trace_file *f;
+	struct mt_err err;
+	size_t n = build_small(&w);
+
+	path = tw_save(&w, dir, NAME);
+	/* Records written but not yet published, and no CLOSED flag. */
+	tw_hdr(&w)->committed -= sizeof(struct mt_rec_clock);
+	tw_hdr(&w)->flags = 0;
+	tw_write(path, w.buf, w.len);
+	cr_assert_eq(mt_trace_file_open(path, &f, &err), MT_OK, "%s", err.msg);
+	cr_expect_eq(f->nrecs, n - 1);
+	cr_expect_eq(f->scan_status, MT_OK);
+	cr_expect_not(mt_trace_file_clean(f));
+	mt_trace_file_close(f);
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}
+
+Test(trace_file, file_name_disagrees_with_header)
+{
+	struct tw w;
+	char *dir = tw_tmpdir(), *path;
+	struct mt_trace_file *f;
+	struct mt_err err;
+
+	build_small(&w);
+	path = tw_save(&w, dir, "node1.101.0.mt");
+	cr_expect_eq(mt_trace_file_open(path, &f, &err), MT_ERR_CORRUPT);
+	cr_expect(strstr(err.msg, "header says pid 100 thread 0, the file name says "
+			 "pid 101 thread 0"), "%s", err.msg);
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}
+
+/*
+ * Cut a valid file at every length: the reader must return exactly the
+ * whole records inside the cut and then a clean error naming the file.
+ */
+Test(trace_file, truncation_at_every_offset)
+{
+	struct tw w;
+	char *dir = tw_tmpdir(), *path;
+	size_t total = build_small(&w), ends[16], nends = 0;
+	size_t off = MT_FILE_HDR_SIZE;
+
+	path = tw_save(&w, dir, NAME);
+	while (off < w.len) {
+		off += ((struct mt_rec_hdr *)(w.buf + off))->size;
+		ends[nends++] = off;
+	}
+	cr_assert_eq(nends, total);
+	for (size_t len = 0; len <= w.len; len++) {
+		struct mt_err err = { "" };
+		size_t n, whole = 0;
+		enum mt_status st;
+
+		tw_write(path, w.buf, len);
+		st = read_all(path, &n, &err);
+		while (whole < nends && ends[whole] <= len)
+			whole++;
+		if (len == w.len) {
+			cr_assert_eq(st, MT_END, "full file: %s", err.msg);
+			cr_assert_eq(n, total);
+			continue;
+		}
+		cr_assert_eq(st, MT_ERR_CORRUPT, "cut at %zu: status %d", len, st);
+		cr_assert(strstr(err.msg, path), "cut at %zu: '%s'", len, err.msg);
+		cr_assert_eq(n, len < MT_FILE_HDR_SIZE ? 0 : whole,
+			     "cut at %zu: %zu records", len, n);
+	}
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}
+
+/* The whole-trace path over one file: open, merge to the end. */
+static enum mt_status merge_all(const char *path, struct mt_err *err)
+{
+	struct mt_trace_merge *m;
+	struct mt_trace_event ev;
+	struct mt_trace *t;
+	enum mt_status st = mt_trace_open(&path, 1, &t, err);
+
+	if (st != MT_OK)
+		return st;
+	cr_assert_eq(mt_trace_merge_open(t, &m), MT_OK);
+	while ((st = mt_trace_merge_next(m, &ev, err)) == MT_OK)
+		mt_trace_resolve(t, ev.proc, 0, 0);
+	mt_trace_merge_close(m);
+	mt_trace_close(t);
+	return st;
+}
+
+/* Random bit flips anywhere must give records or an error, never a crash. */
+Test(trace_file, random_bit_flips_never_crash)
+{
+	unsigned seed = (unsigned)time(NULL);
+	struct tw w;
+	char *dir = tw_tmpdir(), *path;
+	uint8_t *copy;
+
+	fprintf(stderr, "trace_file.random_bit_flips_never_crash: seed %u\n", seed);
+	srand(seed);
+	build_small(&w);
+	path = tw_save(&w, dir, NAME);
+	copy = malloc(w.len);
+	cr_assert_not_null(copy);
+	for (int iter = 0; iter < 3000; iter++) {
+		struct mt_err err = { "" };
+		enum mt_status st;
+		size_t n;
+		int flips = 1 + rand() % 8;
+
+		memcpy(copy, w.buf, w.len);
+		for (int i = 0; i < flips; i++) {
+			/* Half the flips hit the header's first 64 bytes. */
+			size_t at = rand() % 2 ? (size_t)rand() % 64 :
+				    MT_FILE_HDR_SIZE + (size_t)rand() %
+				    (w.len - MT_FILE_HDR_SIZE);
+
+			copy[at] ^= (uint8_t)(1u << (rand() % 8));
+		}
+		tw_write(path, copy, w.len);
+		st = read_all(path, &n, &err);
+		cr_assert(st == MT_END || st < 0, "seed %u iter %d: status %d",
+			  seed, iter, st);
+		if (st < 0)
+			cr_assert(strstr(err.msg, path), "seed %u iter %d: '%s'",
+				  seed, iter, err.msg);
+		cr_assert_eq(merge_all(path, &err), st, "seed %u iter %d", seed, iter);
+	}
+	free(copy);
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}

@@ -1,0 +1,276 @@
+/*
+ * file.c - open one trace file: map it read-only, validate the header, then
+ * scan every record once so that iteration can trust [data_off, valid_end).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_int.h"
+
+#define HDR_FIELD_OFF(field) ((uint64_t)offsetof(struct mt_file_hdr, field))
+
+/*
+ * "<host>.<pid>.<thread_seq>.mt": the host may itself contain dots, so the
+ * numbers are taken from the right. Returns 0 when the name has that form.
+ */
+static int parse_name(const char *path, char *host, size_t host_len,
+		      uint32_t *pid, uint32_t *seq)
+{
+	const char *base = strrchr(path, '/');
+	size_t len, sfx = strlen(MT_TRACE_SUFFIX);
+	unsigned long long v[2];
+	char buf[256], *end, *dot;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len <= sfx || len - sfx >= sizeof(buf) ||
+	    strcmp(base + len - sfx, MT_TRACE_SUFFIX))
+		return -1;
+	memcpy(buf, base, len - sfx);
+	buf[len - sfx] = '\0';
+	for (int i = 1; i >= 0; i--) {
+		dot = strrchr(buf, '.');
+		if (!dot || !dot[1] || dot[1] < '0' || dot[1] > '9')
+			return -1;
+		errno = 0;
+		v[i] = strtoull(dot + 1, &end, 10);
+		if (*end || errno || v[i] > UINT32_MAX)
+			return -1;
+		*dot = '\0';
+	}
+	if (!buf[0] || strlen(buf) >= host_len)
+		return -1;
+	strcpy(host, buf);
+	*pid = (uint32_t)v[0];
+	*seq = (uint32_t)v[1];
+	return 0;
+}
+
+static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
+{
+	const struct mt_file_hdr *h = f->hdr;
+	const char *p = f->path;
+
+	if (memcmp(h->magic, MT_TRACE_MAGIC, sizeof(h->magic)))
+		return trace_fail(err, MT_ERR_CORRUPT,
+				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
+	if (h->version != MT_TRACE_VERSION)
+		return trace_fail(err, MT_ERR_VERSION,
+				  "%s: offset %" PRIu64 ": format version %" PRIu32
+				  ", this reader reads version %u", p,
+				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION);
+	if (h->hdr_size < sizeof(*h) || h->hdr_size > h->data_off)
+		return trace_fail(err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": header size %" PRIu32
+				  " is not within [%zu, data offset %" PRIu64 "]", p,
+				  HDR_FIELD_OFF(hdr_size), h->hdr_size, sizeof(*h),
+				  h->data_off);
+	if (h->data_off % 8 || h->data_off > f->map_len)
+		return trace_fail(err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": data offset %" PRIu64
+				  " is not 8-byte aligned within the file (%zu bytes)",
+				  p, HDR_FIELD_OFF(data_off), h->data_off, f->map_len);
+	if (h->committed > h->capacity || h->committed > UINT64_MAX - h->data_off)
+		return trace_fail(err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": committed bytes %" PRIu64
+				  " exceed the capacity %" PRIu64, p,
+				  HDR_FIELD_OFF(committed), h->committed, h->capacity);
+	return MT_OK;
+}
+
+/* MT_OK, or MT_ERR_CORRUPT with f->scan_err saying what is wrong at off. */
+static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
+				   uint64_t end)
+{
+	const struct mt_rec_hdr *r;
+	size_t min;
+
+	if (off + sizeof(*r) > f->map_len)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": file ends at %zu but the "
+				  "header says records are committed up to %" PRIu64
+				  " (truncated copy?)", f->path, off, f->map_len, end);
+	if (off + sizeof(*r) > end)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": %" PRIu64 " committed bytes "
+				  "left, too few for a record header", f->path, off,
+				  end - off);
+	r = (const struct mt_rec_hdr *)(f->map + off);
+	if (r->size < sizeof(*r) || r->size % 8)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": record size %u is %s",
+				  f->path, off, r->size, r->size % 8 ?
+				  "not a multiple of 8" : "smaller than a record header");
+	if (off + r->size > end)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": record size %u runs past "
+				  "the committed end %" PRIu64, f->path, off, r->size,
+				  end);
+	if (off + r->size > f->map_len)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": record size %u runs past "
+				  "the end of the file (%zu bytes; truncated copy?)",
+				  f->path, off, r->size, f->map_len);
+	min = mt_trace_rec_min_size(r->type);
+	if (r->size < min)
+		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: offset %" PRIu64 ": %s record size %u is "
+				  "smaller than its struct (%zu bytes)", f->path, off,
+				  mt_trace_rec_name(r->type), r->size, min);
+	return MT_OK;
+}
+
+static int is_setup(unsigned type)
+{
+	return type != MT_REC_OP && type != MT_REC_CQE &&
+	       mt_trace_rec_min_size(type);
+}
+
+/* Validate every record, count them and index the non-hot ones. */
+static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
+{
+	uint64_t off = f->hdr->data_off, end = off + f->hdr->committed;
+	size_t cap = 0;
+
+	while (off < end) {
+		const struct mt_rec_hdr *r;
+
+		f->scan_status = check_record(f, off, end);
+		if (f->scan_status != MT_OK)
+			break;
+		r = (const struct mt_rec_hdr *)(f->map + off);
+		if (!f->nrecs)
+			f->first_ts = r->ts;
+		f->last_ts = r->ts;
+		f->nrecs++;
+		if (!mt_trace_rec_min_size(r->type))
+			f->unknown++;
+		else if (r->type < MT_TRACE_TYPE_SLOTS)
+			f->type_count[r->type]++;
+		if (is_setup(r->type)) {
+			uint64_t *slot = trace_push((void **)&f->setup_off,
+						    &f->nsetup, &cap, sizeof(*slot));
+
+			if (!slot)
+				return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory",
+						  f->path);
+			*slot = off;
+		}
+		off += r->size;
+	}
+	f->valid_end = off;
+	return MT_OK;
+}
+
+static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
+{
+	struct stat st;
+	void *map;
+	int fd;
+
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trace_fail(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
+				  strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return trace_fail(err, MT_ERR_IO, "%s: not a regular file", f->path);
+	}
+	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr)) {
+		close(fd);
+		return trace_fail(err, MT_ERR_CORRUPT, "%s: offset 0: file is %jd "
+				  "bytes, shorter than a trace header (%zu)", f->path,
+				  (intmax_t)st.st_size, sizeof(struct mt_file_hdr));
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return trace_fail(err, MT_ERR_IO, "%s: cannot map: %s", f->path,
+				  strerror(errno));
+	f->map = map;
+	f->map_len = (size_t)st.st_size;
+	f->hdr = map;
+	return MT_OK;
+}
+
+enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
+				  struct mt_err *err)
+{
+	struct mt_trace_file *f;
+	uint32_t pid, seq;
+	enum mt_status st;
+
+	if (!path || !out)
+		return trace_fail(err, MT_ERR_ARG, "mt_trace_file_open: no path");
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", path);
+	}
+	st = map_file(f, err);
+	if (st == MT_OK)
+		st = check_header(f, err);
+	if (st == MT_OK && !parse_name(path, f->host, sizeof(f->host), &pid, &seq) &&
+	    (pid != f->hdr->pid || seq != f->hdr->thread_seq))
+		st = trace_fail(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64
+				": header says pid %" PRIu32 " thread %" PRIu32
+				", the file name says pid %" PRIu32 " thread %" PRIu32,
+				path, HDR_FIELD_OFF(pid), f->hdr->pid,
+				f->hdr->thread_seq, pid, seq);
+	if (st == MT_OK)
+		st = scan(f, err);
+	if (st != MT_OK) {
+		mt_trace_file_close(f);
+		return st;
+	}
+	*out = f;
+	return MT_OK;
+}
+
+void mt_trace_file_close(struct mt_trace_file *f)
+{
+	if (!f)
+		return;
+	if (f->map)
+		munmap((void *)f->map, f->map_len);
+	free(f->setup_off);
+	free(f->path);
+	free(f);
+}
+
+void mt_trace_cursor_init(struct mt_trace_cursor *c,
+			  const struct mt_trace_file *f)
+{
+	c->f = f;
+	c->off = f->hdr->data_off;
+}
+
+enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
+				    const struct mt_rec_hdr **rec,
+				    struct mt_err *err)
+{
+	const struct mt_trace_file *f = c->f;
+
+	while (c->off < f->valid_end) {
+		const struct mt_rec_hdr *r =
+			(const struct mt_rec_hdr *)(f->map + c->off);
+
+		c->off += r->size;
+		if (mt_trace_rec_min_size(r->type)) {
+			*rec = r;
+			return MT_OK;
+		}
+	}
+	if (f->scan_status != MT_OK) {
+		if (err)
+			*err = f->scan_err;
+		return f->scan_status;
+	}
+	return MT_END;
+}

@@ -1,0 +1,234 @@
+/*
+ * open.c - open a whole trace: expand directories into their *.mt files,
+ * group the files into processes by (host from the file name, pid from the
+ * header), attach each process's PROC and CLOCK records, sort processes by
+ * world rank and build the address tables.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace_int.h"
+
+struct file_list {
+	struct mt_trace_file **v;
+	size_t n, cap;
+};
+
+static enum mt_status add_file(struct file_list *l, const char *path,
+			       struct mt_err *err)
+{
+	struct mt_trace_file **slot = trace_push((void **)&l->v, &l->n, &l->cap,
+						 sizeof(*slot));
+	enum mt_status st;
+
+	if (!slot)
+		return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", path);
+	st = mt_trace_file_open(path, slot, err);
+	if (st != MT_OK)
+		l->n--;
+	return st;
+}
+
+static int is_trace_name(const struct dirent *d)
+{
+	size_t len = strlen(d->d_name), sfx = strlen(MT_TRACE_SUFFIX);
+
+	return len > sfx && !strcmp(d->d_name + len - sfx, MT_TRACE_SUFFIX);
+}
+
+static enum mt_status add_dir(struct file_list *l, const char *dir,
+			      struct mt_err *err)
+{
+	enum mt_status st = MT_OK;
+	struct dirent **ents;
+	int n = scandir(dir, &ents, is_trace_name, alphasort);
+
+	if (n < 0)
+		return trace_fail(err, MT_ERR_IO, "%s: cannot read directory: %s",
+				  dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(ents[i]->d_name) + 2;
+		char *path = malloc(len);
+
+		if (st == MT_OK && !path)
+			st = trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", dir);
+		if (st == MT_OK) {
+			snprintf(path, len, "%s/%s", dir, ents[i]->d_name);
+			st = add_file(l, path, err);
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	if (st == MT_OK && n == 0)
+		st = trace_fail(err, MT_ERR_ARG, "%s: no *%s trace files in directory",
+				dir, MT_TRACE_SUFFIX);
+	return st;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct mt_trace_file *x = *(struct mt_trace_file *const *)a;
+	const struct mt_trace_file *y = *(struct mt_trace_file *const *)b;
+	int c = strcmp(x->host, y->host);
+
+	if (c)
+		return c;
+	if (x->hdr->pid != y->hdr->pid)
+		return x->hdr->pid < y->hdr->pid ? -1 : 1;
+	if (x->hdr->thread_seq != y->hdr->thread_seq)
+		return x->hdr->thread_seq < y->hdr->thread_seq ? -1 : 1;
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct mt_trace_proc *x = a, *y = b;
+	/* Unknown ranks (-1) sort after every known one. */
+	uint32_t rx = (uint32_t)x->world_rank, ry = (uint32_t)y->world_rank;
+	int c;
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	c = strcmp(x->host, y->host);
+	if (c)
+		return c;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
+				       uint64_t off)
+{
+	return (const struct mt_rec_hdr *)(f->map + off);
+}
+
+/* PROC from the thread_seq 0 file, earliest START and latest END pairs. */
+static void attach_identity(struct mt_trace_proc *p)
+{
+	const struct mt_trace_file *f0 = p->files[0];
+
+	if (f0->hdr->thread_seq == 0 && f0->nsetup &&
+	    f0->setup_off[0] == f0->hdr->data_off &&
+	    rec_at(f0, f0->setup_off[0])->type == MT_REC_PROC)
+		p->rec = (const struct mt_rec_proc *)rec_at(f0, f0->setup_off[0]);
+	p->world_rank = p->rec ? p->rec->world_rank : -1;
+	if (!p->host[0] && p->rec)
+		memcpy(p->host, p->rec->hostname,
+		       strnlen(p->rec->hostname, sizeof(p->host) - 1));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct mt_trace_file *f = p->files[i];
+
+		for (size_t j = 0; j < f->nsetup; j++) {
+			const struct mt_rec_hdr *r = rec_at(f, f->setup_off[j]);
+			const struct mt_rec_clock *c = (const void *)r;
+
+			if (r->type != MT_REC_CLOCK)
+				continue;
+			/* Threads share one TSC: the widest START..END span
+			 * gives the best slope. */
+			if (r->aux == MT_CLOCK_START &&
+			    (!p->clock_start || r->ts < p->clock_start->h.ts))
+				p->clock_start = c;
+			else if (r->aux == MT_CLOCK_END &&
+				 (!p->clock_end || r->ts > p->clock_end->h.ts))
+				p->clock_end = c;
+		}
+	}
+	trace_clock_setup(p);
+}
+
+static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
+			    size_t n, struct mt_err *err)
+{
+	size_t i, j, hosts = 0;
+
+	trace_sort(v, n, sizeof(*v), cmp_file);
+	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
+	if (!t->procs)
+		return trace_fail(err, MT_ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; i = j) {
+		struct mt_trace_proc *p = &t->procs[t->nprocs++];
+
+		for (j = i + 1; j < n && !strcmp(v[j]->host, v[i]->host) &&
+		     v[j]->hdr->pid == v[i]->hdr->pid; j++)
+			if (v[j]->hdr->thread_seq == v[j - 1]->hdr->thread_seq)
+				return trace_fail(err, MT_ERR_ARG,
+						  "%s and %s are both thread %u of "
+						  "process %u", v[j - 1]->path, v[j]->path,
+						  v[j]->hdr->thread_seq, v[j]->hdr->pid);
+		p->files = v + i;
+		p->nfiles = j - i;
+		p->pid = v[i]->hdr->pid;
+		memcpy(p->host, v[i]->host, sizeof(p->host));
+		if (i == 0 || strcmp(v[i]->host, v[i - 1]->host))
+			hosts++;
+		attach_identity(p);
+	}
+	trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
+	for (i = 0; i < t->nprocs; i++) {
+		struct mt_trace_proc *p = &t->procs[i];
+
+		/* Monotonic clocks of different hosts share no origin. */
+		if (hosts > 1 && p->clock_start)
+			p->merge_offset_ns = (int64_t)(p->clock_start->realtime_ns -
+						       p->clock_start->monotonic_ns);
+		for (j = 0; j < p->nfiles; j++) {
+			p->files[j]->proc = (uint32_t)i;
+			p->files[j]->index = (uint32_t)j;
+		}
+	}
+	return MT_OK;
+}
+
+enum mt_status mt_trace_open(const char *const *paths, size_t n,
+			     struct mt_trace **out, struct mt_err *err)
+{
+	struct file_list l = { 0 };
+	enum mt_status st = MT_OK;
+	struct mt_trace *t;
+	struct stat sb;
+
+	if (!paths || !n || !out)
+		return trace_fail(err, MT_ERR_ARG, "mt_trace_open: no paths");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return trace_fail(err, MT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n && st == MT_OK; i++) {
+		if (stat(paths[i], &sb))
+			st = trace_fail(err, MT_ERR_IO, "%s: %s", paths[i],
+					strerror(errno));
+		else if (S_ISDIR(sb.st_mode))
+			st = add_dir(&l, paths[i], err);
+		else
+			st = add_file(&l, paths[i], err);
+	}
+	/* The trace owns every opened file from here on. */
+	t->files = l.v;
+	t->nfiles = l.n;
+	if (st == MT_OK)
+		st = group(t, t->files, t->nfiles, err);
+	if (st == MT_OK)
+		st = trace_addr_build(t, err);
+	if (st != MT_OK) {
+		mt_trace_close(t);
+		return st;
+	}
+	*out = t;
+	return MT_OK;
+}
+
+void mt_trace_close(struct mt_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nfiles; i++)
+		mt_trace_file_close(t->files[i]);
+	free(t->files);
+	free(t->procs);
+	trace_addr_free(t);
+	free(t);
+}

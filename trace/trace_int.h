@@ -1,0 +1,28 @@
+/*
+ * trace_int.h - private helpers shared by the files of trace/ (not public).
+ */
+#ifndef MT_TRACE_INT_H
+#define MT_TRACE_INT_H
+
+#include "mt_trace.h"
+
+/* Fill err (if non-NULL) with a printf-style message; returns st. */
+enum mt_status trace_fail(struct mt_err *err, enum mt_status st,
+			  const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Grow-by-doubling append of one elem-sized slot; NULL when out of memory. */
+void *trace_push(void **v, size_t *n, size_t *cap, size_t elem);
+
+/* qsort that accepts an empty (NULL) array. */
+void trace_sort(void *base, size_t n, size_t size,
+		int (*cmp)(const void *, const void *));
+
+/* Set p->clock from its PROC record and CLOCK calibration pairs. */
+void trace_clock_setup(struct mt_trace_proc *p);
+
+/* Build the endpoint, bind and AV tables of t from the files' setup records. */
+enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err);
+void trace_addr_free(struct mt_trace *t);
+
+#endif /* MT_TRACE_INT_H */
