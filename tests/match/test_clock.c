@@ -37,7 +37,8 @@ static void proc(struct graph *g, uint32_t p, const char *host, uint64_t n,
 {
 	snprintf(g->host[p], sizeof(g->host[p]), "%s", host);
 	g->n[p] = n;
-	memcpy(g->t[p], t, n * sizeof(*t));
+	if (n)
+		memcpy(g->t[p], t, n * sizeof(*t));
 	if (p >= g->np)
 		g->np = p + 1;
 }
