@@ -211,6 +211,27 @@ static uint32_t windows_with(const struct pair *p, int dir)
 	return n;
 }
 
+static double gap_sum(const struct pair *p, double b, int64_t t0)
+{
+	return envelope_bound(p, 0, b, t0) + envelope_bound(p, 1, b, t0);
+}
+
+/* The drift at the edge of {b : gap_sum(b) >= h} between inside (where it
+ * holds) and outside, by bisection (gap_sum is concave). */
+static double edge(const struct pair *p, double inside, double outside,
+		   double h, int64_t t0)
+{
+	for (int it = 0; it < 60; it++) {
+		double mid = (inside + outside) / 2;
+
+		if (gap_sum(p, mid, t0) >= h)
+			inside = mid;
+		else
+			outside = mid;
+	}
+	return (inside + outside) / 2;
+}
+
 /*
  * The linear program of the convex-hull methods: the line a + b x that
  * leaves the widest symmetric gap L under both lower envelopes,
@@ -218,14 +239,17 @@ static uint32_t windows_with(const struct pair *p, int dir)
  * For a fixed b the best a and L follow from the two envelope bounds U, V:
  * L = (U + V) / 2 and a = (U - V) / 2; U + V is concave in b, so a golden
  * section search finds b. The line is added to the pair's estimate (the
- * minima are residuals of it). Variances: the drift from the scatter of the
- * window midpoints around the line, the offset adds the gap half width L
- * as a uniform error (latency asymmetry the data cannot see).
+ * minima are residuals of it).
+ * Uncertainty is what the data leave open: every line with non-negative
+ * latencies both ways is consistent with them. Its offsets lie within L of
+ * a, its drifts in the interval where U + V >= 0; both enter as uniform
+ * errors over those ranges. Where noise leaves no consistent line at all
+ * (U + V < 0 everywhere), the ranges widen to twice the shortfall.
  */
 static void fit(struct pair *p, int64_t t0)
 {
-	const double phi = 0.6180339887498949;
-	double lo = -1e-3, hi = 1e-3, b = 0;
+	const double phi = 0.6180339887498949, reach = 1e-3;
+	double lo = -reach, hi = reach, b = 0, var_b = INFINITY;
 	uint32_t n0 = windows_with(p, 0), n1 = windows_with(p, 1);
 
 	if (!n0 || !n1) {
@@ -234,8 +258,7 @@ static void fit(struct pair *p, int64_t t0)
 	}
 	if (n0 >= 2 && n1 >= 2) {
 		double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-		double g1 = envelope_bound(p, 0, x1, t0) + envelope_bound(p, 1, x1, t0);
-		double g2 = envelope_bound(p, 0, x2, t0) + envelope_bound(p, 1, x2, t0);
+		double g1 = gap_sum(p, x1, t0), g2 = gap_sum(p, x2, t0);
 
 		for (int it = 0; it < 90; it++) {
 			if (g1 < g2) {
@@ -243,43 +266,29 @@ static void fit(struct pair *p, int64_t t0)
 				x1 = x2;
 				g1 = g2;
 				x2 = lo + phi * (hi - lo);
-				g2 = envelope_bound(p, 0, x2, t0) + envelope_bound(p, 1, x2, t0);
+				g2 = gap_sum(p, x2, t0);
 			} else {
 				hi = x2;
 				x2 = x1;
 				g2 = g1;
 				x1 = hi - phi * (hi - lo);
-				g1 = envelope_bound(p, 0, x1, t0) + envelope_bound(p, 1, x1, t0);
+				g1 = gap_sum(p, x1, t0);
 			}
 		}
 		b = (lo + hi) / 2;
+		double g = gap_sum(p, b, t0), h = g < 0 ? 2 * g : 0;
+		double half = (edge(p, b, b + reach, h, t0) -
+			       edge(p, b, b - reach, h, t0)) / 2;
+
+		var_b = half * half / 3;
 	}
 	double u = envelope_bound(p, 0, b, t0), v = envelope_bound(p, 1, b, t0);
-	double a = (u - v) / 2, gap = fabs(u + v) / 2;
-	double sx = 0, sxx = 0, rss = 0;
-	uint32_t n = 0;
+	double gap = fmax(fabs(u + v) / 2, 1);
 
-	for (uint32_t i = 0; i < p->nw; i++) {
-		const struct win *w = &p->w[i];
-
-		if (w->min[0] == INT64_MAX || w->min[1] == INT64_MAX)
-			continue;
-		double x = (double)(w->at[0] - t0) / 2 + (double)(w->at[1] - t0) / 2;
-		double r = ((double)w->min[0] - (double)w->min[1]) / 2 - a - b * x;
-
-		n++;
-		sx += x;
-		sxx += x * x;
-		rss += r * r;
-	}
-	double var_y = n > 1 ? rss / (n - 1) : gap * gap / 3;
-	double sxx_c = n ? sxx - sx * sx / n : 0;
-
-	var_y = var_y < 1 ? 1 : var_y;
-	p->a += a;
+	p->a += (u - v) / 2;
 	p->b += b;
-	p->var_b = n0 >= 2 && n1 >= 2 && sxx_c > 0 ? var_y / sxx_c : INFINITY;
-	p->var_a = var_y / (n ? n : 1) + gap * gap / 3;
+	p->var_b = var_b;
+	p->var_a = gap * gap / 3;
 }
 
 /* Per domain, the line through its processes' (local - realtime) pairs:

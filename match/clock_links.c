@@ -4,10 +4,13 @@
  *
  * Measured, never assumed: inside a domain the smallest delay is exact (one
  * clock). Between two domains with traffic both ways, the smallest delays
- * A->B and B->A carry the clock difference with opposite signs, so their
- * mean is the minimum latency whatever the offset. A link with traffic one
- * way only takes the smallest latency measured between domains (its class);
- * opts.lmin_default_ns only when nothing was measured.
+ * A->B and B->A (after the linear map) carry what is left of the clock
+ * difference with opposite signs: the smaller of the two is below both true
+ * minimum latencies, a safe floor for both directions even when they differ
+ * (a latency the CLC enforces but the link does not have would move every
+ * receive on it). A link with traffic one way only takes the smallest
+ * latency measured between domains (its class); opts.lmin_default_ns only
+ * when nothing was measured.
  */
 #include <stdlib.h>
 
@@ -72,7 +75,7 @@ enum mt_status clk_links(struct clk *c)
 			l->lmin_ns = at_least_1(mind[k]);
 		} else if (back != UINT32_MAX) {
 			l->src = MT_CLOCK_LAT_ROUND_TRIP;
-			l->lmin_ns = at_least_1(mind[k] / 2 + mind[back] / 2);
+			l->lmin_ns = at_least_1(mind[k] < mind[back] ? mind[k] : mind[back]);
 			class_min = l->lmin_ns < class_min ? l->lmin_ns : class_min;
 		}
 	}

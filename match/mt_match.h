@@ -172,4 +172,44 @@ enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 
 void mt_clock_result_free(struct mt_clock_result *res);
 
+/*
+ * From matched messages to the input above and back. A message has up to
+ * four times, each an event of the sender or the receiver; the clock
+ * condition links its send post to its receive completion.
+ */
+#define MT_CLOCK_NOTIME INT64_MIN	/* time not recorded */
+#define MT_CLOCK_NOPROC UINT32_MAX	/* process not known */
+
+enum mt_clock_when {
+	MT_CLOCK_SEND_POST, MT_CLOCK_SEND_DONE,	/* events of send_proc */
+	MT_CLOCK_RECV_POST, MT_CLOCK_RECV_DONE,	/* events of recv_proc */
+	MT_CLOCK_WHEN_COUNT
+};
+
+struct mt_clock_times {
+	uint32_t send_proc, recv_proc;	/* or MT_CLOCK_NOPROC */
+	int64_t t[MT_CLOCK_WHEN_COUNT];	/* ns, or MT_CLOCK_NOTIME */
+};
+
+struct mt_clock_graph {
+	uint32_t nprocs;
+	uint64_t *nevents;		/* per process */
+	int64_t **t;			/* per process, sorted: mt_clock_proc.t */
+	uint64_t nmsgs;
+	struct mt_clock_msg *msgs;	/* send post -> receive completion */
+	uint64_t (*ev)[MT_CLOCK_WHEN_COUNT]; /* per input message: event
+					      * index of each time, or
+					      * UINT64_MAX */
+};
+
+/* Builds the per-process event arrays of n messages among nprocs
+ * processes. MT_ERR_ARG names a message whose process is >= nprocs. */
+enum mt_status mt_clock_graph_build(uint32_t nprocs,
+				    const struct mt_clock_times *m, uint64_t n,
+				    struct mt_clock_graph *g, struct mt_err *err);
+/* Copies corrected event times (out, shaped like g->t) back into m. */
+void mt_clock_graph_apply(const struct mt_clock_graph *g, int64_t *const *out,
+			  struct mt_clock_times *m, uint64_t n);
+void mt_clock_graph_free(struct mt_clock_graph *g);
+
 #endif /* MT_MATCH_H */

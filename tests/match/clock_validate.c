@@ -11,6 +11,9 @@
  * that clock too: the only free choice a correction has.
  *
  * Without options it runs a suite of runs and exits 1 if any misses a target.
+ * With --messages it takes the event graph of a real run instead: the
+ * matched messages of `msgtrace messages --csv` on a one-host trace, whose
+ * times are the truth (one clock).
  */
 #include <getopt.h>
 #include <math.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_csv.h"
 #include "clock_synth.h"
 
 struct figures {
@@ -72,6 +76,35 @@ static int compare(const struct synth *s, const struct perturbed *pt,
 	return 0;
 }
 
+static int verbose;
+
+/* What the correction estimated next to what was applied: a domain's
+ * offset against its reference at res.t0 is the difference of their clocks
+ * there. */
+static void explain(const struct mt_clock_result *r, const struct perturbed *pt)
+{
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		const struct mt_clock_domain *dm = &r->domains[d];
+		uint32_t p = dm->first_proc, q = r->domains[dm->ref].first_proc;
+		double at = (double)(r->t0 - pt->t_start) * 1e-6;
+
+		printf("  domain %u (proc %u, ref %u, est %d): offset %.0f +- %.0f ns (true %.0f), drift %.3f +- %.3f ppm (true %.3f), gamma %.5f\n",
+		       d, p, dm->ref, (int)dm->est, dm->offset_ns, dm->offset_sd_ns,
+		       pt->offset_ns[p] - pt->offset_ns[q] +
+		       (pt->drift_ppm[p] - pt->drift_ppm[q]) * at, dm->drift_ppm,
+		       dm->drift_sd_ppm, pt->drift_ppm[p] - pt->drift_ppm[q], dm->gamma);
+	}
+	for (uint32_t k = 0; k < r->nlinks; k++)
+		printf("  link %u->%u: %llu msgs, lmin %lld ns (src %d)\n",
+		       r->links[k].from, r->links[k].to,
+		       (unsigned long long)r->links[k].msgs,
+		       (long long)r->links[k].lmin_ns, (int)r->links[k].src);
+	printf("  jumps %llu, clc moved %llu (max %lld, median %lld ns), total max %lld median %lld ns\n",
+	       (unsigned long long)r->jumps, (unsigned long long)r->clc_moved,
+	       (long long)r->clc_max_ns, (long long)r->clc_median_ns,
+	       (long long)r->corr_max_ns, (long long)r->corr_median_ns);
+}
+
 /* Perturbs, corrects and compares one event graph. */
 static int run_one(const struct synth *s, const struct perturb_cfg *pc,
 		   enum mt_clock_mode mode, struct figures *f)
@@ -101,6 +134,8 @@ static int run_one(const struct synth *s, const struct perturb_cfg *pc,
 		fprintf(stderr, "clock_validate: %s\n", err.msg);
 		goto done;
 	}
+	if (verbose)
+		explain(&f->res, &pt);
 	f->msgs = s->nm;
 	f->domains = f->res.ndomains;
 	f->viol_before = f->res.viol_before;
@@ -165,11 +200,68 @@ static void usage(FILE *to)
 		"  --jitter NS     per-event timestamp noise, +- (20)\n"
 		"  --wander NS     clock wander amplitude, period half the run (0)\n"
 		"  --mode M        none, linear, clc, auto (clc)\n"
+		"  --messages CSV  a real run's event graph instead: the output of\n"
+		"                  `msgtrace messages --csv` on a one-host trace,\n"
+		"                  one clock domain per rank (see --per-host)\n"
+		"  --verbose       per run: each domain's estimate next to the truth,\n"
+		"                  the links' minimum latencies, the CLC's work\n"
 		"  --help          this text\n"
 		"Targets: no violation after correction; median error < 0.1 and max\n"
 		"< 0.5 of the smallest true one-way latency; local intervals changed\n"
 		"by < 1%% (sum over all, and each interval of 10 us or more).\n"
 		"With --wander only no violation and the 1%% sum are asserted.\n");
+}
+
+/* The event graph of a real run (see clock_csv.h) as a struct synth. */
+static int run_csv(const char *path, uint32_t per_host,
+		   const struct perturb_cfg *pc, enum mt_clock_mode mode)
+{
+	struct mt_clock_times *m;
+	struct mt_clock_graph g;
+	struct mt_err err = { "" };
+	struct figures f;
+	uint64_t n;
+	uint32_t np;
+	char why[512];
+	int ok = 0;
+
+	if (clock_csv_read(path, &m, &n, &np, why, sizeof(why))) {
+		fprintf(stderr, "clock_validate: %s\n", why);
+		return 1;
+	}
+	if (mt_clock_graph_build(np, m, n, &g, &err) != MT_OK) {
+		fprintf(stderr, "clock_validate: %s: %s\n", path, err.msg);
+		free(m);
+		return 1;
+	}
+	struct synth s = {
+		.np = np, .n = g.nevents, .t = g.t, .nm = g.nmsgs,
+		.msgs = g.msgs, .lat_min_ns = INT64_MAX,
+		.host = calloc(np + 1, sizeof(*s.host)),
+	};
+
+	for (uint32_t p = 0; s.host && p < np; p++)
+		snprintf(s.host[p], sizeof(s.host[p]), "node%u", p / per_host);
+	for (uint64_t i = 0; i < s.nm; i++) {
+		int64_t d = s.t[s.msgs[i].recv_proc][s.msgs[i].recv_ev] -
+			    s.t[s.msgs[i].send_proc][s.msgs[i].send_ev];
+
+		s.lat_min_ns = d < s.lat_min_ns ? d : s.lat_min_ns;
+	}
+	if (!s.host || np < 2 || !s.nm || s.lat_min_ns <= 0) {
+		fprintf(stderr, "clock_validate: %s: %s\n", path,
+			!s.host ? "out of memory" :
+			s.lat_min_ns <= 0 ? "a message is received before it is sent: not one clock" :
+			"needs messages between at least two ranks");
+	} else if (!run_one(&s, pc, mode, &f)) {
+		ok = check(&f, pc->wander_ns > 0);
+		header();
+		row(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &f, ok);
+	}
+	free(s.host);
+	mt_clock_graph_free(&g);
+	free(m);
+	return ok ? 0 : 1;
 }
 
 struct run_spec {
@@ -200,6 +292,8 @@ int main(int argc, char **argv)
 		{ "drift", required_argument, NULL, 'd' },
 		{ "jitter", required_argument, NULL, 'j' },
 		{ "wander", required_argument, NULL, 'w' },
+		{ "messages", required_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -210,12 +304,13 @@ int main(int argc, char **argv)
 		.ntp_ns = 500000,
 	};
 	enum mt_clock_mode mode = MT_CLOCK_MODE_CLC;
+	const char *csv = NULL;
 	int custom = 0, failed = 0, opt;
 
 	synth_cfg_default(&sc);
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		custom |= opt != 'M' && opt != 'o' && opt != 'd' && opt != 'j' &&
-			  opt != 'w';
+			  opt != 'w' && opt != 'v';
 		switch (opt) {
 		case 'p': sc.nprocs = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'k': sc.per_host = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -225,6 +320,8 @@ int main(int argc, char **argv)
 		case 'd': pc.max_drift_ppm = strtod(optarg, NULL); break;
 		case 'j': pc.jitter_ns = strtoll(optarg, NULL, 0); break;
 		case 'w': pc.wander_ns = strtod(optarg, NULL); break;
+		case 'f': csv = optarg; break;
+		case 'v': verbose = 1; break;
 		case 'M':
 			if (mt_clock_mode_parse(optarg, &mode) != MT_OK) {
 				fprintf(stderr, "clock_validate: --mode %s: expected none, linear, clc or auto\n",
@@ -240,6 +337,10 @@ int main(int argc, char **argv)
 	    pc.jitter_ns < 0) {
 		usage(stderr);
 		return 2;
+	}
+	if (csv) {
+		pc.seed = sc.seed * 7919 + 1;
+		return run_csv(csv, sc.per_host, &pc, mode);
 	}
 	header();
 	for (size_t i = 0; i < (custom ? 1 : sizeof(suite) / sizeof(suite[0])); i++) {

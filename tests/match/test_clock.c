@@ -270,3 +270,42 @@ Test(clock, bad_input_names_the_culprit)
 	cr_expect_eq(mt_clock_mode_parse("fast", &m), MT_ERR_ARG);
 	cr_expect_str_eq(mt_clock_mode_name(MT_CLOCK_MODE_AUTO), "auto");
 }
+
+/* Two messages between two processes: their times become sorted events
+ * of the process each belongs to, each send post -> receive completion an
+ * edge, and corrected times go back where they came from. */
+Test(clock, graph_from_message_times)
+{
+	struct mt_clock_times m[2] = {
+		{ 0, 1, { 100, 150, 20, 300 } },
+		{ 1, 0, { 400, MT_CLOCK_NOTIME, 90, 380 } },
+	};
+	struct mt_clock_graph g;
+	struct mt_err err;
+	int64_t out0[4] = { 1, 2, 3, 4 }, out1[3] = { 5, 6, 7 };
+	int64_t *out[2] = { out0, out1 };
+
+	cr_assert_eq(mt_clock_graph_build(2, m, 2, &g, &err), MT_OK, "%s", err.msg);
+	/* Process 0: 90 (m1 recv post), 100, 150 (m0 send), 380 (m1 recv done);
+	 * process 1: 20, 300 (m0 receive), 400 (m1 send post). */
+	cr_assert_eq(g.nevents[0], 4);
+	cr_assert_eq(g.nevents[1], 3);
+	for (int j = 0; j < 4; j++)
+		cr_expect_eq(g.t[0][j], ((int64_t[]){ 90, 100, 150, 380 })[j]);
+	for (int j = 0; j < 3; j++)
+		cr_expect_eq(g.t[1][j], ((int64_t[]){ 20, 300, 400 })[j]);
+	cr_assert_eq(g.nmsgs, 2);
+	cr_expect(g.msgs[0].send_proc == 0 && g.msgs[0].send_ev == 1 &&
+		  g.msgs[0].recv_proc == 1 && g.msgs[0].recv_ev == 1);
+	cr_expect(g.msgs[1].send_proc == 1 && g.msgs[1].send_ev == 2 &&
+		  g.msgs[1].recv_proc == 0 && g.msgs[1].recv_ev == 3);
+	mt_clock_graph_apply(&g, out, m, 2);
+	cr_expect_eq(m[0].t[MT_CLOCK_SEND_POST], 2);
+	cr_expect_eq(m[0].t[MT_CLOCK_RECV_DONE], 6);
+	cr_expect_eq(m[1].t[MT_CLOCK_RECV_DONE], 4);
+	cr_expect_eq(m[1].t[MT_CLOCK_SEND_DONE], MT_CLOCK_NOTIME);
+	mt_clock_graph_free(&g);
+	m[1].recv_proc = 2;
+	cr_expect_eq(mt_clock_graph_build(2, m, 2, &g, &err), MT_ERR_ARG);
+	cr_expect(strstr(err.msg, "message 1"), "%s", err.msg);
+}
