@@ -29,6 +29,10 @@ int main(int argc, char **argv)
 	struct perturb_cfg pc = {
 		.max_offset_ns = 1e6, .max_drift_ppm = 50, .jitter_ns = 20,
 		.ntp_ns = 500000, .seed = 42,
+		/* Clocks that also wander leave violations after the linear
+		 * map, so the CLC's jumps and backward amortization are timed
+		 * too, not only its forward pass. */
+		.wander_ns = 3000,
 	};
 	struct synth s;
 	struct perturbed pt;

@@ -54,7 +54,9 @@ struct clc {
 	int64_t *cprev;			/* recorded time of event cur - 1 */
 	uint32_t *stack, nstack;
 	uint32_t *whead, *wnext;	/* waiters on a process */
-	uint32_t *wmsg;			/* message a waiting process needs */
+	uint32_t *wmsg;			/* message a waiting process needs, */
+	uint32_t *wproc;		/* ... its sender */
+	uint64_t *wev;			/* ... and its send event */
 	unsigned char *ignore;		/* messages dropped to break cycles */
 	struct jump *jumps;
 	uint64_t njumps, capj;
@@ -142,7 +144,7 @@ static int add_jump(struct clc *s, uint32_t p, uint64_t ev, int64_t delta)
 enum run_result { RUN_DONE, RUN_BLOCKED, RUN_NOMEM };
 
 /* Computes LC for process p from its next event on, until it is done or
- * needs a send not computed yet (then s->wmsg[p] says which). */
+ * needs a send not computed yet (then s->wmsg/wproc/wev[p] say which). */
 static enum run_result run(struct clc *s, uint32_t p)
 {
 	const struct clk *c = s->c;
@@ -176,6 +178,8 @@ static enum run_result run(struct clc *s, uint32_t p)
 				s->inp[p] = ip;
 				s->cprev[p] = cprev;
 				s->wmsg[p] = m;
+				s->wproc[p] = q;
+				s->wev[p] = s->in[k].other_ev;
 				return RUN_BLOCKED;
 			}
 			int64_t need = c->out[q][s->in[k].other_ev] + lmin_of(s, m);
@@ -206,7 +210,7 @@ static void wake(struct clc *s, uint32_t q)
 	while (*link != UINT32_MAX) {
 		uint32_t w = *link;
 
-		if (s->cur[q] > s->c->msgs[s->wmsg[w]].send_ev) {
+		if (s->cur[q] > s->wev[w]) {
 			*link = s->wnext[w];
 			push(s, w);
 		} else {
@@ -225,7 +229,7 @@ static int break_cycle(struct clc *s)
 		if (s->cur[p] >= c->procs[p].nevents)
 			continue;
 		uint32_t m = s->wmsg[p];
-		uint32_t *link = &s->whead[c->msgs[m].send_proc];
+		uint32_t *link = &s->whead[s->wproc[p]];
 
 		while (*link != p)
 			link = &s->wnext[*link];
@@ -260,7 +264,7 @@ static enum mt_status forward(struct clc *s)
 			if (rr == RUN_NOMEM)
 				return MT_ERR_NOMEM;
 			if (rr == RUN_BLOCKED) {
-				uint32_t q = c->msgs[s->wmsg[p]].send_proc;
+				uint32_t q = s->wproc[p];
 
 				s->wnext[p] = s->whead[q];
 				s->whead[q] = p;
@@ -388,6 +392,8 @@ static void clc_free(struct clc *s)
 	free(s->whead);
 	free(s->wnext);
 	free(s->wmsg);
+	free(s->wproc);
+	free(s->wev);
 	free(s->ignore);
 	free(s->jumps);
 	free(s->f);
@@ -401,8 +407,8 @@ enum mt_status clk_clc(struct clk *c)
 		.c = c,
 		.in_off = malloc(np * sizeof(uint64_t)),
 		.out_off = malloc(np * sizeof(uint64_t)),
-		.in = malloc(nm * sizeof(struct end)),
-		.out = malloc(nm * sizeof(struct end)),
+		.in = clk_alloc_big(nm * sizeof(struct end)),
+		.out = clk_alloc_big(nm * sizeof(struct end)),
 		.cur = calloc(np, sizeof(uint64_t)),
 		.inp = malloc(np * sizeof(uint64_t)),
 		.cprev = calloc(np, sizeof(int64_t)),
@@ -410,11 +416,14 @@ enum mt_status clk_clc(struct clk *c)
 		.whead = malloc(np * sizeof(uint32_t)),
 		.wnext = malloc(np * sizeof(uint32_t)),
 		.wmsg = malloc(np * sizeof(uint32_t)),
+		.wproc = malloc(np * sizeof(uint32_t)),
+		.wev = malloc(np * sizeof(uint64_t)),
 	};
 	enum mt_status st = MT_ERR_NOMEM;
 
 	if (!s.in_off || !s.out_off || !s.in || !s.out || !s.cur ||
-	    !s.inp || !s.cprev || !s.stack || !s.whead || !s.wnext || !s.wmsg)
+	    !s.inp || !s.cprev || !s.stack || !s.whead || !s.wnext || !s.wmsg ||
+	    !s.wproc || !s.wev)
 		goto out;
 	group(&s);
 	for (uint32_t p = 0; p < c->np; p++)

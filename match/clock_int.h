@@ -60,6 +60,11 @@ uint32_t clk_pairs_get(struct clk_pairs *m, uint64_t key);
 uint32_t clk_pairs_find(const struct clk_pairs *m, uint64_t key);
 void clk_pairs_free(struct clk_pairs *m);
 
+/* malloc for the per-message arrays (tens to hundreds of MiB): asks for
+ * transparent huge pages, which cuts the page faults of filling them by a
+ * factor 512 where the kernel grants them. Free with free(). */
+void *clk_alloc_big(size_t bytes);
+
 /* Log-linear histogram of non-negative values: exact max, median within
  * 1/64 relative. */
 #define CLK_HIST_SUB 64

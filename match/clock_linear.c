@@ -82,7 +82,7 @@ static enum mt_status index_pairs(struct lin *l)
 
 	if (clk_pairs_init(&l->map, 64, c->res->ndomains) != MT_OK)
 		return MT_ERR_NOMEM;
-	l->x = malloc((c->nm + 1) * sizeof(*l->x));
+	l->x = clk_alloc_big((c->nm + 1) * sizeof(*l->x));
 	l->pairs = malloc(cap * sizeof(*l->pairs));
 	if (!l->x || !l->pairs)
 		return MT_ERR_NOMEM;
@@ -221,7 +221,7 @@ static double gap_sum(const struct pair *p, double b, int64_t t0)
 static double edge(const struct pair *p, double inside, double outside,
 		   double h, int64_t t0)
 {
-	for (int it = 0; it < 60; it++) {
+	for (int it = 0; it < 40; it++) {
 		double mid = (inside + outside) / 2;
 
 		if (gap_sum(p, mid, t0) >= h)
@@ -260,7 +260,7 @@ static void fit(struct pair *p, int64_t t0)
 		double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
 		double g1 = gap_sum(p, x1, t0), g2 = gap_sum(p, x2, t0);
 
-		for (int it = 0; it < 90; it++) {
+		for (int it = 0; it < 64; it++) {
 			if (g1 < g2) {
 				lo = x1;
 				x1 = x2;

@@ -31,7 +31,7 @@ enum mt_status clk_links(struct clk *c)
 	int64_t class_min = INT64_MAX;
 
 	r->links = malloc(cap * sizeof(*r->links));
-	c->msg_link = malloc((c->nm + 1) * sizeof(*c->msg_link));
+	c->msg_link = clk_alloc_big((c->nm + 1) * sizeof(*c->msg_link));
 	if (!mind || !r->links || !c->msg_link || clk_pairs_init(&map, 64, r->ndomains) != MT_OK) {
 		free(mind);
 		return clk_fail(c->err, MT_ERR_NOMEM, "clock links: out of memory");

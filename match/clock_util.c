@@ -4,8 +4,25 @@
  * millions of values without sorting them.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "clock_int.h"
+
+#define HUGE_PAGE (2u << 20)
+
+void *clk_alloc_big(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_PAGE)
+		return malloc(bytes ? bytes : 1);
+	bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+	p = aligned_alloc(HUGE_PAGE, bytes);
+	/* Advice only: without it the memory works the same, in 4 KiB pages. */
+	if (p)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
 
 #define EMPTY UINT64_MAX
 
