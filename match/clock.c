@@ -42,6 +42,7 @@ void mt_clock_opts_default(struct mt_clock_opts *o)
 	o->slope = 0.005;
 	o->noise_ns = 100;
 	o->realtime_sd_ns = 1000000;
+	o->drift_prior_ppm = 100;
 	o->lmin_default_ns = 1000;
 	o->windows = 128;
 }
@@ -68,9 +69,10 @@ static enum mt_status check_opts(const struct mt_clock_opts *o,
 	if (!(o->slope > 0 && o->slope <= 1))
 		return clk_fail(err, MT_ERR_ARG, "clock option slope=%g: must be in (0, 1]",
 				o->slope);
-	if (o->noise_ns < 0 || o->realtime_sd_ns <= 0 || o->lmin_default_ns <= 0)
+	if (o->noise_ns < 0 || o->realtime_sd_ns <= 0 || o->lmin_default_ns <= 0 ||
+	    !(o->drift_prior_ppm > 0))
 		return clk_fail(err, MT_ERR_ARG,
-				"clock options: noise_ns must be >= 0, realtime_sd_ns and lmin_default_ns > 0");
+				"clock options: noise_ns must be >= 0; realtime_sd_ns, drift_prior_ppm and lmin_default_ns > 0");
 	if (o->windows < 1)
 		return clk_fail(err, MT_ERR_ARG, "clock option windows=0: must be >= 1");
 	return MT_OK;

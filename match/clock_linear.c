@@ -232,6 +232,34 @@ static double edge(const struct pair *p, double inside, double outside,
 	return (inside + outside) / 2;
 }
 
+/* The drift variance the window midpoints ((min0 - min1) / 2, each an
+ * estimate of the line) show around the line a + b x: far below the band's
+ * with dense traffic, where the band overstates the error; INFINITY with
+ * fewer than three midpoints. */
+static double midpoint_scatter(const struct pair *p, double a, double b,
+			       int64_t t0)
+{
+	double sx = 0, sxx = 0, rss = 0;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nw; i++) {
+		const struct win *w = &p->w[i];
+
+		if (w->min[0] == INT64_MAX || w->min[1] == INT64_MAX)
+			continue;
+		double x = (double)(w->at[0] - t0) / 2 + (double)(w->at[1] - t0) / 2;
+		double r = ((double)w->min[0] - (double)w->min[1]) / 2 - a - b * x;
+
+		n++;
+		sx += x;
+		sxx += x * x;
+		rss += r * r;
+	}
+	if (n < 3 || !(sxx - sx * sx / n > 0))
+		return INFINITY;
+	return fmax(rss / (n - 2), 1) / (sxx - sx * sx / n);
+}
+
 /*
  * The linear program of the convex-hull methods: the line a + b x that
  * leaves the widest symmetric gap L under both lower envelopes,
@@ -243,8 +271,10 @@ static double edge(const struct pair *p, double inside, double outside,
  * Uncertainty is what the data leave open: every line with non-negative
  * latencies both ways is consistent with them. Its offsets lie within L of
  * a, its drifts in the interval where U + V >= 0; both enter as uniform
- * errors over those ranges. Where noise leaves no consistent line at all
- * (U + V < 0 everywhere), the ranges widen to twice the shortfall.
+ * errors over those ranges (the drift's capped by the scatter of the
+ * window midpoints, see midpoint_scatter). Where noise leaves no
+ * consistent line at all (U + V < 0 everywhere), the ranges widen to twice
+ * the shortfall.
  */
 static void fit(struct pair *p, int64_t t0)
 {
@@ -284,10 +314,11 @@ static void fit(struct pair *p, int64_t t0)
 	}
 	double u = envelope_bound(p, 0, b, t0), v = envelope_bound(p, 1, b, t0);
 	double gap = fmax(fabs(u + v) / 2, 1);
+	double scatter = midpoint_scatter(p, (u - v) / 2, b, t0);
 
 	p->a += (u - v) / 2;
 	p->b += b;
-	p->var_b = var_b;
+	p->var_b = fmin(var_b, scatter);
 	p->var_a = gap * gap / 3;
 }
 
@@ -351,7 +382,7 @@ static enum mt_status combine(struct lin *l)
 	struct mt_clock_result *r = l->c->res;
 	const uint32_t nd = r->ndomains, nn = nd + 1;
 	struct clk_edge *ea = malloc((l->map.n + nd + 1) * sizeof(*ea));
-	struct clk_edge *eb = malloc((l->map.n + nd + 1) * sizeof(*eb));
+	struct clk_edge *eb = malloc((l->map.n + 2 * nd + 1) * sizeof(*eb));
 	double *prio = malloc(nn * sizeof(*prio));
 	double *xa = malloc(nn * sizeof(double)), *va = malloc(nn * sizeof(double));
 	double *xb = malloc(nn * sizeof(double)), *vb = malloc(nn * sizeof(double));
@@ -366,6 +397,14 @@ static enum mt_status combine(struct lin *l)
 	    !anchor_b || !pinned || !has_msg || !has_any)
 		goto out;
 	nea = realtime_edges(l->c, ea, eb, &neb);
+	/* What oscillators allow: every clock runs within drift_prior_ppm of
+	 * true time. Decides the drift where the data hardly do (short runs,
+	 * sparse traffic) and is negligible where they do. */
+	for (uint32_t d = 0; d < nd; d++) {
+		double sd = l->c->o->drift_prior_ppm * 1e-6;
+
+		eb[neb++] = (struct clk_edge){ nd, d, 0, sd * sd };
+	}
 	for (uint32_t k = 0; k < nea; k++)
 		has_any[ea[k].j] = 1;
 	for (uint32_t k = 0; k < l->map.n; k++) {

@@ -80,6 +80,7 @@ struct mt_clock_opts {
 	double slope;		/* backward amortization: max jump/interval (0.005) */
 	int64_t noise_ns;	/* tolerated reversal inside a shared clock (100) */
 	int64_t realtime_sd_ns;	/* CLOCK_REALTIME error between hosts (NTP, 1 ms) */
+	double drift_prior_ppm;	/* a clock's drift from true time, sd (100) */
 	int64_t lmin_default_ns; /* minimum latency when nothing measures it (1000) */
 	uint32_t windows;	/* time windows of the delay envelopes (128) */
 };
