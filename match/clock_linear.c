@@ -134,10 +134,9 @@ static enum mt_status make_windows(struct lin *l)
 	for (uint32_t k = 0; k < l->map.n; k++) {
 		struct pair *p = &l->pairs[k];
 		uint64_t few = p->n[0] < p->n[1] ? p->n[0] : p->n[1];
+		uint64_t nw = few / 4 ? few / 4 : 1;
 
-		p->nw = few ? (uint32_t)(few / 4 < l->c->o->windows ?
-					 (few / 4 ? few / 4 : 1) :
-					 l->c->o->windows) : 0;
+		p->nw = few ? (uint32_t)(nw < l->c->o->windows ? nw : l->c->o->windows) : 0;
 		total += p->nw;
 	}
 	l->pool = malloc((total + 1) * sizeof(*l->pool));
