@@ -28,16 +28,19 @@
  *     clock. That is checked on the data: a domain whose internal messages
  *     arrive before they leave (beyond opts.noise_ns) is split into one
  *     domain per process.
- *  2. Linear: per domain an offset and drift onto a reference domain, from the
- *     lower envelope of one-way delays when two domains exchange messages in
- *     both directions, otherwise from the CLOCK_REALTIME calibration pairs,
- *     combined over all domain pairs by weighted least squares.
+ *  2. Linear: per domain an offset and drift onto a reference domain (the
+ *     largest), from the lower envelopes of one-way delays between domains
+ *     exchanging messages both ways and from the CLOCK_REALTIME calibration
+ *     pairs (NTP-grade), combined over all pairs by weighted least squares,
+ *     each weighted by how tightly it bounds offset and drift; a drift prior
+ *     settles drifts the data leave open (short or sparse runs).
  *  3. CLC, the controlled logical clock (Becker, Rabenseifner, Wolf 2007):
  *     a receive moves to at least its send plus the minimum latency measured
  *     for that pair of domains; forward amortization with gamma < 1; backward
  *     amortization with a bounded slope that never pushes a send past its
  *     receive minus the minimum latency; strictly increasing per process.
- * Cost is linear in events and messages (plus a dense solve over domains).
+ * Cost is linear in events and messages, plus a dense solve over domains
+ * and, per CLC jump of delta, the events within delta / opts.slope before it.
  * ====================================================================== */
 
 enum mt_clock_mode {
