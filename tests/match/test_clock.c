@@ -309,3 +309,66 @@ Test(clock, graph_from_message_times)
 	cr_expect_eq(mt_clock_graph_build(2, m, 2, &g, &err), MT_ERR_ARG);
 	cr_expect(strstr(err.msg, "message 1"), "%s", err.msg);
 }
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+/* Random causal graphs (messages only from an earlier to a later true
+ * time) under random per-process offsets: whatever the CLC does, the result
+ * must keep every receive at least lmin after its send and every process
+ * strictly increasing, without breaking a cycle. */
+Test(clock, random_graphs_keep_the_invariants)
+{
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct graph g;
+		uint64_t rng = seed;
+		int64_t truth[MAXP][MAXE];
+
+		clc_setup(&g);
+		g.o.slope = 0.05;
+		for (uint32_t p = 0; p < MAXP; p++) {
+			int64_t now = (int64_t)(lcg(&rng) % 100), off = (int64_t)(lcg(&rng) % 4000) - 2000;
+			char host[2] = { (char)('a' + p % 3), 0 };	/* procs 0 and 3 share */
+			int64_t t[MAXE];
+
+			for (int j = 0; j < MAXE; j++) {
+				now += 1 + (int64_t)(lcg(&rng) % 500);
+				truth[p][j] = now;
+				t[j] = now + (p % 3 ? off : 0);
+			}
+			proc(&g, p, host, MAXE, t);
+		}
+		for (int k = 0; k < 12; k++) {
+			uint32_t sp = (uint32_t)(lcg(&rng) % MAXP), rp = (uint32_t)(lcg(&rng) % MAXP);
+			uint64_t se = lcg(&rng) % MAXE, re = lcg(&rng) % MAXE;
+
+			if (truth[sp][se] < truth[rp][re] && (sp != rp || se < re))
+				msg(&g, sp, se, rp, re);
+		}
+		cr_assert_eq(correct(&g, MT_CLOCK_MODE_CLC), MT_OK, "seed %llu: %s",
+			     (unsigned long long)seed, g.err.msg);
+		cr_expect_eq(g.res.cycles_broken, 0, "seed %llu", (unsigned long long)seed);
+		cr_expect_eq(g.res.viol_after, 0, "seed %llu", (unsigned long long)seed);
+		for (uint64_t i = 0; i < g.nm; i++) {
+			const struct mt_clock_msg *m = &g.msgs[i];
+			int64_t lmin = 0;
+
+			for (uint32_t k = 0; k < g.res.nlinks; k++)
+				if (g.res.links[k].from == g.res.proc_domain[m->send_proc] &&
+				    g.res.links[k].to == g.res.proc_domain[m->recv_proc])
+					lmin = g.res.links[k].lmin_ns;
+			cr_expect_geq(g.out[m->recv_proc][m->recv_ev] -
+				      g.out[m->send_proc][m->send_ev], lmin,
+				      "seed %llu message %llu", (unsigned long long)seed,
+				      (unsigned long long)i);
+		}
+		for (uint32_t p = 0; p < g.np; p++)
+			for (uint64_t j = 1; j < g.n[p]; j++)
+				cr_expect_gt(g.out[p][j], g.out[p][j - 1], "seed %llu process %u event %llu",
+					     (unsigned long long)seed, p, (unsigned long long)j);
+		mt_clock_result_free(&g.res);
+	}
+}
