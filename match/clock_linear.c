@@ -44,7 +44,8 @@ struct pair {
 	double scale;		/* windows per ns of send time */
 	struct win *w;
 	double a, b;		/* delta(t) = a + b * (t - t0), hi minus lo */
-	double var_a, var_b;
+	double var_a, var_b;	/* var_a: at xc, for a known drift */
+	double xc;		/* centre of the pair's traffic, ns from t0 */
 };
 
 /* A message between two domains, as the envelope passes need it: read
@@ -254,7 +255,7 @@ static double midpoint_scatter(const struct pair *p, double a, double b,
 		sxx += x * x;
 		rss += r * r;
 	}
-	if (n < 3 || !(sxx - sx * sx / n > 0))
+	if (n < 8 || !(sxx - sx * sx / n > 0))
 		return INFINITY;
 	return fmax(rss / (n - 2), 1) / (sxx - sx * sx / n);
 }
@@ -319,6 +320,7 @@ static void fit(struct pair *p, int64_t t0)
 	p->b += b;
 	p->var_b = fmin(var_b, scatter);
 	p->var_a = gap * gap / 3;
+	p->xc = ((double)(p->tmin - t0) + (double)(p->tmax - t0)) / 2;
 }
 
 /* Per domain, the line through its processes' (local - realtime) pairs:
@@ -387,15 +389,18 @@ static enum mt_status combine(struct lin *l)
 	double *xb = malloc(nn * sizeof(double)), *vb = malloc(nn * sizeof(double));
 	uint32_t *anchor = malloc(nn * sizeof(*anchor));
 	uint32_t *anchor_b = malloc(nn * sizeof(*anchor_b));
-	unsigned char *pinned = calloc(nn, 1), *has_msg = calloc(nn, 1);
+	unsigned char *pinned = calloc(nn, 1), *pinned_b = calloc(nn, 1);
+	unsigned char *has_msg = calloc(nn, 1);
 	unsigned char *has_any = calloc(nn, 1);
 	uint32_t nea, neb;
 	enum mt_status st = MT_ERR_NOMEM;
 
 	if (!ea || !eb || !prio || !xa || !va || !xb || !vb || !anchor ||
-	    !anchor_b || !pinned || !has_msg || !has_any)
+	    !anchor_b || !pinned || !pinned_b || !has_msg || !has_any)
 		goto out;
 	nea = realtime_edges(l->c, ea, eb, &neb);
+	for (uint32_t k = 0; k < nea; k++)
+		has_any[ea[k].j] = 1;
 	/* What oscillators allow: every clock runs within drift_prior_ppm of
 	 * true time. Decides the drift where the data hardly do (short runs,
 	 * sparse traffic) and is negligible where they do. */
@@ -404,35 +409,45 @@ static enum mt_status combine(struct lin *l)
 
 		eb[neb++] = (struct clk_edge){ nd, d, 0, sd * sd };
 	}
-	for (uint32_t k = 0; k < nea; k++)
-		has_any[ea[k].j] = 1;
 	for (uint32_t k = 0; k < l->map.n; k++) {
 		const struct pair *p = &l->pairs[k];
 
-		if (!p->nw)
-			continue;
-		ea[nea++] = (struct clk_edge){ p->lo, p->hi, p->a, p->var_a };
-		if (isfinite(p->var_b))
+		if (p->nw && isfinite(p->var_b))
 			eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
-		has_msg[p->lo] = has_msg[p->hi] = 1;
 	}
 	/* The reference of each group: its largest domain, then the lowest. */
 	for (uint32_t d = 0; d < nd; d++)
 		prio[d] = (double)r->domains[d].nprocs * 4294967296.0 - d;
 	prio[nd] = -1;
-	if (clk_solve(nn, ea, nea, prio, pinned, anchor, xa, va) ||
-	    clk_solve(nn, eb, neb, NULL, pinned, anchor_b, xb, vb)) {
-		st = clk_fail(l->c->err, MT_ERR_NOMEM,
-			      "clock linear stage: least-squares solve failed");
-		goto out;
+	if (clk_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
+		goto fail;
+	/* Drifts first: a pair's offset is best known at the centre of its
+	 * traffic; the combined drifts (far better than one pair's) carry it
+	 * to t0, with their uncertainty over that distance. */
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		const struct pair *p = &l->pairs[k];
+
+		if (!p->nw)
+			continue;
+		double db = isnan(xb[p->hi] - xb[p->lo]) ? p->b : xb[p->hi] - xb[p->lo];
+		double vdb = isnan(vb[p->hi] + vb[p->lo]) ? p->var_b : vb[p->hi] + vb[p->lo];
+
+		ea[nea++] = (struct clk_edge){ p->lo, p->hi,
+			p->a + (p->b - db) * p->xc, p->var_a + vdb * p->xc * p->xc };
+		has_msg[p->lo] = has_msg[p->hi] = 1;
 	}
+	if (clk_solve(nn, ea, nea, prio, pinned, anchor, xa, va))
+		goto fail;
 	for (uint32_t d = 0; d < nd; d++) {
 		struct mt_clock_domain *dm = &r->domains[d];
 
 		dm->ref = anchor[d];
 		dm->offset_ns = xa[d];
 		dm->offset_sd_ns = sqrt(va[d]);
-		dm->drift_ppm = isnan(xb[d]) ? 0 : xb[d] * 1e6;
+		/* Drifts were solved against the largest domain of all: restate
+		 * them against this domain's offset reference. */
+		dm->drift_ppm = anchor[d] == UINT32_MAX || isnan(xb[d] - xb[anchor[d]]) ?
+				0 : (xb[d] - xb[anchor[d]]) * 1e6;
 		dm->drift_sd_ppm = sqrt(vb[d]) * 1e6;
 		dm->est = pinned[d] ? (has_msg[d] || has_any[d] || nd == 1 ?
 				      MT_CLOCK_EST_REF : MT_CLOCK_EST_NONE) :
@@ -442,6 +457,10 @@ static enum mt_status combine(struct lin *l)
 			dm->gamma = fmax(0.9, 1 - 2e-6 * dm->drift_sd_ppm);
 	}
 	st = MT_OK;
+	goto out;
+fail:
+	st = clk_fail(l->c->err, MT_ERR_NOMEM,
+		      "clock linear stage: least-squares solve failed");
 out:
 	free(ea);
 	free(eb);
@@ -453,6 +472,7 @@ out:
 	free(anchor);
 	free(anchor_b);
 	free(pinned);
+	free(pinned_b);
 	free(has_msg);
 	free(has_any);
 	return st;
