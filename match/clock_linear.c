@@ -11,8 +11,8 @@
  * a symmetric minimum latency; the envelopes are then resampled around that
  * line, so that the drift inside a window no longer biases its minimum, and
  * the fit repeated. The half-width of the bracket (the minimum latency)
- * bounds what the data can tell: it enters the offset variance as a uniform
- * error.
+ * bounds what the data can tell about latency asymmetry: it is part of the
+ * reported offset uncertainty, not of the weights (see fit()).
  *
  * Every process also carries CLOCK_REALTIME calibration pairs: a weak
  * measurement (NTP, opts.realtime_sd_ns) of each domain against a common
@@ -44,7 +44,8 @@ struct pair {
 	double scale;		/* windows per ns of send time */
 	struct win *w;
 	double a, b;		/* delta(t) = a + b * (t - t0), hi minus lo */
-	double var_a, var_b;	/* var_a: at xc, for a known drift */
+	double var_a, var_b;	/* var_a: random part, at xc, for a known drift */
+	double gap;		/* half width of the offset band: asymmetry bound */
 	double xc;		/* centre of the pair's traffic, ns from t0 */
 };
 
@@ -268,13 +269,15 @@ static double midpoint_scatter(const struct pair *p, double a, double b,
  * L = (U + V) / 2 and a = (U - V) / 2; U + V is concave in b, so a golden
  * section search finds b. The line is added to the pair's estimate (the
  * minima are residuals of it).
- * Uncertainty is what the data leave open: every line with non-negative
- * latencies both ways is consistent with them. Its offsets lie within L of
- * a, its drifts in the interval where U + V >= 0; both enter as uniform
- * errors over those ranges (the drift's capped by the scatter of the
- * window midpoints, see midpoint_scatter). Where noise leaves no
- * consistent line at all (U + V < 0 everywhere), the ranges widen to twice
- * the shortfall.
+ * Uncertainty: every line with non-negative latencies both ways is
+ * consistent with the data. Its drifts lie in the interval where
+ * U + V >= 0, a uniform error over it (capped by the scatter of the window
+ * midpoints, see midpoint_scatter; where noise leaves no consistent line at
+ * all, U + V < 0 everywhere, the interval widens to twice the shortfall).
+ * Its offsets lie within L of a: latency asymmetry, alike for every pair of
+ * a link class, which weighting cannot average away. So pairs weigh by the
+ * random part only (how far the lowest of few delays may sit above the
+ * envelope), and the band L is added to the reported uncertainty.
  */
 static void fit(struct pair *p, int64_t t0)
 {
@@ -316,10 +319,16 @@ static void fit(struct pair *p, int64_t t0)
 	double gap = fmax(fabs(u + v) / 2, 1);
 	double scatter = midpoint_scatter(p, (u - v) / 2, b, t0);
 
+	/* The lowest of n delays sits about (latency spread) / n above the
+	 * true envelope; the spread is of the order of the band. */
+	double few = (double)(p->n[0] < p->n[1] ? p->n[0] : p->n[1]);
+	double noise = 4 * gap / few;
+
 	p->a += (u - v) / 2;
 	p->b += b;
 	p->var_b = fmin(var_b, scatter);
-	p->var_a = gap * gap / 3;
+	p->var_a = fmax(noise * noise, 1);
+	p->gap = gap;
 	p->xc = ((double)(p->tmin - t0) + (double)(p->tmax - t0)) / 2;
 }
 
@@ -391,13 +400,16 @@ static enum mt_status combine(struct lin *l)
 	uint32_t *anchor_b = malloc(nn * sizeof(*anchor_b));
 	unsigned char *pinned = calloc(nn, 1), *pinned_b = calloc(nn, 1);
 	unsigned char *has_msg = calloc(nn, 1);
+	double *band = malloc(nn * sizeof(*band));	/* tightest pair gap */
 	unsigned char *has_any = calloc(nn, 1);
 	uint32_t nea, neb;
 	enum mt_status st = MT_ERR_NOMEM;
 
 	if (!ea || !eb || !prio || !xa || !va || !xb || !vb || !anchor ||
-	    !anchor_b || !pinned || !pinned_b || !has_msg || !has_any)
+	    !anchor_b || !pinned || !pinned_b || !has_msg || !has_any || !band)
 		goto out;
+	for (uint32_t d = 0; d < nn; d++)
+		band[d] = INFINITY;
 	nea = realtime_edges(l->c, ea, eb, &neb);
 	for (uint32_t k = 0; k < nea; k++)
 		has_any[ea[k].j] = 1;
@@ -435,6 +447,8 @@ static enum mt_status combine(struct lin *l)
 		ea[nea++] = (struct clk_edge){ p->lo, p->hi,
 			p->a + (p->b - db) * p->xc, p->var_a + vdb * p->xc * p->xc };
 		has_msg[p->lo] = has_msg[p->hi] = 1;
+		band[p->lo] = fmin(band[p->lo], p->gap);
+		band[p->hi] = fmin(band[p->hi], p->gap);
 	}
 	if (clk_solve(nn, ea, nea, prio, pinned, anchor, xa, va))
 		goto fail;
@@ -443,7 +457,7 @@ static enum mt_status combine(struct lin *l)
 
 		dm->ref = anchor[d];
 		dm->offset_ns = xa[d];
-		dm->offset_sd_ns = sqrt(va[d]);
+		dm->offset_sd_ns = sqrt(va[d] + (isfinite(band[d]) ? band[d] * band[d] / 3 : 0));
 		/* Drifts were solved against the largest domain of all: restate
 		 * them against this domain's offset reference. */
 		dm->drift_ppm = anchor[d] == UINT32_MAX || isnan(xb[d] - xb[anchor[d]]) ?
@@ -474,6 +488,7 @@ out:
 	free(pinned);
 	free(pinned_b);
 	free(has_msg);
+	free(band);
 	free(has_any);
 	return st;
 }
