@@ -335,7 +335,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc || sc.nprocs < 2 || sc.nprocs > 64 || sc.per_host < 1 ||
-	    pc.jitter_ns < 0) {
+	    !sc.msgs || pc.jitter_ns < 0 || !(pc.max_offset_ns >= 0) ||
+	    !(pc.max_drift_ppm >= 0) || !(pc.wander_ns >= 0)) {
 		usage(stderr);
 		return 2;
 	}
