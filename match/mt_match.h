@@ -106,7 +106,9 @@ struct mt_clock_domain {
 	uint32_t ref;			/* reference domain it was mapped onto */
 	/* local clock minus reference clock at mt_clock_result.t0, and the
 	 * drift of the local clock against the reference: corrected time is
-	 * t - (offset_ns + drift_ppm * 1e-6 * (t - t0)). */
+	 * t - (offset_ns + drift_ppm * 1e-6 * (t - t0)). Standard deviations;
+	 * the offset's includes the latency asymmetry no data can reveal (a
+	 * uniform error over the tightest minimum-latency band). */
 	double offset_ns, offset_sd_ns;
 	double drift_ppm, drift_sd_ppm;
 	double gamma;			/* forward amortization rate used */
