@@ -43,6 +43,10 @@ static void usage(FILE *out)
 		"  --summary           per rank: files, clean closes, duration, record\n"
 		"                      counts per type and op, losses, EAGAIN, empty polls\n"
 		"  -h, --help          this text\n\n"
+		"Times come from each process's CLOCK_MONOTONIC (ticks converted with\n"
+		"its START/END calibration pairs); a trace from several hosts is\n"
+		"aligned on CLOCK_REALTIME instead. An address argument resolved to the\n"
+		"rank whose endpoint it names is shown as addr=FI_ADDR->rRANK.\n\n"
 		"Exit status: 0 success, 1 malformed trace (records before the bad one\n"
 		"are printed), 2 usage error.\n");
 }
@@ -65,6 +69,17 @@ static int parse_names(char *list, uint64_t *mask, unsigned max,
 		*mask |= 1ull << v;
 	}
 	return 0;
+}
+
+/* " proc clock ..." and a newline: every name the table knows. */
+static void print_names(FILE *out, unsigned max, const char *(*name_of)(unsigned))
+{
+	char buf[32];
+
+	for (unsigned v = 1; v < max; v++)
+		if (name_of(v))
+			fprintf(out, " %s", mt_name_lower(buf, sizeof(buf), name_of(v)));
+	fputc('\n', out);
 }
 
 static int parse_ranks(char *list, struct dump_opts *o, const char **bad)
@@ -117,16 +132,17 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			if (parse_names(optarg, &o->kinds, MAX_TYPE,
 					mt_trace_rec_name, &bad)) {
 				fprintf(stderr, "msgtrace dump: --kind: unknown record "
-					"type '%s' (proc, clock, obj, ep, bind, av, op, "
-					"cqe, close)\n", bad);
+					"type '%s'; known:", bad);
+				print_names(stderr, MAX_TYPE, mt_trace_rec_name);
 				return MT_EXIT_USAGE;
 			}
 			break;
 		case 'o':
 			if (parse_names(optarg, &o->ops, MAX_OP, mt_trace_op_name,
 					&bad)) {
-				fprintf(stderr, "msgtrace dump: --op: unknown op '%s'\n",
-					bad);
+				fprintf(stderr, "msgtrace dump: --op: unknown op '%s'; "
+					"known:", bad);
+				print_names(stderr, MAX_OP, mt_trace_op_name);
 				return MT_EXIT_USAGE;
 			}
 			break;
@@ -447,7 +463,6 @@ static int summarize_proc(const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
 	uint64_t unknown = 0, eagain = 0, empty = 0;
-	int64_t first = INT64_MAX, last = INT64_MIN;
 	size_t clean = 0;
 	int bad = 0;
 	char name[32];
@@ -464,13 +479,6 @@ static int summarize_proc(const struct mt_trace_proc *p)
 			lost[l] += f->hdr->lost[l];
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
-		if (f->nrecs) {
-			int64_t a = mt_trace_ticks_ns(&p->clock, f->first_ts);
-			int64_t b = mt_trace_ticks_ns(&p->clock, f->last_ts);
-
-			first = a < first ? a : first;
-			last = b > last ? b : last;
-		}
 		if (count_ops(f, ops, &err) != MT_OK) {
 			fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 			bad = 1;
@@ -487,7 +495,8 @@ static int summarize_proc(const struct mt_trace_proc *p)
 	else
 		printf("%zu not closed: killed or still running", p->nfiles - clean);
 	printf(")  duration %.9f s  clock %s\n",
-	       last >= first ? ((double)last - (double)first) / 1e9 : 0.0,
+	       p->last_ns >= p->first_ns ?
+	       ((double)p->last_ns - (double)p->first_ns) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)
@@ -533,6 +542,9 @@ static int run(int argc, char **argv)
 		free(o.ranks);
 		return MT_EXIT_BAD_INPUT;
 	}
+	if (t->nempty)
+		fprintf(stderr, "msgtrace dump: %zu trace file(s) skipped: created "
+			"but never written (process killed at start?)\n", t->nempty);
 	rc = o.summary ? dump_summary(t, &o) : dump_records(t, &o);
 	mt_trace_close(t);
 	free(o.ranks);

@@ -57,6 +57,10 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 	const struct mt_file_hdr *h = f->hdr;
 	const char *p = f->path;
 
+	/* A writer killed between sizing the file and writing its header. */
+	if (!memcmp(h->magic, "\0\0\0\0\0\0\0\0", sizeof(h->magic)))
+		return trace_fail(err, MT_END, "%s: header never written "
+				  "(created, then killed?)", p);
 	if (memcmp(h->magic, MT_TRACE_MAGIC, sizeof(h->magic)))
 		return trace_fail(err, MT_ERR_CORRUPT,
 				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
@@ -181,6 +185,11 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return trace_fail(err, MT_ERR_IO, "%s: not a regular file", f->path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return trace_fail(err, MT_END, "%s: empty file (created, never "
+				  "written)", f->path);
 	}
 	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr)) {
 		close(fd);

@@ -197,7 +197,13 @@ enum mt_op {
  * Fields a call does not have are 0 (ignore, data, flags) or FI_ADDR_UNSPEC
  * as passed. len is the sum of the iov lengths for vector calls.
  * For MT_OP_CANCEL: ep = the fid cancelled, context = the context argument.
+ * h.ts is read before the call. The writer fills the record before calling
+ * the provider and stores ret when the call returns, so two rare cases
+ * exist: ret == MT_OP_RET_PENDING (the process died inside the call after a
+ * nested record on the same thread was published), and ret == -FI_EAGAIN
+ * (-11) when a nested record already followed it: treat both as not posted.
  */
+#define MT_OP_RET_PENDING INT32_MIN
 struct mt_rec_op {
 	struct mt_rec_hdr h;
 	uint64_t ep;
@@ -219,6 +225,9 @@ enum mt_cq_call { MT_CQ_READ, MT_CQ_READFROM, MT_CQ_READERR, MT_CQ_SREAD,
  * aux = enum mt_cq_call. One record per entry returned. Fields the CQ format
  * does not carry are 0; src is FI_ADDR_NOTAVAIL unless a *from call gave it.
  * err, prov_errno and olen are set only for MT_CQ_READERR entries.
+ * h.ts is read when the read returned. The CQ's format is in the attr of
+ * its MT_REC_OBJ (FI_CQ_FORMAT_*; an UNSPEC request is stored as the format
+ * the provider delivers, CONTEXT for util-based providers and sockets).
  */
 struct mt_rec_cqe {
 	struct mt_rec_hdr h;
@@ -356,7 +365,11 @@ struct mt_trace_file {
 	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
 };
 
-/* Open and scan one file. Header errors fail the open. */
+/*
+ * Open and scan one file. Header errors fail the open. MT_END (with a
+ * message) for a file whose header was never written: size 0 or an
+ * all-zero magic, what a writer killed while creating it leaves.
+ */
 enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				  struct mt_err *err);
 void mt_trace_file_close(struct mt_trace_file *f);
@@ -391,6 +404,8 @@ struct mt_trace_proc {
 	const struct mt_rec_clock *clock_start, *clock_end;	/* or NULL */
 	struct mt_trace_clock clock;
 	int64_t merge_offset_ns;	/* added to ns when merging (struct mt_trace) */
+	int64_t first_ns, last_ns;	/* span of its files' first and last
+					 * records; first > last when none */
 	struct mt_trace_file **files;	/* sorted by thread_seq */
 	size_t nfiles;
 };
@@ -422,8 +437,10 @@ struct mt_trace_index;			/* private lookup tables */
 struct mt_trace {
 	struct mt_trace_proc *procs;
 	size_t nprocs;
+	size_t nhosts;			/* distinct host names among procs */
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
+	size_t nempty;			/* files skipped: header never written */
 	struct mt_trace_ep *eps;	/* sorted by (proc, ep id, record order) */
 	size_t neps;
 	struct mt_trace_cq_bind *cqbinds;	/* sorted by (proc, cq, ep id) */
@@ -437,7 +454,8 @@ struct mt_trace {
  * (a name of another form gives host "", then the PROC record's hostname);
  * pid and thread_seq come from the header and must agree with the name.
  * A header error in any file fails the open; a bad record does not (see
- * struct mt_trace_file) and is returned by the merge when reached.
+ * struct mt_trace_file) and is returned by the merge when reached. Files
+ * whose header was never written are skipped and counted in nempty.
  */
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
@@ -476,8 +494,11 @@ struct mt_trace_merge;
 
 /*
  * Time-ordered k-way merge over every file of t: a loser tree keyed by
- * ns + merge_offset_ns, ties broken by process index, then file index
- * (a file's own records keep their order). Memory is O(files).
+ * ns + merge_offset_ns, ties broken by process index, then file index.
+ * A file's own records always keep their file order, so the output is
+ * sorted when each file's timestamps are; a record written after a nested
+ * one but stamped before it (all-layers traces) stays in file order.
+ * Memory is O(files).
  */
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out);

@@ -16,6 +16,7 @@
 struct file_list {
 	struct mt_trace_file **v;
 	size_t n, cap;
+	size_t empty;		/* files skipped: no header written yet */
 };
 
 static enum mt_status add_file(struct file_list *l, const char *path,
@@ -30,6 +31,10 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	st = mt_trace_file_open(path, slot, err);
 	if (st != MT_OK)
 		l->n--;
+	if (st == MT_END) {
+		l->empty++;
+		return MT_OK;
+	}
 	return st;
 }
 
@@ -139,12 +144,25 @@ static void attach_identity(struct mt_trace_proc *p)
 		}
 	}
 	trace_clock_setup(p);
+	p->first_ns = INT64_MAX;
+	p->last_ns = INT64_MIN;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct mt_trace_file *f = p->files[i];
+		int64_t a, b;
+
+		if (!f->nrecs)
+			continue;
+		a = mt_trace_ticks_ns(&p->clock, f->first_ts);
+		b = mt_trace_ticks_ns(&p->clock, f->last_ts);
+		p->first_ns = a < p->first_ns ? a : p->first_ns;
+		p->last_ns = b > p->last_ns ? b : p->last_ns;
+	}
 }
 
 static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 			    size_t n, struct mt_err *err)
 {
-	size_t i, j, hosts = 0;
+	size_t i, j;
 
 	trace_sort(v, n, sizeof(*v), cmp_file);
 	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
@@ -165,7 +183,7 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 		p->pid = v[i]->hdr->pid;
 		memcpy(p->host, v[i]->host, sizeof(p->host));
 		if (i == 0 || strcmp(v[i]->host, v[i - 1]->host))
-			hosts++;
+			t->nhosts++;
 		attach_identity(p);
 	}
 	trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
@@ -173,7 +191,7 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 		struct mt_trace_proc *p = &t->procs[i];
 
 		/* Monotonic clocks of different hosts share no origin. */
-		if (hosts > 1 && p->clock_start)
+		if (t->nhosts > 1 && p->clock_start)
 			p->merge_offset_ns = (int64_t)(p->clock_start->realtime_ns -
 						       p->clock_start->monotonic_ns);
 		for (j = 0; j < p->nfiles; j++) {
@@ -209,6 +227,10 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	/* The trace owns every opened file from here on. */
 	t->files = l.v;
 	t->nfiles = l.n;
+	t->nempty = l.empty;
+	if (st == MT_OK && !l.n)
+		st = trace_fail(err, MT_ERR_ARG, "%s: no trace file holds a header "
+				"(%zu empty)", paths[0], l.empty);
 	if (st == MT_OK)
 		st = group(t, t->files, t->nfiles, err);
 	if (st == MT_OK)

@@ -117,7 +117,7 @@ static void write_ops(int n)
 	for (i = 0; i < n; i++) {
 		struct mt_rec_opargs a = { 1, 2, (uint64_t)i, 0, 64, 0, 7, 0 };
 
-		mt_rec_op(0, MT_OP_TSEND, mt_rec_now(), &a, 0);
+		mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TSEND, &a), 0, 0);
 	}
 }
 
@@ -327,6 +327,43 @@ static void *thread_body(void *arg)
 	return NULL;
 }
 
+/* A record published by a nested call inside an unfinished one makes the
+ * outer record visible with MT_OP_RET_PENDING; its ret lands at the end. */
+Test(rec, nested_record_inside_a_call)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct mt_rec_opargs outer = { .tag = 1 }, inner = { .tag = 2 };
+	char path[PATH_MAX + 128];
+	const struct mt_rec_op *op;
+	const struct mt_file_hdr *h;
+	struct mt_rec_op *r, *q;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	r = mt_rec_op_begin(0, MT_OP_TSEND, &outer);
+	q = mt_rec_op_begin(1, MT_OP_TSEND, &inner);
+	mt_rec_op_end(q, 0, 0);
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock));
+	cr_assert_eq(h->committed, (char *)(op + 3) - (data + h->data_off));
+	cr_assert_eq(op[1].tag, 1);
+	cr_assert_eq(op[1].ret, MT_OP_RET_PENDING);
+	cr_assert_eq(op[2].tag, 2);
+	free(data);
+	mt_rec_op_end(r, -11, 1);	/* EAGAIN, but no longer last: kept */
+	mt_rec_fini();
+	data = slurp(path, &size);
+	op = (const void *)(data + MT_FILE_HDR_SIZE + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock));
+	cr_assert_eq(op[1].ret, -11);
+	free(data);
+}
+
 Test(rec, thread_exit_closes_its_file)
 {
 	struct mt_rec_conf c = conf(1 << 20, 4096);
@@ -354,6 +391,14 @@ Test(rec, thread_exit_closes_its_file)
 	free(data);
 }
 
+/* A call that returned -FI_EAGAIN: its reserved record is taken back. */
+static void again(void)
+{
+	struct mt_rec_opargs a = { 0 };
+
+	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TINJECT, &a), -11, 1);
+}
+
 Test(rec, counters_in_header)
 {
 	struct mt_rec_conf c = conf(1 << 20, 4096);
@@ -365,8 +410,8 @@ Test(rec, counters_in_header)
 
 	cr_assert_eq(mt_rec_init(&c), 0);
 	write_ops(1);
-	mt_rec_eagain();
-	mt_rec_eagain();
+	again();
+	again();
 	mt_rec_empty_poll();
 	write_ops(1);
 	mt_rec_fini();
@@ -379,6 +424,8 @@ Test(rec, counters_in_header)
 	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
 			    sizeof(struct mt_rec_clock));
 	cr_assert_eq(op->retries, 0);
+	cr_assert_eq(op[1].h.aux, MT_OP_TSEND, "EAGAIN calls leave no record");
 	cr_assert_eq(op[1].retries, 2, "retries go to the next op of the thread");
+	cr_assert_eq(op[1].ret, 0);
 	free(data);
 }

@@ -2,10 +2,12 @@
  * test_merge.c - grouping into processes, tick -> ns conversion and the
  * time-ordered merge across files.
  */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tw.h"
 
@@ -138,6 +140,10 @@ Test(trace_merge, interleaved_files_come_out_in_time_order)
 		cr_expect_eq(t->procs[i].files[1]->hdr->thread_seq, 1);
 	}
 	cr_expect_str_eq(t->procs[2].host, "hostb");
+	cr_expect_eq(t->nhosts, 2);
+	/* Rank 1's records run from PROC/START at 0 to END at 1 ms. */
+	cr_expect_eq(t->procs[1].first_ns, 0);
+	cr_expect_eq(t->procs[1].last_ns, 1000000);
 	cr_assert_eq(mt_trace_merge_open(t, &m), MT_OK);
 	while ((st = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
 		if (ev.rec->type == MT_REC_OP) {
@@ -216,6 +222,33 @@ Test(trace_open, duplicate_thread_is_an_error)
 	paths[1] = dir;
 	cr_expect_eq(mt_trace_open(paths, 2, &t, &err), MT_ERR_ARG);
 	cr_expect(strstr(err.msg, "are both thread 0 of process 1"), "%s", err.msg);
+	tw_rmdir(dir);
+}
+
+Test(trace_open, never_written_files_are_skipped_and_counted)
+{
+	char *dir = tw_tmpdir(), *path;
+	const char *p = dir;
+	struct mt_trace *t;
+	struct mt_err err;
+	struct tw w;
+
+	tw_init(&w, 1, 1);
+	free(tw_save(&w, dir, "h.1.1.mt"));
+	tw_free(&w);
+	cr_assert(asprintf(&path, "%s/h.1.0.mt", dir) > 0);
+	tw_write(path, "", 0);
+	free(path);
+	cr_assert_eq(mt_trace_open(&p, 1, &t, &err), MT_OK, "%s", err.msg);
+	cr_expect_eq(t->nempty, 1);
+	cr_expect_eq(t->nfiles, 1);
+	mt_trace_close(t);
+	cr_assert(asprintf(&path, "%s/h.1.1.mt", dir) > 0);
+	unlink(path);
+	free(path);
+	cr_expect_eq(mt_trace_open(&p, 1, &t, &err), MT_ERR_ARG);
+	cr_expect(strstr(err.msg, "no trace file holds a header (1 empty)"), "%s",
+		  err.msg);
 	tw_rmdir(dir);
 }
 
