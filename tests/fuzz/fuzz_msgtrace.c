@@ -7,8 +7,10 @@
  *   'T'  the rest is `msgtrace tag` arguments separated by NUL bytes
  *        (at most MAX_ARGS; the subcommand name is supplied).
  *   else the rest is one or more trace files separated by SPLIT; each is
- *        written to a memfd and the trace-reading subcommands run over all
- *        of them: `dump`, `dump --summary`.
+ *        written to a memfd and trace-reading subcommands run over all of
+ *        them: 'M' `messages` and `report` (match/), 'J' `report --json`
+ *        and `decode --ops` (decode/), anything else `dump` and
+ *        `dump --summary` (trace/). replay.sh makes the same choice.
  * Output goes to /dev/null; what counts is that the commands return 0, 1
  * or 2 without crashing, hanging, leaking or reading out of bounds
  * (ASan, UBSan and LeakSanitizer watch).
@@ -59,12 +61,26 @@ static void fuzz_tag(const uint8_t *data, size_t size)
 	free(buf);
 }
 
-static void fuzz_traces(const uint8_t *data, size_t size)
+/* Runs cmd with its options, then every path. */
+static void run_on(const struct mt_cmd *cmd, const char *opt, int n,
+		   char paths[][32])
+{
+	argv_t argv;
+	int argc = 0;
+
+	argv[argc++] = cmd->name;
+	if (opt)
+		argv[argc++] = opt;
+	for (int i = 0; i < n; i++)
+		argv[argc++] = paths[i];
+	argv[argc] = NULL;
+	run(cmd, argc, argv);
+}
+
+static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 {
 	char paths[MAX_FILES][32];
 	int fds[MAX_FILES], n = 0;
-	argv_t argv;
-	int argc;
 
 	while (n < MAX_FILES) {
 		const uint8_t *cut = memmem(data, size, SPLIT, strlen(SPLIT));
@@ -85,19 +101,19 @@ static void fuzz_traces(const uint8_t *data, size_t size)
 		size -= len + strlen(SPLIT);
 		data = cut + strlen(SPLIT);
 	}
-	argc = 0;
-	argv[argc++] = "dump";
-	for (int i = 0; i < n; i++)
-		argv[argc++] = paths[i];
-	argv[argc] = NULL;
-	run(&mt_cmd_dump, argc, argv);
-	argc = 0;
-	argv[argc++] = "dump";
-	argv[argc++] = "--summary";
-	for (int i = 0; i < n; i++)
-		argv[argc++] = paths[i];
-	argv[argc] = NULL;
-	run(&mt_cmd_dump, argc, argv);
+	switch (what) {
+	case 'M':
+		run_on(&mt_cmd_messages, NULL, n, paths);
+		run_on(&mt_cmd_report, NULL, n, paths);
+		break;
+	case 'J':
+		run_on(&mt_cmd_report, "--json", n, paths);
+		run_on(&mt_cmd_decode, "--ops", n, paths);
+		break;
+	default:
+		run_on(&mt_cmd_dump, NULL, n, paths);
+		run_on(&mt_cmd_dump, "--summary", n, paths);
+	}
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
 }
@@ -119,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] == 'T')
 		fuzz_tag(data + 1, size - 1);
 	else
-		fuzz_traces(data + 1, size - 1);
+		fuzz_traces(data[0], data + 1, size - 1);
 	fflush(stdout);
 	return 0;
 }

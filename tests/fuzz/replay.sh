@@ -2,8 +2,10 @@
 # replay.sh MSGTRACE SRCDIR [FUZZ_SPLIT]
 # Runs the msgtrace binary on every input of the fuzz corpus
 # (SRCDIR/corpus) and of past crashes (SRCDIR/regress, one file per bug,
-# named after it): `msgtrace dump` and `dump --summary` on the trace files
-# an input holds, `msgtrace tag` with the arguments it holds. Each must
+# named after it): on the trace files an input holds, the subcommands
+# fuzz_msgtrace runs for its first byte (M: messages, report; J: report
+# --json, decode --ops; else dump, dump --summary), or `msgtrace tag` with
+# the arguments it holds. Each must
 # exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a bad-input
 # exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
 # fuzz_split next to MSGTRACE's build tree.
@@ -58,8 +60,15 @@ for input in "$src"/corpus/* "$src"/regress/*; do
 		[ "$st" -le 2 ] || check "$input (tag)" "$st" "$work/err"
 		continue
 	fi
-	check "$input (dump)" "$(run dump "$work"/in/*.mt)" "$work/err"
-	check "$input (dump --summary)" "$(run dump --summary "$work"/in/*.mt)" "$work/err"
+	case $(head -c 1 "$input") in
+	M) cmds=("messages" "report") ;;
+	J) cmds=("report --json" "decode --ops") ;;
+	*) cmds=("dump" "dump --summary") ;;
+	esac
+	for c in "${cmds[@]}"; do
+		# shellcheck disable=SC2086
+		check "$input ($c)" "$(run $c "$work"/in/*.mt)" "$work/err"
+	done
 done
 [ "$bad" -eq 0 ] || { echo "FAIL: $bad of $n inputs" >&2; exit 1; }
 echo "PASS: $n fuzz inputs replayed through $msgtrace"
