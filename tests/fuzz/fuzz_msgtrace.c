@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -34,7 +35,15 @@ typedef const char *argv_t[MAX_FILES + 4];
 
 static int run(const struct mt_cmd *cmd, int argc, const char **argv)
 {
-	int rc = cmd->run(argc, (char **)argv);
+	char *reset[] = { "reset", NULL };
+	int rc;
+
+	/* The commands parse with optind = 1, which keeps glibc's position
+	 * inside the last option cluster: one parse per process in msgtrace,
+	 * but here the previous input's argv is freed. optind = 0 forgets it. */
+	optind = 0;
+	getopt(1, reset, "");
+	rc = cmd->run(argc, (char **)argv);
 
 	if (rc != MT_EXIT_OK && rc != MT_EXIT_BAD_INPUT && rc != MT_EXIT_USAGE)
 		abort();	/* an exit status the command must not return */
