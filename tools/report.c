@@ -93,8 +93,10 @@ void report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 		else
 			r->no_rank++;
 		if (paired && m->t_recv_done != MT_MATCH_NOTIME && r->t1 > r->t0) {
-			int64_t off = (int64_t)m->t_recv_done - r->t0;
-			int64_t bin = off * REPORT_BINS / (r->t1 - r->t0 + 1);
+			/* 128-bit: a corrupt trace's times must not overflow
+			 * (fuzz crash regress/report-bin-overflow). */
+			__int128 off = (__int128)(int64_t)m->t_recv_done - r->t0;
+			__int128 bin = off * REPORT_BINS / ((__int128)r->t1 - r->t0 + 1);
 
 			if (bin >= 0 && bin < REPORT_BINS)
 				r->bin_bytes[bin] += m->bytes;
