@@ -127,7 +127,9 @@ static void jrun(FILE *o, const struct mt_run *run)
 	fprintf(o, "\"t0_ns\":%" PRId64 ",\"t1_ns\":%" PRId64 ",\"duration_ns\":%"
 		PRId64 ",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"files_not_closed\":%zu,\"skipped_ops\":%" PRIu64 "}",
-		run->t0_ns, run->t1_ns, run->t1_ns - run->t0_ns, run->events,
+		run->t0_ns, run->t1_ns,
+		/* Wrapping, not overflowing, on a corrupt trace's times. */
+		(int64_t)((uint64_t)run->t1_ns - (uint64_t)run->t0_ns), run->events,
 		run->lost, run->unclean_files, run->skipped);
 }
 
@@ -182,7 +184,7 @@ static void jtraffic(FILE *o, const struct report *r,
 		first = 0;
 	}
 	fprintf(o, "],\"throughput\":{\"bin_ns\":%.0f,\"bytes\":[",
-		(double)(r->t1 - r->t0 + 1) / REPORT_BINS);
+		((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS);
 	for (int i = 0; i < REPORT_BINS; i++)
 		fprintf(o, "%s%" PRIu64, i ? "," : "", r->bin_bytes[i]);
 	fputs("]}", o);

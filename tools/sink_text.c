@@ -108,7 +108,7 @@ static void run_section(FILE *o, const struct mt_run *run)
 		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
 	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost, "
 		"%zu file%s not closed (killed or aborted)\n",
-		(double)(run->t1_ns - run->t0_ns) / 1e9, run->events, run->lost,
+		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events, run->lost,
 		run->unclean_files, run->unclean_files == 1 ? "" : "s");
 	if (run->skipped)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
@@ -215,7 +215,7 @@ static void sizes_section(FILE *o, const struct report *r)
 static void time_section(FILE *o, const struct report *r)
 {
 	uint64_t max = 0;
-	double w = (double)(r->t1 - r->t0 + 1) / REPORT_BINS;
+	double w = ((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS;
 
 	for (int i = 0; i < REPORT_BINS; i++)
 		max = r->bin_bytes[i] > max ? r->bin_bytes[i] : max;

@@ -20,6 +20,9 @@ if grep -qa __asan_init "$msgtrace"; then
 	vlimit=unlimited
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-hard_rss_limit_mb=1024}
 fi
+# Sanitizers exit 1 by default, which would read as "bad input".
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=99"
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0

@@ -30,6 +30,9 @@ if grep -qa __asan_init "$msgtrace"; then
 	vlimit=unlimited
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-hard_rss_limit_mb=512}
 fi
+# Sanitizers exit 1 by default, which would read as "bad input".
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=99"
 HDR=96 DATA=4096 runs=0 rejected=0 stride=${MALFORMED_STRIDE:-1}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
