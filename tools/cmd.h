@@ -18,5 +18,7 @@ struct mt_cmd {
 
 extern const struct mt_cmd mt_cmd_dump;
 extern const struct mt_cmd mt_cmd_tag;
+extern const struct mt_cmd mt_cmd_messages;
+extern const struct mt_cmd mt_cmd_report;
 
 #endif /* MT_CMD_H */
