@@ -20,5 +20,6 @@ extern const struct mt_cmd mt_cmd_dump;
 extern const struct mt_cmd mt_cmd_tag;
 extern const struct mt_cmd mt_cmd_messages;
 extern const struct mt_cmd mt_cmd_report;
+extern const struct mt_cmd mt_cmd_export;
 
 #endif /* MT_CMD_H */
