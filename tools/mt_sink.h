@@ -39,6 +39,8 @@ struct mt_run {
 
 struct mt_sink_ops {
 	const char *name;
+	/* *state holds mt_pipe_opts.sink_arg on entry (the sink's settings,
+	 * e.g. an output path; NULL for sinks that take none). */
 	int (*init)(void **state, FILE *out, const struct mt_run *run);
 	int (*consume)(void *state, const struct mt_match_msg *batch, size_t n);
 	/* Writes what is left; frees state. 0 on success. */
@@ -47,12 +49,15 @@ struct mt_sink_ops {
 };
 
 extern const struct mt_sink_ops mt_sink_csv, mt_sink_text, mt_sink_json;
+extern const struct mt_sink_ops mt_sink_otf2, mt_sink_chrome, mt_sink_html,
+	mt_sink_csvset;
 
 struct mt_pipe_opts {
 	const char *const *paths;	/* trace directories or files */
 	size_t npaths;
 	enum mt_tag_layout_id layout;	/* MT_TAG_LAYOUT_NONE: detect */
 	const char *cmd;		/* for error messages: "msgtrace report" */
+	void *sink_arg;			/* handed to sink->init in *state */
 };
 
 /* Runs the whole pipeline into sink, writing to out. Prints errors on
@@ -67,9 +72,10 @@ struct mt_pipe_cli {
 	const struct mt_sink_ops *sink;	/* default */
 	const struct mt_sink_ops *csv;	/* --csv, NULL: not offered */
 	const struct mt_sink_ops *json;	/* --json, NULL: not offered */
+	const struct mt_sink_ops *html;	/* --html, NULL: not offered */
 };
 
-/* Parses DIR|FILE... --csv --json -o FILE --layout NAME --help and runs
+/* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --help and runs
  * the pipeline; returns the exit status. */
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv);
 

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "feed.h"
 #include "mt_sink.h"
+#include "progress.h"
 
 #define BATCH 1024
 
@@ -82,7 +83,12 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 	struct mt_err err = { { 0 } };
 	enum mt_status s = mt_trace_merge_open(t, &mg);
 	int rc = MT_EXIT_OK, mrc = MT_MATCH_OK;
+	struct progress pg;
+	uint64_t total = 0;
 
+	for (size_t i = 0; i < t->nfiles; i++)
+		total += t->files[i]->nrecs;
+	progress_start(&pg, cmd, total);
 	if (s) {
 		fprintf(stderr, "%s: cannot start the merge: %s\n", cmd,
 			mt_status_str(s));
@@ -93,7 +99,10 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		mrc = feed_event(fd, &ev);
 		if (!mrc && (run->events & 1023) == 0 && drain(m, sink, st))
 			mrc = MT_MATCH_ERR_NOMEM;
+		if ((run->events & (PROGRESS_EVERY - 1)) == 0)
+			progress_tick(&pg, run->events);
 	}
+	progress_end(&pg);
 	mt_trace_merge_close(mg);
 	if (s != MT_END && s != MT_OK) {
 		/* Report, but still analyse the records before the bad one. */
@@ -119,7 +128,7 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 	struct feed fd = { 0 };
 	struct mt_err err = { { 0 } };
 	struct mt_run run;
-	void *st = NULL;
+	void *st = o->sink_arg;
 	enum mt_status s = mt_trace_open(o->paths, o->npaths, &t, &err);
 	int rc = MT_EXIT_BAD_INPUT, src;
 
@@ -172,6 +181,7 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "csv", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", no_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,7 +196,8 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json))
+		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json) ||
+		    (c == 'H' && !cli->html))
 			c = '?';
 		switch (c) {
 		case 'c':
@@ -194,6 +205,9 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			break;
 		case 'j':
 			sink = cli->json;
+			break;
+		case 'H':
+			sink = cli->html;
 			break;
 		case 'o':
 			path = optarg;
