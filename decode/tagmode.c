@@ -138,7 +138,8 @@ size_t mt_tag_usage_values(const struct mt_tag_usage *u, enum mt_tag_ufield f,
 		if (m->s[i].used)
 			all[n++] = m->s[i].key;
 	qsort(all, n, sizeof(*all), cmp_i64);
-	memcpy(out, all, (n < max ? n : max) * sizeof(*out));
+	if (max)
+		memcpy(out, all, (n < max ? n : max) * sizeof(*out));
 	free(all);
 	return n;
 }
@@ -355,7 +356,8 @@ size_t mt_tag_usage_nbc(const struct mt_tag_usage *u, const struct mt_tag_layout
 		};
 	}
 	qsort(all, n, sizeof(*all), cmp_nbc);
-	memcpy(out, all, (n < max ? n : max) * sizeof(*out));
+	if (max)
+		memcpy(out, all, (n < max ? n : max) * sizeof(*out));
 	free(all);
 	return n;
 }
