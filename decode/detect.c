@@ -286,3 +286,39 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		out->confidence = MT_CONF_OVERRIDE;
 	}
 }
+
+/*
+ * The processes of one job use one layout. An endpoint whose own operations
+ * leave it undecided (confidence none or low: a rank that only sent, or
+ * only a little) takes the layout that every well-decided endpoint (medium
+ * or high) found, provided its own operations do not rule that layout out.
+ * Nothing changes when the well-decided endpoints disagree or there are none.
+ */
+void mt_tag_detect_job(const struct mt_tag_evidence *ev,
+		       struct mt_tag_detect_result *res, size_t n)
+{
+	enum mt_tag_layout_id job = MT_TAG_LAYOUT_NONE;
+	size_t sure = 0;
+	char why[MT_TAG_LINE_LEN];
+
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].confidence != MT_CONF_MEDIUM && res[i].confidence != MT_CONF_HIGH)
+			continue;
+		if (job != MT_TAG_LAYOUT_NONE && job != res[i].layout)
+			return;
+		job = res[i].layout;
+		sure++;
+	}
+	if (job == MT_TAG_LAYOUT_NONE)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].confidence > MT_CONF_LOW || res[i].layout == job ||
+		    ruled_out(&ev[i], job, why, sizeof(why)))
+			continue;
+		res[i].layout = job;
+		res[i].confidence = MT_CONF_MEDIUM;
+		line(&res[i], "the job's %zu well-decided endpoints use %s, which this "
+		     "endpoint's operations allow: taking it", sure,
+		     mt_tag_layout_name(job));
+	}
+}

@@ -214,6 +214,10 @@ void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
 			      uint64_t ignore, unsigned recv_in);
 void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id override,
 		   struct mt_tag_detect_result *out);
+/* After mt_tag_detect on each of a job's n endpoints: undecided ones take
+ * the layout the decided ones agree on, when their evidence allows it. */
+void mt_tag_detect_job(const struct mt_tag_evidence *ev,
+		       struct mt_tag_detect_result *res, size_t n);
 
 /*
  * Tag-mode analysis (tagmode.c): fed the decoded fields of every message of

@@ -108,13 +108,13 @@ static enum mt_status detect(struct feed *fd, enum mt_tag_layout_id force,
 							 recv_in(r));
 		}
 	}
+	for (size_t i = 0; i < t->neps; i++)
+		mt_tag_detect(&ev[i], force, &fd->det[i]);
+	if (force == MT_TAG_LAYOUT_NONE)
+		mt_tag_detect_job(ev, fd->det, t->neps);
 	for (size_t i = 0; i < t->neps; i++) {
-		struct mt_tag_detect_result res;
-
-		mt_tag_detect(&ev[i], force, &res);
-		fd->conf[i] = res.confidence;
-		fd->det[i] = res;
-		if (mt_tag_layout_get(res.layout, t->eps[i].rec->mem_tag_format,
+		fd->conf[i] = fd->det[i].confidence;
+		if (mt_tag_layout_get(fd->det[i].layout, t->eps[i].rec->mem_tag_format,
 				      &fd->lay[i]))
 			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &fd->lay[i]);
 	}

@@ -63,8 +63,10 @@ int tags_sink_consume(void *state, const struct mt_match_msg *batch, size_t n)
 			t->n_trunc++;
 		}
 		/* An Ssend ACK repeats its message's fields (its source names
-		 * the destination); untagged traffic has none. */
-		if (m->f.kind == MT_MATCH_SSEND_ACK || m->f.kind == MT_MATCH_UNTAGGED)
+		 * the destination); untagged traffic has none; a cancelled
+		 * receive never saw a message. */
+		if (m->f.kind == MT_MATCH_SSEND_ACK || m->f.kind == MT_MATCH_UNTAGGED ||
+		    m->status == MT_MATCH_ST_CANCELLED)
 			continue;
 		to_tag_fields(&m->f, &f);
 		bool any_tag = m->t_recv_post != MT_MATCH_NOTIME && !m->recv_f.has_tag;
