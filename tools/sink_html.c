@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "html_tags.h"
@@ -197,10 +198,41 @@ static void head(FILE *f, const struct mt_run *run, const struct report *r,
 	fputs("</div>\n", f);
 }
 
+#define HOSTS_LISTED 8
+
+/* "node1 (ranks 0-3), node2 (4 ranks) ...": distinct hosts in rank order. */
+static void hosts(FILE *f, const struct mt_trace *t)
+{
+	size_t shown = 0, more = 0;
+
+	fputs("<dt>hosts</dt><dd>", f);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		size_t q, n = 0;
+
+		for (q = 0; q < p && strcmp(t->procs[q].host, t->procs[p].host); q++)
+			;
+		if (q < p)
+			continue;
+		if (shown == HOSTS_LISTED) {
+			more++;
+			continue;
+		}
+		for (q = p; q < t->nprocs; q++)
+			n += !strcmp(t->procs[q].host, t->procs[p].host);
+		fputs(shown++ ? ", " : "", f);
+		esc_html(f, t->procs[p].host[0] ? t->procs[p].host : "?");
+		fprintf(f, " (%zu process%s)", n, n == 1 ? "" : "es");
+	}
+	if (more)
+		fprintf(f, " and %zu more", more);
+	fputs("</dd>", f);
+}
+
 static void run_section(FILE *f, const struct mt_run *run,
 			const struct report *r, const struct mt_match_summary *s)
 {
 	fputs("<section id=\"run\"><h2>Run</h2><dl class=\"kv\">", f);
+	hosts(f, run->trace);
 	fprintf(f, "<dt>records</dt><dd>%" PRIu64 " read, %" PRIu64 " lost by the "
 		"writers%s</dd>", run->events, run->lost, run->lost ?
 		" <span class=\"warn\">(the trace is incomplete)</span>" : "");
