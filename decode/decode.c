@@ -1,82 +1,8 @@
 /*
- * decode.c - tag, CQ data and ignore mask <-> MPI fields, for one layout.
- * Decoding is on the analysis hot path: branch-light mask-and-shift code,
- * no table look-ups beyond the resolved layout the caller passes.
+ * decode.c - receive filters and encoding, for one layout. Decoding a
+ * message, the hot path, is static inline in mt_decode.h.
  */
 #include "mt_decode.h"
-
-#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-static inline int32_t tag_value(const struct mt_tag_layout *l, uint64_t tag)
-{
-	uint64_t v = tag & l->tag_mask;
-
-	if (l->tag_signed) {
-		/* Sign-extend from the field's top bit (bit 19 in ofi_tag_2). */
-		uint64_t sign = (l->tag_mask >> 1) + 1;
-		return (int32_t)(int64_t)((v ^ sign) - sign);
-	}
-	return (int32_t)v;
-}
-
-static inline enum mt_tag_proto proto_of(const struct mt_tag_layout *l, uint64_t tag)
-{
-	return (enum mt_tag_proto)l->proto_of[(tag & l->proto_mask) >> l->proto_shift];
-}
-
-/*
- * Decode one message: the tag of a send call or of a receive completion,
- * with the CQ data when `in` has MT_TAG_IN_DATA. Fields the layout or the
- * operation does not carry are left out of out->valid (cid MT_COMM_UNDEF,
- * source MT_RANK_UNDEF). The Open MPI ssend ACK carries no source in CQ
- * data; in the tag layouts its source field names the synchronous sender,
- * i.e. the ACK's destination (MT_F_SOURCE_IS_DEST).
- */
-void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag, uint64_t data,
-		   unsigned in, struct mt_tag_fields *out)
-{
-	uint8_t valid = 0, flags = 0;
-	mt_comm_t cid = MT_COMM_UNDEF;
-	mt_rank_t source = MT_RANK_UNDEF;
-	int32_t t = 0;
-	enum mt_tag_proto proto = MT_PROTO_NORMAL;
-
-	if (l->id != MT_TAG_LAYOUT_RAW) {
-		cid = (mt_comm_t)((tag & l->cid_mask) >> l->cid_shift);
-		t = tag_value(l, tag);
-		proto = proto_of(l, tag);
-		valid = MT_V_CID | MT_V_TAG | MT_V_PROTO;
-		/* Flags by arithmetic: the branches would mispredict on mixed
-		 * user/internal and Send/Ssend traffic. */
-		bool internal = l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1);
-		flags = (uint8_t)(!!(tag & ~l->known_mask) * MT_F_STRAY_BITS |
-				  (cid > l->cid_max) * MT_F_CID_BEYOND_MTF |
-				  internal * MT_F_INTERNAL);
-		if (MT_UNLIKELY(in & MT_TAG_IN_TAG_WRAPPED) && !internal &&
-		    l->tag_signed && l->tag_bits < 32)
-			flags |= MT_F_MAYBE_ALIASED;
-	}
-	if (l->src_in == MT_SRC_TAG) {
-		source = (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
-		valid |= MT_V_SOURCE;
-		flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
-	} else if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
-		   proto != MT_PROTO_SSEND_ACK) {
-		uint64_t s = data & (~0ull >> (64 - l->data_src_bits));
-		if (s != data)
-			flags |= MT_F_DATA_EXTRA;
-		if (s <= l->src_max) {
-			source = (mt_rank_t)s;
-			valid |= MT_V_SOURCE;
-		}
-	}
-	out->cid = cid;
-	out->source = source;
-	out->tag = t;
-	out->proto = (uint8_t)proto;
-	out->valid = valid;
-	out->flags = flags;
-}
 
 static uint64_t anytag_bits(const struct mt_tag_layout *l)
 {

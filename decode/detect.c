@@ -185,7 +185,7 @@ static const char *ruled_out(const struct mt_tag_evidence *ev, int i, char *buf,
 	if (!e->bad_send && !e->bad_recv)
 		return NULL;
 	bool send = e->bad_why & 0x80;
-	snprintf(buf, len, "%s tag=0x%016llx %s=0x%llx %s (%llu of %llu %ss)",
+	snprintf(buf, len, "%s tag=0x%016llx %s=0x%llx %s (%llu of the %llu %ss)",
 		 send ? "send" : "receive", (unsigned long long)e->bad_tag,
 		 send ? "data" : "ignore", (unsigned long long)e->bad_aux,
 		 why_text[e->bad_why & 0x7f],

@@ -24,7 +24,7 @@ static const struct mt_tag_layout table[MT_TAG_LAYOUT_COUNT] = {
 		.src_in = sb ? MT_SRC_TAG : dsb ? MT_SRC_DATA : MT_SRC_NONE, \
 		.internal = intern, .directed_recv = directed, \
 		.cid_mask = FIELD(cs, cb), .src_mask = FIELD(ss, sb), \
-		.tag_mask = FIELD(0, tb), \
+		.tag_mask = FIELD(0, tb), .data_src_mask = FIELD(0, dsb), \
 		.proto_mask = BIT(sy) | BIT(ak) | BIT(hg) | BIT(dp), \
 		.known_mask = FIELD(cs, cb) | FIELD(ss, sb) | FIELD(0, tb) | \
 			      BIT(sy) | BIT(ak) | BIT(hg) | BIT(dp), \

@@ -41,6 +41,9 @@ enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
  *   anytag_keeps_top_bit, internal, mtf_shrinks_cid, directed_recv, summary)
  * Protocol bits are given as bit numbers (-1: absent). directed_recv:
  * 1 = a specific receive names the peer's address, 0 = never, -1 unknown.
+ * Open MPI: shared/TAG-LAYOUTS.md. MPICH: the three MPIDI_OFI_PROTOCOL_*
+ * schemes of ch4/netmod/ofi/ofi_types.h (ACK|SYNC|DYNPROC; then +HUGE; from
+ * 4.1 ACK|DYNPROC|SYNC|HUGE with only SYNC and HUGE ignored by receives).
  */
 #define MT_TAG_LAYOUTS(X) \
 	X(RAW, "raw", 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0, MT_INT_NONE, 0, -1, \
@@ -94,7 +97,7 @@ struct mt_tag_layout {
 	enum mt_tag_src_in src_in;
 	enum mt_tag_internal internal;
 	int8_t directed_recv;
-	uint64_t cid_mask, src_mask, tag_mask, proto_mask, known_mask;
+	uint64_t cid_mask, src_mask, tag_mask, proto_mask, known_mask, data_src_mask;
 	uint64_t sync, ack, huge, dynproc, recv_always_ignored;
 	uint64_t cid_max, src_max, tag_ub;	/* largest usable values */
 	uint8_t proto_shift;		/* lowest protocol bit */
@@ -167,9 +170,7 @@ int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
 int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
 const char *mt_tag_layout_name(enum mt_tag_layout_id id);
 
-/* Decode and encode (see decode.c for the contracts) */
-void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag, uint64_t data,
-		   unsigned in, struct mt_tag_fields *out);
+/* Receive filters and encoding (decode.c); mt_tag_decode is below. */
 void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);
 int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
@@ -210,4 +211,79 @@ void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
 void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id override,
 		   struct mt_tag_detect_result *out);
 
+/* The hot path, inline: analysis decodes every operation of a trace. */
+static inline int32_t mt_tag_value_(const struct mt_tag_layout *l, uint64_t tag)
+{
+	uint64_t v = tag & l->tag_mask;
+
+	if (l->tag_signed) {
+		/* Sign-extend from the field's top bit (bit 19 in ofi_tag_2). */
+		uint64_t sign = (l->tag_mask >> 1) + 1;
+		return (int32_t)(int64_t)((v ^ sign) - sign);
+	}
+	return (int32_t)v;
+}
+
+static inline enum mt_tag_proto mt_tag_proto_of_(const struct mt_tag_layout *l,
+						 uint64_t tag)
+{
+	return (enum mt_tag_proto)l->proto_of[(tag & l->proto_mask) >> l->proto_shift];
+}
+
+/*
+ * Decode one message: the tag of a send call or of a receive completion,
+ * with the CQ data when `in` has MT_TAG_IN_DATA. Fields the layout or the
+ * operation does not carry are left out of out->valid (cid MT_COMM_UNDEF,
+ * source MT_RANK_UNDEF). The Open MPI ssend ACK carries no source in CQ
+ * data; in the tag layouts its source field names the synchronous sender,
+ * i.e. the ACK's destination (MT_F_SOURCE_IS_DEST).
+ */
+static inline void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag,
+				 uint64_t data, unsigned in,
+				 struct mt_tag_fields *out)
+{
+	uint8_t valid = 0, flags = 0;
+	mt_comm_t cid = MT_COMM_UNDEF;
+	mt_rank_t source = MT_RANK_UNDEF;
+	int32_t t = 0;
+	enum mt_tag_proto proto = MT_PROTO_NORMAL;
+
+	if (l->id != MT_TAG_LAYOUT_RAW) {
+		cid = (mt_comm_t)((tag & l->cid_mask) >> l->cid_shift);
+		t = mt_tag_value_(l, tag);
+		proto = mt_tag_proto_of_(l, tag);
+		valid = MT_V_CID | MT_V_TAG | MT_V_PROTO;
+		/* Flags by arithmetic: the branches would mispredict on mixed
+		 * user/internal and Send/Ssend traffic. */
+		bool internal = l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1);
+		flags = (uint8_t)(!!(tag & ~l->known_mask) * MT_F_STRAY_BITS |
+				  (cid > l->cid_max) * MT_F_CID_BEYOND_MTF |
+				  internal * MT_F_INTERNAL);
+		if (__builtin_expect(!!(in & MT_TAG_IN_TAG_WRAPPED), 0) &&
+		    !internal && l->tag_signed && l->tag_bits < 32)
+			flags |= MT_F_MAYBE_ALIASED;
+	}
+	if (l->src_in == MT_SRC_TAG) {
+		source = (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
+		valid |= MT_V_SOURCE;
+		flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
+	} else if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
+		   proto != MT_PROTO_SSEND_ACK) {
+		uint64_t s = data & l->data_src_mask;
+		if (s != data)
+			flags |= MT_F_DATA_EXTRA;
+		if (s <= l->src_max) {
+			source = (mt_rank_t)s;
+			valid |= MT_V_SOURCE;
+		}
+	}
+	out->cid = cid;
+	out->source = source;
+	out->tag = t;
+	out->proto = (uint8_t)proto;
+	out->valid = valid;
+	out->flags = flags;
+}
+
 #endif /* MT_DECODE_H */
+

@@ -95,16 +95,6 @@ int mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank)
 	return MT_MATCH_OK;
 }
 
-int32_t ep_proc(const struct mt_match *m, int32_t ep)
-{
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
-}
-
-int32_t ep_rank(const struct mt_match *m, int32_t ep)
-{
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
-}
-
 /* Doubles a pool (from 1024 elements). */
 int grow_array(void **arr, uint32_t *cap, size_t elem)
 {
@@ -153,18 +143,39 @@ static struct map_key ctx_key(int32_t proc, uint64_t context)
 	return (struct map_key){ .a = context, .b = 0, .c = (uint32_t)proc };
 }
 
-/* Appends op i to the FIFO of ops of its process waiting on its context:
- * contexts are reused, and completions come back in posting order. */
+static uint32_t ctx_hash(int32_t proc, uint64_t context)
+{
+	return (uint32_t)(((context >> 3) ^ (uint64_t)proc * 0x9E3779B1u) *
+			  0x9E3779B97F4A7C15ull >> 52) & (CTX_FAST - 1);
+}
+
+/*
+ * Appends op i to the FIFO of ops of its process waiting on its context:
+ * contexts are reused, and completions come back in posting order. Most
+ * ops sit alone in a direct-mapped slot; the map takes collisions and
+ * repeats (ctx_over counts them per slot), and an op goes to the slot only
+ * when the map holds nothing of that slot, so the slot's op is always the
+ * oldest of its key.
+ */
 int ctx_push(struct mt_match *m, uint32_t i)
 {
-	struct map_key k = ctx_key(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
+	int32_t proc = ep_proc(m, m->op[i].p.ep);
+	uint64_t context = m->op[i].p.context;
+	uint32_t h = ctx_hash(proc, context);
 	int added;
+
+	m->op[i].state |= OP_CTX;
+	m->op[i].ctx_next = NIL;
+	if (!m->ctx_fast[h] && !m->ctx_over[h]) {
+		m->ctx_fast[h] = i;
+		return MT_MATCH_OK;
+	}
+	struct map_key k = ctx_key(proc, context);
 	struct map_slot *s = map_find_or_add(&m->ctx, &k, &added);
 
 	if (!s)
 		return MT_MATCH_ERR_NOMEM;
-	m->op[i].state |= OP_CTX;
-	m->op[i].ctx_next = NIL;
+	m->ctx_over[h]++;
 	if (added) {
 		s->v = i;
 		return MT_MATCH_OK;
@@ -180,17 +191,25 @@ int ctx_push(struct mt_match *m, uint32_t i)
 /* Takes the oldest op of proc waiting on context, or NIL. */
 uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 {
-	struct map_key k = ctx_key(proc, context);
-	struct map_slot *s = map_get(&m->ctx, &k);
+	uint32_t h = ctx_hash(proc, context);
+	uint32_t i = m->ctx_fast[h];
 
-	if (!s)
-		return NIL;
-	uint32_t i = s->v;
+	if (i && m->op[i].p.context == context &&
+	    ep_proc(m, m->op[i].p.ep) == proc) {
+		m->ctx_fast[h] = NIL;
+	} else {
+		struct map_key k = ctx_key(proc, context);
+		struct map_slot *s = m->ctx_over[h] ? map_get(&m->ctx, &k) : NULL;
 
-	if (m->op[i].ctx_next)
-		s->v = m->op[i].ctx_next;
-	else
-		map_del(&m->ctx, s);
+		if (!s)
+			return NIL;
+		i = s->v;
+		if (m->op[i].ctx_next)
+			s->v = m->op[i].ctx_next;
+		else
+			map_del(&m->ctx, s);
+		m->ctx_over[h]--;
+	}
 	m->op[i].ctx_next = NIL;
 	m->op[i].state &= ~(uint32_t)OP_CTX;
 	return i;

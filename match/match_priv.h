@@ -88,6 +88,7 @@ struct key {
 	struct map_key k;
 };
 
+#define CTX_FAST 4096		/* direct-mapped slots of waiting contexts */
 #define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
 
 struct ep {
@@ -106,7 +107,9 @@ struct mt_match {
 	uint32_t n_key, cap_key, free_key;
 	struct ep *ep;
 	uint32_t n_ep;
-	struct map ctx;		/* (proc, context) -> first op waiting */
+	uint32_t ctx_fast[CTX_FAST]; /* ops waiting for completion, by context */
+	uint32_t ctx_over[CTX_FAST]; /* ops of each slot's hash in the map */
+	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
 	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
 	struct map claims;	/* (proc, context) -> receive a probe claimed */
@@ -131,8 +134,16 @@ uint32_t op_alloc(struct mt_match *m);
 void op_free(struct mt_match *m, uint32_t i);
 int ctx_push(struct mt_match *m, uint32_t i);
 uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
-int32_t ep_proc(const struct mt_match *m, int32_t ep);
-int32_t ep_rank(const struct mt_match *m, int32_t ep);
+static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
+}
+
+static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
+}
+
 
 int pair_send(struct mt_match *m, uint32_t s);
 int pair_recv(struct mt_match *m, uint32_t r);

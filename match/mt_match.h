@@ -120,6 +120,7 @@ struct mt_match_op {
 	uint64_t len;
 	uint64_t flags;
 	uint64_t src_id;
+	uint64_t addr;		/* fi_addr as passed (for reports only) */
 	int32_t ep;		/* endpoint number given to mt_match_add_ep */
 	int32_t peer;
 	uint8_t dir;		/* enum mt_match_dir */

@@ -8,6 +8,8 @@
 #ifndef MT_CMD_H
 #define MT_CMD_H
 
+#include "mt_decode.h"
+
 enum { MT_EXIT_OK = 0, MT_EXIT_BAD_INPUT = 1, MT_EXIT_USAGE = 2 };
 
 struct mt_cmd {
@@ -21,5 +23,9 @@ extern const struct mt_cmd mt_cmd_tag;
 extern const struct mt_cmd mt_cmd_messages;
 extern const struct mt_cmd mt_cmd_report;
 extern const struct mt_cmd mt_cmd_export;
+extern const struct mt_cmd mt_cmd_decode;
+
+/* cmd_tag.c: parses --layout NAME, printing the valid names when unknown. */
+int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);
 
 #endif /* MT_CMD_H */

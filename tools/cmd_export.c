@@ -95,11 +95,8 @@ static int run(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_tag_layout_find(optarg, &o.layout)) {
-				fprintf(stderr, "%s: --layout: unknown layout '%s' (see "
-					"msgtrace tag --help)\n", o.cmd, optarg);
+			if (mt_cmd_parse_layout("export", optarg, &o.layout))
 				return MT_EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -261,7 +261,7 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	int send = is_send(op), tagged = is_tagged(op);
 	struct mt_match_op o = {
 		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
-		.ignore = r->ignore, .len = r->len, .ep = e,
+		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
 		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
 		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
 		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
@@ -322,6 +322,9 @@ static int feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
 			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
 	};
+	/* Send completions carry no reliable tag: sends are decoded at post. */
+	if (r->flags & FI_SEND)
+		return mt_match_complete(fd->m, &c);
 	/* Open MPI trusts the CQ data as the source even without
 	 * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */
 	unsigned in = l->src_in == MT_SRC_DATA && !(r->tag & l->ack) ?

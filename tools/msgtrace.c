@@ -14,6 +14,7 @@ static const struct mt_cmd *const cmds[] = {
 	&mt_cmd_messages,
 	&mt_cmd_report,
 	&mt_cmd_export,
+	&mt_cmd_decode,
 	NULL
 };
 

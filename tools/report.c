@@ -159,22 +159,26 @@ void report_pending_line(const struct report *r,
 			 const struct mt_match_pending *p, char *buf, size_t len)
 {
 	const struct mt_match_op *op = &p->op;
-	char peer[32], tag[16], sz[16];
+	char peer[64], tag[16], sz[16];
 
 	if (op->f.has_tag)
 		snprintf(tag, sizeof(tag), "%d", op->f.tag);
 	else
 		snprintf(tag, sizeof(tag), "ANY");
+	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
+			 p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
+		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
+		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
+	else
+		snprintf(peer, sizeof(peer), "any source");
 	if (op->dir == MT_MATCH_DIR_RECV)
-		snprintf(buf, len, "rank %d waits: receive %s from %s cid %" PRId64
-			 " tag %s, %s buffer, posted %.6f s", p->rank,
-			 mt_match_kind_str(op->f.kind),
-			 p->peer_rank >= 0 ? (snprintf(peer, sizeof(peer), "rank %d",
-						       p->peer_rank), peer) :
-			 op->f.comm_src >= 0 ? (snprintf(peer, sizeof(peer),
-				"comm rank %d", op->f.comm_src), peer) : "any source",
-			 op->f.cid, tag, report_human(op->len, sz, sizeof(sz)),
-			 report_sec(r, op->ts));
+		snprintf(buf, len, "rank %d waits: recv %s from %s cid %" PRId64
+			 " tag %s, %s buf, posted %.6f s", p->rank,
+			 mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
+			 report_human(op->len, sz, sizeof(sz)), report_sec(r, op->ts));
 	else
 		snprintf(buf, len, "rank %d: send %s to rank %d cid %" PRId64
 			 " tag %s, %s, posted %.6f s, never completed%s", p->rank,

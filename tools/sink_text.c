@@ -68,7 +68,8 @@ static void totals_section(FILE *o, const struct report *r,
 {
 	char b[16];
 
-	fprintf(o, "\nMESSAGES\n  %" PRIu64 " messages, %s:", r->msgs,
+	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
+		" messages, %s:", r->msgs,
 		report_human(r->bytes, b, sizeof(b)));
 	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
 		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),

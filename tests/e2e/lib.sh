@@ -120,3 +120,17 @@ e2e_same_output() {
 	sed 's/^/    /' "$E2E_TMP/diff" >&2
 	e2e_fail "$3"
 }
+
+# e2e_need_messages MSGTRACE: fail clearly until `msgtrace messages` exists.
+e2e_need_messages() {
+	e2e_need_file "$1" "the msgtrace command"
+	"$1" messages --help >/dev/null 2>&1 ||
+		e2e_fail "msgtrace messages not built: '$1 messages --help' fails"
+}
+
+# e2e_messages_csv MSGTRACE TRACEDIR CSV: the trace's messages as CSV.
+e2e_messages_csv() {
+	"$1" messages "$2" --csv >"$3" 2>"$3.err" && return 0
+	sed 's/^/    /' "$3.err" >&2
+	e2e_fail "msgtrace messages $2 --csv failed"
+}

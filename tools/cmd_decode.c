@@ -1,0 +1,426 @@
+/*
+ * cmd_decode.c - `msgtrace decode`: the tag layout each endpoint used,
+ * detected from its own operations (mt_tag_evidence_*) with the evidence,
+ * or forced with --layout; with --ops, every tagged send, posted receive and
+ * receive completion decoded into communicator id, source rank and MPI tag.
+ * This file is where libfabric's flags become decode/'s plain bits.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_tagged.h>
+
+#include "cmd.h"
+#include "mt_decode.h"
+#include "mt_trace.h"
+#include "names.h"
+
+struct ep_state {
+	struct mt_tag_evidence ev;
+	struct mt_tag_detect_result det;
+	struct mt_tag_layout l;
+	bool wrapped;		/* an internal tag reached the field's minimum */
+};
+
+/*
+ * The receive each completion answers: (process, op_context) -> how the
+ * last receive with that context was posted. A probe's completion (FI_PEEK)
+ * is not a delivered message; the mrecv after an improbe reuses the
+ * probe's context, which is why the last posting wins.
+ */
+struct ctx_slot {
+	uint64_t context;
+	uint32_t proc;
+	bool used;
+	unsigned recv_in;
+};
+struct ctx_map {
+	struct ctx_slot *slot;
+	size_t cap, n;		/* cap: a power of two */
+};
+
+struct decode_opts {
+	enum mt_tag_layout_id layout;
+	bool ops;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: msgtrace decode [--layout NAME] [--ops] DIR|FILE...\n"
+		"For every endpoint of a trace: the tag layout in force (ofi_tag_full,\n"
+		"ofi_tag_1, ofi_tag_2, MPICH ch4:ofi, or raw), how sure, and the evidence\n"
+		"(endpoint attributes, CQ data, receive ignore masks). With --ops, then\n"
+		"every tagged send, posted receive and receive completion in time order:\n"
+		"  rank=R ep=E op=OP cid=C src=S tag=T proto=P user|internal ... len=N\n"
+		"  tag64=0x... [probe] [err=FI_E...]\n"
+		"(op=cqe-recv for a receive completion; 'probe' marks a probe's answer).\n\n"
+		"  --layout NAME  use this layout on every endpoint (detection still\n"
+		"                 reports what it found); names: msgtrace tag --help\n"
+		"  --ops          list the decoded operations\n"
+		"  -h, --help     this text\n\n"
+		"Exit status: 0 success, 1 unreadable or malformed trace, 2 usage error.\n");
+}
+
+static int parse(int argc, char **argv, struct decode_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "layout", required_argument, NULL, 'l' },
+		{ "ops", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	o->layout = MT_TAG_LAYOUT_NONE;
+	o->ops = false;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (mt_cmd_parse_layout("decode", optarg, &o->layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'o':
+			o->ops = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			fprintf(stderr, "msgtrace decode: unknown or incomplete option '%s' "
+				"(see msgtrace decode --help)\n", argv[optind - 1]);
+			return MT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "msgtrace decode: no trace given (see msgtrace decode "
+			"--help)\n");
+		return MT_EXIT_USAGE;
+	}
+	return MT_EXIT_OK;
+}
+
+static bool is_send(unsigned op)
+{
+	return op == MT_OP_TSEND || op == MT_OP_TSENDV || op == MT_OP_TSENDMSG ||
+	       op == MT_OP_TINJECT || op == MT_OP_TSENDDATA || op == MT_OP_TINJECTDATA;
+}
+
+static bool is_recv(unsigned op)
+{
+	return op == MT_OP_TRECV || op == MT_OP_TRECVV || op == MT_OP_TRECVMSG;
+}
+
+static bool send_has_data(const struct mt_rec_op *op)
+{
+	unsigned kind = op->h.aux;
+	return kind == MT_OP_TSENDDATA || kind == MT_OP_TINJECTDATA ||
+	       (kind == MT_OP_TSENDMSG && (op->flags & FI_REMOTE_CQ_DATA));
+}
+
+static unsigned recv_in(const struct mt_rec_op *op)
+{
+	unsigned in = 0;
+
+	if (op->h.aux == MT_OP_TRECVMSG) {
+		in |= (op->flags & FI_PEEK) ? MT_TAG_RECV_PEEK : 0;
+		in |= (op->flags & FI_CLAIM) ? MT_TAG_RECV_CLAIM : 0;
+	}
+	return in | (op->addr != FI_ADDR_UNSPEC ? MT_TAG_RECV_DIRECTED : 0);
+}
+
+/* The endpoint state of (proc, ep id), or NULL for one never enabled. */
+static struct ep_state *state_of(const struct mt_trace *t, struct ep_state *st,
+				 uint32_t proc, uint64_t ep)
+{
+	const struct mt_trace_ep *e = mt_trace_find_ep(t, proc, ep);
+	return e ? &st[e - t->eps] : NULL;
+}
+
+/* The endpoint a receive completion of CQ cq belongs to. */
+static struct ep_state *state_of_cq(const struct mt_trace *t, struct ep_state *st,
+				    uint32_t proc, uint64_t cq)
+{
+	const struct mt_trace_cq_bind *b;
+	size_t n = mt_trace_cq_binds(t, proc, cq, &b);
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i].ep && (b[i].flags & FI_RECV))
+			return &st[b[i].ep - t->eps];
+	return n && b[0].ep ? &st[b[0].ep - t->eps] : NULL;
+}
+
+static size_t ctx_index(const struct ctx_map *m, uint32_t proc, uint64_t context)
+{
+	size_t i = (size_t)((context ^ proc) * 0x9e3779b97f4a7c15ull >> 20) & (m->cap - 1);
+
+	while (m->slot[i].used &&
+	       (m->slot[i].context != context || m->slot[i].proc != proc))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int ctx_put(struct ctx_map *m, uint32_t proc, uint64_t context,
+		   unsigned recv_in)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct ctx_map big = { calloc(m->cap ? 2 * m->cap : 64, sizeof(*big.slot)),
+				       m->cap ? 2 * m->cap : 64, 0 };
+		if (!big.slot)
+			return -1;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slot[i].used) {
+				big.slot[ctx_index(&big, m->slot[i].proc,
+						   m->slot[i].context)] = m->slot[i];
+				big.n++;
+			}
+		free(m->slot);
+		*m = big;
+	}
+	struct ctx_slot *sl = &m->slot[ctx_index(m, proc, context)];
+	m->n += !sl->used;
+	*sl = (struct ctx_slot){ context, proc, true, recv_in };
+	return 0;
+}
+
+static unsigned ctx_get(const struct ctx_map *m, uint32_t proc, uint64_t context)
+{
+	if (!m->cap)
+		return 0;
+	const struct ctx_slot *sl = &m->slot[ctx_index(m, proc, context)];
+	return sl->used ? sl->recv_in : 0;
+}
+
+/* Pass 1: every application-level tagged op into its endpoint's evidence. */
+static int gather(const struct mt_trace *t, struct ep_state *st)
+{
+	struct mt_err err;
+
+	for (size_t i = 0; i < t->neps; i++) {
+		const struct mt_rec_ep *e = t->eps[i].rec;
+		mt_tag_evidence_init(&st[i].ev);
+		mt_tag_evidence_set_ep(&st[i].ev, e->cq_data_size,
+				       (e->caps & FI_DIRECTED_RECV) != 0,
+				       e->mem_tag_format);
+	}
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct mt_trace_file *f = t->files[i];
+		const struct mt_rec_hdr *rec;
+		struct mt_trace_cursor c;
+		enum mt_status s;
+
+		mt_trace_cursor_init(&c, f);
+		while ((s = mt_trace_cursor_next(&c, &rec, &err)) == MT_OK) {
+			const struct mt_rec_op *op = (const void *)rec;
+			struct ep_state *e;
+
+			if (rec->type != MT_REC_OP || rec->layer || op->ret)
+				continue;
+			if (!(e = state_of(t, st, f->proc, op->ep)))
+				continue;
+			if (is_send(rec->aux))
+				mt_tag_evidence_add_send(&e->ev, send_has_data(op),
+							 op->tag, op->data);
+			else if (is_recv(rec->aux))
+				mt_tag_evidence_add_recv(&e->ev, op->tag, op->ignore,
+							 recv_in(op));
+		}
+		if (s != MT_END) {
+			fprintf(stderr, "msgtrace decode: %s\n", err.msg);
+			return MT_EXIT_BAD_INPUT;
+		}
+	}
+	return MT_EXIT_OK;
+}
+
+static void report(const struct mt_trace *t, struct ep_state *st,
+		   enum mt_tag_layout_id override)
+{
+	for (size_t i = 0; i < t->neps; i++) {
+		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
+		struct ep_state *e = &st[i];
+
+		mt_tag_detect(&e->ev, override, &e->det);
+		mt_tag_layout_get(e->det.layout, e->ev.mem_tag_format, &e->l);
+		printf("rank %d (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
+		       p->world_rank, p->host, p->pid, i, t->eps[i].rec->ep,
+		       t->eps[i].rec->prov_name, e->l.name,
+		       mt_tag_confidence_name(e->det.confidence));
+		for (unsigned k = 0; k < e->det.n_lines; k++)
+			printf("  %s\n", e->det.lines[k]);
+	}
+}
+
+static void print_fields(const struct mt_tag_fields *f, bool any_src, bool any_tag)
+{
+	if (any_src)
+		printf(" cid=%u src=ANY", f->cid);
+	else if (f->valid & MT_V_SOURCE)
+		printf(" cid=%u src=%d", f->cid, f->source);
+	else
+		printf(" cid=%u src=-", f->cid);
+	if (any_tag)
+		printf(" tag=ANY");
+	else
+		printf(" tag=%d", f->tag);
+	printf(" proto=%s %s", mt_tag_proto_name(f->proto),
+	       (f->flags & MT_F_INTERNAL) ? "internal" : "user");
+	if (f->flags & MT_F_MAYBE_ALIASED)
+		printf(" maybe-aliased");
+	if (f->flags & MT_F_STRAY_BITS)
+		printf(" stray-bits");
+}
+
+static unsigned in_flags(const struct ep_state *e, bool data)
+{
+	return (data ? MT_TAG_IN_DATA : 0) | (e->wrapped ? MT_TAG_IN_TAG_WRAPPED : 0);
+}
+
+/* Remember when internal tags reach the field's minimum: from then on the
+ * endpoint's user-looking tags may be wrapped internal ones (ofi_tag_2). */
+static void note_wrap(struct ep_state *e, const struct mt_tag_fields *f)
+{
+	if ((f->flags & MT_F_INTERNAL) && e->l.tag_signed &&
+	    f->tag == -(int64_t)e->l.tag_ub - 1)
+		e->wrapped = true;
+}
+
+static int print_op(const struct mt_trace *t, const struct mt_trace_event *ev,
+		    struct ep_state *st, struct ctx_map *ctx)
+{
+	const struct mt_rec_op *op = (const void *)ev->rec;
+	struct ep_state *e = state_of(t, st, ev->proc, op->ep);
+	char name[32];
+	struct mt_tag_fields f;
+	struct mt_tag_filter flt;
+
+	if (!e || op->ret || (!is_send(op->h.aux) && !is_recv(op->h.aux)))
+		return 0;
+	printf("rank=%d ep=%td op=%s", t->procs[ev->proc].world_rank, e - st,
+	       mt_name_lower(name, sizeof(name), mt_trace_op_name(op->h.aux)));
+	if (is_send(op->h.aux)) {
+		mt_tag_decode(&e->l, op->tag, op->data, in_flags(e, send_has_data(op)), &f);
+		note_wrap(e, &f);
+		print_fields(&f, false, false);
+	} else {
+		if (ctx_put(ctx, ev->proc, op->context, recv_in(op)))
+			return -1;
+		mt_tag_decode_recv(&e->l, op->tag, op->ignore, recv_in(op), &flt);
+		print_fields(&flt.f, flt.any_source, flt.any_tag);
+		printf(" recv=%s%s", mt_tag_recv_kind_name(flt.kind),
+		       flt.odd_ignore ? " odd-ignore" : "");
+	}
+	printf(" len=%" PRIu64 " tag64=0x%016" PRIx64 "\n", op->len, op->tag);
+	return 0;
+}
+
+static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
+		      struct ep_state *st, const struct ctx_map *ctx)
+{
+	const struct mt_rec_cqe *c = (const void *)ev->rec;
+	struct ep_state *e;
+	struct mt_tag_fields f;
+	const char *err;
+
+	/* Send completions carry no reliable tag: decode receives only. */
+	if (!(c->flags & FI_RECV) || !(c->flags & FI_TAGGED) ||
+	    !(e = state_of_cq(t, st, ev->proc, c->cq)))
+		return;
+	/* Open MPI trusts the CQ data as the source even without
+	 * FI_REMOTE_CQ_DATA in the flags (rxm omits it on peeks). */
+	mt_tag_decode(&e->l, c->tag, c->data, in_flags(e, true), &f);
+	note_wrap(e, &f);
+	printf("rank=%d ep=%td op=cqe-recv", t->procs[ev->proc].world_rank, e - st);
+	print_fields(&f, false, false);
+	printf(" len=%" PRIu64 " tag64=0x%016" PRIx64, c->len, c->tag);
+	if ((c->flags & FI_PEEK) ||
+	    (ctx_get(ctx, ev->proc, c->context) & MT_TAG_RECV_PEEK))
+		printf(" probe");
+	if (c->err) {
+		err = mt_name_errno(c->err);
+		if (err)
+			printf(" err=%s", err);
+		else
+			printf(" err=%d", c->err);
+	}
+	printf("\n");
+}
+
+/* Pass 2: operations in time order. */
+static int list_ops(const struct mt_trace *t, struct ep_state *st)
+{
+	struct ctx_map ctx = { 0 };
+	struct mt_trace_merge *m;
+	struct mt_trace_event ev;
+	struct mt_err err;
+	enum mt_status s;
+
+	if (mt_trace_merge_open(t, &m) != MT_OK) {
+		fprintf(stderr, "msgtrace decode: out of memory\n");
+		return MT_EXIT_BAD_INPUT;
+	}
+	while ((s = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
+		if (ev.rec->layer)
+			continue;
+		if (ev.rec->type == MT_REC_OP && print_op(t, &ev, st, &ctx)) {
+			snprintf(err.msg, sizeof(err.msg), "out of memory");
+			s = MT_ERR_NOMEM;
+			break;
+		}
+		if (ev.rec->type == MT_REC_CQE)
+			print_cqe(t, &ev, st, &ctx);
+	}
+	mt_trace_merge_close(m);
+	free(ctx.slot);
+	if (s != MT_END) {
+		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
+		return MT_EXIT_BAD_INPUT;
+	}
+	return MT_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	struct decode_opts o;
+	struct mt_trace *t;
+	struct ep_state *st;
+	struct mt_err err;
+	int ret = parse(argc, argv, &o);
+
+	if (ret)
+		return ret < 0 ? MT_EXIT_OK : ret;
+	if (mt_trace_open((const char *const *)argv + optind, (size_t)(argc - optind),
+			  &t, &err) != MT_OK) {
+		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
+		return MT_EXIT_BAD_INPUT;
+	}
+	st = calloc(t->neps ? t->neps : 1, sizeof(*st));
+	if (!st) {
+		fprintf(stderr, "msgtrace decode: out of memory\n");
+		mt_trace_close(t);
+		return MT_EXIT_BAD_INPUT;
+	}
+	ret = gather(t, st);
+	if (ret == MT_EXIT_OK) {
+		if (!t->neps)
+			printf("no enabled endpoint in this trace\n");
+		report(t, st, o.layout);
+		if (o.ops)
+			ret = list_ops(t, st);
+	}
+	free(st);
+	mt_trace_close(t);
+	return ret;
+}
+
+const struct mt_cmd mt_cmd_decode = {
+	.name = "decode",
+	.summary = "tag layout of each endpoint (with evidence) and decoded operations",
+	.run = run,
+};
