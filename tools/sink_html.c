@@ -55,7 +55,9 @@ static const char css[] =
 	"svg .ax{font-size:11px;fill:var(--mut)}svg .grid{stroke:#edf0f4}\n"
 	"svg .axis{stroke:#9aa3b2}svg .s0{fill:var(--acc)}svg .s1{fill:var(--acc2)}\n"
 	"svg .line{fill:none;stroke:var(--acc);stroke-width:2}svg .pt{fill:var(--acc)}\n"
-	"svg .cell{stroke:#fff;stroke-width:.6}\n"
+	"svg .cell{stroke:#fff;stroke-width:.6}svg .dense{stroke:none}\n"
+	".empty{display:flex;align-items:center;justify-content:center;"
+	"aspect-ratio:1;background:#fafafa;color:var(--mut);border-radius:4px}\n"
 	"table{border-collapse:collapse;width:100%;font-size:13px}\n"
 	"th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);"
 	"vertical-align:top}th{color:var(--mut);font-weight:600}\n"
@@ -287,11 +289,18 @@ static void matrix_section(FILE *f, const struct report *r)
 				      .what = q < 2 ? " messages" : "",
 				      .fmt = q < 2 ? svg_fmt_si : svg_fmt_bytes };
 
-		for (size_t i = 0; i < nn; i++)
+		double any = 0;
+
+		for (size_t i = 0; i < nn; i++) {
 			v[i] = (double)(q < 2 ? r->pair[i].msgs[side] :
 					r->pair[i].bytes[side]);
+			any += v[i];
+		}
 		figure(f, title[q]);
-		svg_heatmap(f, &h);
+		if (any > 0)
+			svg_heatmap(f, &h);
+		else
+			fputs("<div class=\"empty\">no such traffic</div>", f);
 		fputs("</figure>", f);
 	}
 	fputs("</div><p class=\"sub\">Rows send, columns receive. Internal: "

@@ -255,8 +255,10 @@ void svg_heatmap(FILE *f, const struct svg_heat *h)
 	for (size_t i = 0; i < g * g; i++)
 		max = cell[i] > max ? cell[i] : max;
 	sz = g ? side / (double)g : side;
-	fprintf(f, "<svg class=\"heat\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		"aria-label=\"", HW, HW + HLEG);
+	/* Many small cells: no gaps between them (crisp edges, no stroke). */
+	fprintf(f, "<svg class=\"heat\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"%s "
+		"aria-label=\"", HW, HW + HLEG,
+		g > 24 ? " shape-rendering=\"crispEdges\"" : "");
 	esc_html(f, h->title);
 	fputs("\">", f);
 	for (size_t r = 0; r < g; r++)
@@ -270,7 +272,8 @@ void svg_heatmap(FILE *f, const struct svg_heat *h)
 				heat_colour(f, 0.12 + 0.88 * log1p(v) / log1p(max));
 			else
 				fputs("#fafafa", f);
-			fprintf(f, "\" class=\"cell\"><title>%s%zu \u2192 %s%zu: %s%s</title>"
+			fprintf(f, "\" class=\"%s\"><title>", g > 24 ? "cell dense" : "cell");
+			fprintf(f, "%s%zu \u2192 %s%zu: %s%s</title>"
 				"</rect>", per > 1 ? "ranks from " : "", r * per,
 				per > 1 ? "ranks from " : "", c * per,
 				h->fmt(v, a, sizeof(a)), h->what);

@@ -2,7 +2,8 @@
  * svg.h - small inline-SVG charts for the HTML report (private to tools/):
  * a bar or line chart over labelled categories and a square heatmap. They
  * write markup only (no scripts); styling comes from the page's CSS classes
- * (.ax, .grid, .s0, .s1, .line, .pt), so screen and print CSS can differ.
+ * (.ax, .grid, .axis, .s0, .s1, .line, .pt, .cell, .dense), so screen and
+ * print CSS can differ.
  * Every label is escaped.
  */
 #ifndef MT_SVG_H

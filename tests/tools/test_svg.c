@@ -46,7 +46,7 @@ Test(svg, heatmap_one_cell_per_pair_up_to_the_limit)
 	svg_heatmap(f, &(struct svg_heat){ .title = "t", .what = " messages",
 		    .n = n, .v = v, .fmt = svg_fmt_si });
 	fclose(f);
-	cr_expect_eq(count(buf, "class=\"cell\""), n * n);
+	cr_expect_eq(count(buf, "class=\"cell"), n * n);
 	cr_expect(strstr(buf, "0 \u2192 1: 5 messages") != NULL, "%s", "cell 0->1");
 	free(v);
 }
@@ -62,7 +62,7 @@ Test(svg, heatmap_groups_ranks_beyond_the_limit)
 	svg_heatmap(f, &(struct svg_heat){ .title = "t", .what = "",
 		    .n = n, .v = v, .fmt = svg_fmt_si });
 	fclose(f);
-	cr_expect_eq(count(buf, "class=\"cell\""), 33u * 33u);
+	cr_expect_eq(count(buf, "class=\"cell"), 33u * 33u);
 	/* Full groups hold 2 x 2 pairs; the last row and column 1 rank. */
 	cr_expect(strstr(buf, "ranks from 0 \u2192 ranks from 0: 4<") != NULL);
 	cr_expect(strstr(buf, "ranks from 64 \u2192 ranks from 64: 1<") != NULL);
