@@ -26,7 +26,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sink_otf2.h"
 
@@ -419,13 +418,7 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 static int open_archive(struct otf2_sink *s, const char *dir)
 {
 	struct otf2_out *o = &s->o;
-	struct stat sb;
 
-	if (!stat(dir, &sb) && !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "msgtrace export: -o '%s' exists and is not a "
-			"directory\n", dir);
-		return -1;
-	}
 	if (tracks_init(&o->tr, o->run->trace))
 		return -1;
 	s->loc = calloc(o->tr.nthreads + 1, sizeof(*s->loc));
@@ -512,7 +505,7 @@ static void destroy(struct otf2_sink *s)
 	free(s);
 }
 
-/* *state: the archive directory (-o). */
+/* *state: the archive directory (-o), new or empty (cmd_export.c checks). */
 static int otf2_init(void **state, FILE *out, const struct mt_run *run)
 {
 	const char *dir = *state;
