@@ -61,7 +61,9 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 	}
 }
 
-/* Hands every finished message to the sink, a batch at a time. */
+/* Hands every finished message to the sink, a batch at a time. This is
+ * where a clock-correction stage (mt_clock_correct) will rewrite each
+ * batch's times before the sink sees them. */
 static int drain(struct mt_match *m, const struct mt_sink_ops *sink, void *st)
 {
 	static struct mt_match_msg batch[BATCH];
