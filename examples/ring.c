@@ -8,6 +8,10 @@
  * depend on timing, so traced and untraced runs print the same thing.
  *
  *   mpirun -np 4 ./ring
+ *
+ * Under Open MPI 4.1.4 with --mca mtl_ofi_tag_mode ofi_tag_1 or ofi_tag_2
+ * the synchronous send hangs (a known defect: the ACK is never matched);
+ * the default mode is fine.
  */
 #include <mpi.h>
 #include <stdio.h>

@@ -153,26 +153,29 @@ static uint32_t ctx_hash(int32_t proc, uint64_t context)
  * Appends op i to the FIFO of ops of its process waiting on its context:
  * contexts are reused, and completions come back in posting order. Most
  * ops sit alone in a direct-mapped slot; the map takes collisions and
- * repeats, and never holds a key older than the slot's.
+ * repeats (ctx_over counts them per slot), and an op goes to the slot only
+ * when the map holds nothing of that slot, so the slot's op is always the
+ * oldest of its key.
  */
 int ctx_push(struct mt_match *m, uint32_t i)
 {
 	int32_t proc = ep_proc(m, m->op[i].p.ep);
 	uint64_t context = m->op[i].p.context;
-	struct map_key k = ctx_key(proc, context);
-	uint32_t *fast = &m->ctx_fast[ctx_hash(proc, context)];
+	uint32_t h = ctx_hash(proc, context);
 	int added;
 
 	m->op[i].state |= OP_CTX;
 	m->op[i].ctx_next = NIL;
-	if (!*fast && (!m->ctx.used || !map_get(&m->ctx, &k))) {
-		*fast = i;
+	if (!m->ctx_fast[h] && !m->ctx_over[h]) {
+		m->ctx_fast[h] = i;
 		return MT_MATCH_OK;
 	}
+	struct map_key k = ctx_key(proc, context);
 	struct map_slot *s = map_find_or_add(&m->ctx, &k, &added);
 
 	if (!s)
 		return MT_MATCH_ERR_NOMEM;
+	m->ctx_over[h]++;
 	if (added) {
 		s->v = i;
 		return MT_MATCH_OK;
@@ -188,15 +191,15 @@ int ctx_push(struct mt_match *m, uint32_t i)
 /* Takes the oldest op of proc waiting on context, or NIL. */
 uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 {
-	uint32_t *fast = &m->ctx_fast[ctx_hash(proc, context)];
-	uint32_t i = *fast;
+	uint32_t h = ctx_hash(proc, context);
+	uint32_t i = m->ctx_fast[h];
 
 	if (i && m->op[i].p.context == context &&
 	    ep_proc(m, m->op[i].p.ep) == proc) {
-		*fast = NIL;
+		m->ctx_fast[h] = NIL;
 	} else {
 		struct map_key k = ctx_key(proc, context);
-		struct map_slot *s = m->ctx.used ? map_get(&m->ctx, &k) : NULL;
+		struct map_slot *s = m->ctx_over[h] ? map_get(&m->ctx, &k) : NULL;
 
 		if (!s)
 			return NIL;
@@ -205,6 +208,7 @@ uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 			s->v = m->op[i].ctx_next;
 		else
 			map_del(&m->ctx, s);
+		m->ctx_over[h]--;
 	}
 	m->op[i].ctx_next = NIL;
 	m->op[i].state &= ~(uint32_t)OP_CTX;

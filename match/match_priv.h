@@ -108,6 +108,7 @@ struct mt_match {
 	struct ep *ep;
 	uint32_t n_ep;
 	uint32_t ctx_fast[CTX_FAST]; /* ops waiting for completion, by context */
+	uint32_t ctx_over[CTX_FAST]; /* ops of each slot's hash in the map */
 	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
 	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */

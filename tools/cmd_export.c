@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "mt_sink.h"
@@ -53,6 +54,32 @@ static void usage(FILE *out)
 
 enum fmt { FMT_NONE, FMT_OTF2, FMT_CHROME, FMT_CSV };
 
+/* OTF2 writes OUT/traces.otf2, OUT/traces.def and OUT/traces/ and will not
+ * overwrite them: say so before reading the trace. */
+static int otf2_out_ok(const char *cmd, const char *dir)
+{
+	static const char *const part[] = { "traces.otf2", "traces.def", "traces" };
+	struct stat sb;
+	char path[4096];
+
+	if (stat(dir, &sb))
+		return 0;
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "%s: -o '%s' exists and is not a directory\n", cmd, dir);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, part[i]);
+		if (!stat(path, &sb)) {
+			fprintf(stderr, "%s: -o '%s' already holds an OTF2 archive "
+				"('%s'): remove it or choose another directory\n", cmd,
+				dir, part[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -95,11 +122,8 @@ static int run(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_tag_layout_find(optarg, &o.layout)) {
-				fprintf(stderr, "%s: --layout: unknown layout '%s' (see "
-					"msgtrace tag --help)\n", o.cmd, optarg);
+			if (mt_cmd_parse_layout("export", optarg, &o.layout))
 				return MT_EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -116,6 +140,8 @@ static int run(int argc, char **argv)
 			!path ? "-o OUT is required" : "no trace given", o.cmd);
 		return MT_EXIT_USAGE;
 	}
+	if (fmt == FMT_OTF2 && otf2_out_ok(o.cmd, path))
+		return MT_EXIT_USAGE;
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
 	o.sink_arg = (void *)path;

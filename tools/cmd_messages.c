@@ -33,9 +33,10 @@ static void usage(FILE *out)
 		"          cancelled       cancelled operation (only one side)\n"
 		"          ambiguous       paired by time: the layout carries no source\n"
 		"                          and none was recorded\n"
-		"A field is empty when it is not known (e.g. the rank of a process that\n"
-		"left no trace, send_done of an operation that completed silently is its\n"
-		"post time, of one never completed is empty).\n\n"
+		"A field is empty when it is not known: the rank of a process that left\n"
+		"no trace, the completion time of an operation never completed. A send\n"
+		"that completes without a CQ entry (inject, selective completion) has\n"
+		"t_send_done_ns = t_send_post_ns.\n\n"
 		"Options:\n"
 		"  --csv            CSV output (the default and only format)\n"
 		"  -o, --output F   write to F instead of standard output\n"
@@ -49,7 +50,7 @@ static void usage(FILE *out)
 static int run(int argc, char **argv)
 {
 	static const struct mt_pipe_cli cli = {
-		.cmd = "msgtrace messages", .usage = usage,
+		.name = "messages", .cmd = "msgtrace messages", .usage = usage,
 		.sink = &mt_sink_csv, .csv = &mt_sink_csv,
 	};
 

@@ -265,7 +265,7 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	int send = is_send(op), tagged = is_tagged(op);
 	struct mt_match_op o = {
 		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
-		.ignore = r->ignore, .len = r->len, .ep = e,
+		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
 		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
 		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
 		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),

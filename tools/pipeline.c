@@ -65,7 +65,9 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 	}
 }
 
-/* Hands every finished message to the sink, a batch at a time. */
+/* Hands every finished message to the sink, a batch at a time. This is
+ * where a clock-correction stage (mt_clock_correct) will rewrite each
+ * batch's times before the sink sees them. */
 static int drain(struct mt_match *m, const struct mt_sink_ops *sink, void *st)
 {
 	static struct mt_match_msg batch[BATCH];
@@ -146,6 +148,9 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 		goto end;
 	}
 	feed_match_cfg(&fd, &cfg);
+#ifndef NDEBUG
+	cfg.check = 1;			/* debug builds assert the invariants */
+#endif
 	if (mt_match_new(&cfg, &m) || feed_attach(&fd, m)) {
 		fprintf(stderr, "%s: out of memory\n", o->cmd);
 		goto end;
@@ -158,6 +163,15 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 	src = stream(o->cmd, t, &fd, m, sink, st, &run);
 	if (mt_match_finish(m) || drain(m, sink, st))
 		src = MT_EXIT_BAD_INPUT;
+#ifndef NDEBUG
+	char why[256];
+
+	if (mt_match_check(m, why, sizeof(why))) {
+		fprintf(stderr, "%s: internal error: matcher invariant broken: %s\n",
+			o->cmd, why);
+		src = MT_EXIT_BAD_INPUT;
+	}
+#endif
 	if (sink->finalize(st, &run, mt_match_summary(m)))
 		src = MT_EXIT_BAD_INPUT;
 	rc = src;
@@ -166,18 +180,6 @@ end:
 	feed_fini(&fd);
 	mt_trace_close(t);
 	return rc;
-}
-
-static int parse_layout(const char *cmd, const char *name,
-			enum mt_tag_layout_id *id)
-{
-	if (!mt_tag_layout_find(name, id))
-		return 0;
-	fprintf(stderr, "%s: --layout: unknown layout '%s'; valid:", cmd, name);
-	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
-		fprintf(stderr, " %s", mt_tag_layout_name(i));
-	fprintf(stderr, "\n");
-	return -1;
 }
 
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
@@ -219,7 +221,7 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (parse_layout(o.cmd, optarg, &o.layout))
+			if (mt_cmd_parse_layout(cli->name, optarg, &o.layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':

@@ -39,7 +39,7 @@ void progress_tick(struct progress *p, uint64_t done)
 	p->t_last = t;
 	p->shown = 1;
 	rate = (double)done / (t - p->t_start);
-	fprintf(stderr, "\r%s: %.1fM of %.1fM events (%.0f%%), %.1fM events/s",
+	fprintf(stderr, "\r%s: %.1fM of %.1fM records (%.0f%%), %.1fM records/s",
 		p->cmd, (double)done / 1e6, (double)p->total / 1e6,
 		p->total ? 100.0 * (double)done / (double)p->total : 0.0, rate / 1e6);
 	if (done < p->total && rate > 0)

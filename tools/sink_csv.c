@@ -43,8 +43,9 @@ static int csv_consume(void *state, const struct mt_match_msg *b, size_t n)
 		num(out, m->f.comm_src >= 0, m->f.comm_src);
 		num(out, m->f.has_tag, m->f.tag);
 		fprintf(out, "%s,", mt_match_kind_str(m->f.kind));
-		num(out, has_send || m->t_recv_done != MT_MATCH_NOTIME,
-		    (int64_t)m->bytes);
+		if (has_send || m->t_recv_done != MT_MATCH_NOTIME)
+			fprintf(out, "%" PRIu64, m->bytes);
+		fputc(',', out);
 		time_field(out, m->t_send_post);
 		time_field(out, m->t_send_done);
 		time_field(out, m->t_recv_post);

@@ -195,6 +195,8 @@ static void jop(FILE *o, const struct mt_match_pending *p)
 	jint(o, p->peer_rank >= 0, p->peer_rank);
 	fputc(',', o);
 	jfields(o, &p->op.f);
+	fputs(",\"fi_addr\":", o);
+	jint(o, p->op.peer >= 0, (int64_t)p->op.addr);
 	fprintf(o, ",\"raw_tag\":\"0x%016" PRIx64 "\",\"ignore\":\"0x%016" PRIx64
 		"\",\"len\":%" PRIu64 ",\"posted_ns\":%" PRIu64
 		",\"delivered\":%s,", p->op.tag, p->op.ignore, p->op.len, p->op.ts,

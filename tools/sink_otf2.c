@@ -12,8 +12,10 @@
  * ...) and truncated receives their posted length ("recv_buf").
  *
  * Messages arrive when they finish, not in time order, so each location
- * keeps a bounded reorder heap (REORDER_CAP events): events leave it oldest
- * first. An event older than one already written (an operation in flight
+ * keeps its last REORDER_CAP events in a time-sorted window and writes the
+ * oldest when it overflows. Arrival is nearly in time order (an event is
+ * late by the operations that completed while it was in flight), so an
+ * insertion from the back costs a few comparisons. An event older than one already written (an operation in flight
  * for longer than the window) is written just after it and counted as
  * moved; OTF2 takes nothing but strictly increasing times per location, so
  * equal times are also spread by 1 ns.
@@ -24,19 +26,18 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sink_otf2.h"
 
 #define REORDER_CAP (1u << 16)	/* events per location */
 #define CHUNK_EVENTS (1u << 20)
 #define CHUNK_DEFS (4u << 20)
+#define BUFFER_CHUNKS 2
 
 enum ev_type { EV_ISEND, EV_ISEND_DONE, EV_IRECV_REQ, EV_IRECV, EV_CANCEL };
 
 struct ev {
 	uint64_t ts;
-	uint64_t seq;		/* ties keep arrival order */
 	uint64_t req;
 	uint64_t len;
 	uint64_t recv_buf;
@@ -50,17 +51,29 @@ struct ev {
 
 struct loc {
 	OTF2_EvtWriter *w;
-	struct ev *heap;
-	uint32_t n;
+	struct ev *win;		/* 2 * REORDER_CAP: sorted events in [head, end) */
+	uint32_t head, end;
 	uint64_t last;		/* last timestamp written, 0 = none */
 	uint64_t last_raw;	/* latest event time written, before spreading */
 };
 
+/* OTF2 keeps a location's events in chunks of CHUNK_EVENTS bytes for as
+ * long as chunks are given to it, and writes them out (then frees them all)
+ * when a chunk is refused: each buffer gets BUFFER_CHUNKS chunks, and the
+ * chunks freed wait here for the next buffer, since fresh memory costs a
+ * page fault per 4 KiB, more than writing the events. */
+struct chunk_list {
+	void **c;
+	size_t n, cap;
+	uint64_t size;		/* of each chunk: events and definitions differ */
+};
+
 struct otf2_sink {
 	struct otf2_out o;
+	struct chunk_list spare;
 	struct loc *loc;
 	OTF2_AttributeList *attrs;
-	uint64_t seq, msgs, moved;
+	uint64_t msgs, moved;
 	int failed;
 };
 
@@ -87,42 +100,101 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType ft,
 	return 0;
 }
 
+static int list_add(struct chunk_list *l, void *chunk)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		void **c = realloc(l->c, cap * sizeof(*c));
+
+		if (!c)
+			return -1;
+		l->c = c;
+		l->cap = cap;
+	}
+	l->c[l->n++] = chunk;
+	return 0;
+}
+
+static void *chunk_alloc(void *user, OTF2_FileType ft, OTF2_LocationRef loc,
+			 void **per_buffer, uint64_t size)
+{
+	struct chunk_list *spare = user, *mine = *per_buffer;
+	void *chunk;
+
+	(void)loc;
+	if (!mine && !(mine = *per_buffer = calloc(1, sizeof(*mine))))
+		return NULL;
+	if (ft == OTF2_FILETYPE_EVENTS && mine->n == BUFFER_CHUNKS)
+		return NULL;	/* full: OTF2 flushes this buffer */
+	mine->size = size;
+	chunk = spare->n && size == CHUNK_EVENTS ? spare->c[--spare->n] :
+		malloc(size);
+	if (chunk && list_add(mine, chunk)) {
+		free(chunk);
+		return NULL;
+	}
+	return chunk;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType ft, OTF2_LocationRef loc,
+			   void **per_buffer, bool final)
+{
+	struct chunk_list *spare = user, *mine = *per_buffer;
+
+	(void)ft, (void)loc;
+	for (size_t i = 0; mine && i < mine->n; i++)
+		if (mine->size != CHUNK_EVENTS || list_add(spare, mine->c[i]))
+			free(mine->c[i]);
+	if (mine)
+		mine->n = 0;
+	if (final && mine) {
+		free(mine->c);
+		free(mine);
+		*per_buffer = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_cbs = {
+	.otf2_allocate = chunk_alloc,
+	.otf2_free_all = chunk_free_all,
+};
+
 static const OTF2_FlushCallbacks flush_cbs = {
 	.otf2_pre_flush = pre_flush,
 	.otf2_post_flush = post_flush,
 };
 
-static int before(const struct ev *a, const struct ev *b)
+/* Inserts e after every event of l's window not later than it: equal
+ * times keep their arrival order. */
+static void win_insert(struct loc *l, const struct ev *e)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
+	uint32_t i = l->end, lo = l->head;
 
-static void heap_push(struct loc *l, const struct ev *e)
-{
-	uint32_t i = l->n++;
-
-	while (i && before(e, &l->heap[(i - 1) / 2])) {
-		l->heap[i] = l->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
+	if (l->end == 2 * REORDER_CAP) {	/* slide the window to the front */
+		memmove(l->win, l->win + l->head,
+			(l->end - l->head) * sizeof(*l->win));
+		l->end -= l->head;
+		l->head = 0;
+		i = l->end;
 	}
-	l->heap[i] = *e;
-}
+	for (int k = 0; k < 8 && i > lo && l->win[i - 1].ts > e->ts; k++)
+		i--;
+	if (i > lo && l->win[i - 1].ts > e->ts) {	/* far back: bisect */
+		uint32_t hi = i;
 
-static struct ev heap_pop(struct loc *l)
-{
-	struct ev top = l->heap[0], last = l->heap[--l->n];
-	uint32_t i = 0, c;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
 
-	while ((c = 2 * i + 1) < l->n) {
-		if (c + 1 < l->n && before(&l->heap[c + 1], &l->heap[c]))
-			c++;
-		if (!before(&l->heap[c], &last))
-			break;
-		l->heap[i] = l->heap[c];
-		i = c;
+			if (l->win[mid].ts > e->ts)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		i = lo;
 	}
-	l->heap[i] = last;
-	return top;
+	memmove(l->win + i + 1, l->win + i, (l->end - i) * sizeof(*l->win));
+	l->win[i] = *e;
+	l->end++;
 }
 
 /* The next strictly increasing time of location l for a record at ts. */
@@ -202,13 +274,9 @@ static int push(struct otf2_sink *s, size_t li, struct ev *e)
 		return 0;
 	if (e->ts < s->o.t_min)
 		s->o.t_min = e->ts;
-	e->seq = s->seq++;
-	heap_push(l, e);
-	if (l->n == REORDER_CAP) {
-		struct ev top = heap_pop(l);
-
-		return write_ev(s, li, &top);
-	}
+	win_insert(l, e);
+	if (l->end - l->head > REORDER_CAP)
+		return write_ev(s, li, &l->win[l->head++]);
 	return 0;
 }
 
@@ -350,13 +418,7 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 static int open_archive(struct otf2_sink *s, const char *dir)
 {
 	struct otf2_out *o = &s->o;
-	struct stat sb;
 
-	if (!stat(dir, &sb) && !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "msgtrace export: -o '%s' exists and is not a "
-			"directory\n", dir);
-		return -1;
-	}
 	if (tracks_init(&o->tr, o->run->trace))
 		return -1;
 	s->loc = calloc(o->tr.nthreads + 1, sizeof(*s->loc));
@@ -374,6 +436,8 @@ static int open_archive(struct otf2_sink *s, const char *dir)
 	}
 	if (otf2_check(OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cbs, NULL),
 		       "flush callbacks") ||
+	    otf2_check(OTF2_Archive_SetMemoryCallbacks(o->ar, &memory_cbs,
+						       &s->spare), "memory callbacks") ||
 	    otf2_check(OTF2_Archive_SetSerialCollectiveCallbacks(o->ar),
 		       "collective callbacks") ||
 	    otf2_check(OTF2_Archive_SetCreator(o->ar, "msgtrace"), "creator") ||
@@ -381,8 +445,8 @@ static int open_archive(struct otf2_sink *s, const char *dir)
 		return -1;
 	for (size_t i = 0; i < o->tr.nthreads; i++) {
 		s->loc[i].w = OTF2_Archive_GetEvtWriter(o->ar, i);
-		s->loc[i].heap = malloc(REORDER_CAP * sizeof(struct ev));
-		if (!s->loc[i].w || !s->loc[i].heap) {
+		s->loc[i].win = malloc(2 * REORDER_CAP * sizeof(struct ev));
+		if (!s->loc[i].w || !s->loc[i].win) {
 			fprintf(stderr, "msgtrace export: cannot open the OTF2 event "
 				"writer of location %zu\n", i);
 			return -1;
@@ -400,7 +464,7 @@ static int otf2_consume(void *state, const struct mt_match_msg *b, size_t n)
 	return s->failed;
 }
 
-/* Empties every reorder heap and closes the event writers. */
+/* Empties every reorder window and closes the event writers. */
 static int drain_all(struct otf2_sink *s)
 {
 	int rc = 0;
@@ -408,11 +472,8 @@ static int drain_all(struct otf2_sink *s)
 	for (size_t i = 0; i < s->o.tr.nthreads; i++) {
 		struct loc *l = &s->loc[i];
 
-		while (l->n && !rc) {
-			struct ev top = heap_pop(l);
-
-			rc = write_ev(s, i, &top);
-		}
+		while (l->head < l->end && !rc)
+			rc = write_ev(s, i, &l->win[l->head++]);
 		if (l->w && otf2_check(OTF2_Archive_CloseEvtWriter(s->o.ar, l->w),
 				       "closing an event writer"))
 			rc = -1;
@@ -426,13 +487,16 @@ static void destroy(struct otf2_sink *s)
 	if (s->o.ar && OTF2_Archive_Close(s->o.ar) != OTF2_SUCCESS)
 		s->failed = -1;
 	for (size_t i = 0; s->loc && i < s->o.tr.nthreads; i++)
-		free(s->loc[i].heap);
+		free(s->loc[i].win);
 	for (uint32_t c = 0; c < s->o.ncomm; c++) {
 		free(s->o.comm[c].member);
 		free(s->o.comm[c].index_of);
 	}
 	if (s->attrs)
 		OTF2_AttributeList_Delete(s->attrs);
+	while (s->spare.n)
+		free(s->spare.c[--s->spare.n]);
+	free(s->spare.c);
 	free(s->o.comm);
 	free(s->o.comm_of_slot);
 	free(s->o.nevents);
@@ -441,7 +505,7 @@ static void destroy(struct otf2_sink *s)
 	free(s);
 }
 
-/* *state: the archive directory (-o). */
+/* *state: the archive directory (-o), new or empty (cmd_export.c checks). */
 static int otf2_init(void **state, FILE *out, const struct mt_run *run)
 {
 	const char *dir = *state;

@@ -26,7 +26,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "mpilog.h"
 #include "payload.h"
@@ -39,46 +38,19 @@ enum {
 	TAG_RING = 63, TAG_COMM = 70
 };
 
-static int rank, size, no_ssend;
+static int rank, size;
 static long recvs, checksum;
-
-static void check_rc(int rc, const char *what)
-{
-	if (rc != MPI_SUCCESS)
-		mpilog_fail("%s failed with MPI error %d", what, rc);
-}
-
-static void send_payload(enum mpilog_send_call call, int bytes, int dst,
-			 int tag, MPI_Comm comm)
-{
-	int me;
-	unsigned char *buf;
-
-	if (no_ssend && call == MPILOG_SSEND)
-		call = MPILOG_SEND;
-	MPI_Comm_rank(comm, &me);
-	buf = payload_new(bytes, me, tag);
-	check_rc(mpilog_send(call, buf, bytes, dst, tag, comm, NULL), "send");
-	free(buf);
-}
 
 static void account(const unsigned char *buf, MPI_Status *st, const char *what)
 {
-	int n;
-
-	MPI_Get_count(st, MPI_BYTE, &n);
-	checksum += payload_check(buf, n, st->MPI_SOURCE, st->MPI_TAG, what);
+	checksum += payload_check_status(buf, st, what);
 	recvs++;
 }
 
 static void recv_payload(int bytes, int src, int tag, MPI_Comm comm)
 {
-	unsigned char *buf = payload_new(bytes, 0, 0);
-	MPI_Status st;
-
-	check_rc(mpilog_recv(buf, bytes, src, tag, comm, &st), "recv");
-	account(buf, &st, "recv");
-	free(buf);
+	checksum += payload_recv(bytes, src, tag, comm);
+	recvs++;
 }
 
 static void barrier(MPI_Comm comm)
@@ -96,10 +68,10 @@ static void wildcards(void)
 			recv_payload(MEDIUM, MPI_ANY_SOURCE, MPI_ANY_TAG,
 				     MPI_COMM_WORLD);
 		for (int i = 1; i < size; i++)
-			send_payload(MPILOG_SEND, MEDIUM, i, TAG_REPLY,
+			payload_send(MPILOG_SEND, MEDIUM, i, TAG_REPLY,
 				     MPI_COMM_WORLD);
 	} else {
-		send_payload(MPILOG_SEND, SMALL * rank, 0, TAG_WILD + rank,
+		payload_send(MPILOG_SEND, SMALL * rank, 0, TAG_WILD + rank,
 			     MPI_COMM_WORLD);
 		recv_payload(MEDIUM, MPI_ANY_SOURCE, TAG_REPLY,
 			     MPI_COMM_WORLD);
@@ -117,10 +89,10 @@ static void out_of_order(void)
 		unsigned char *big = payload_new(BIG, 0, TAG_ORDER);
 		MPI_Request req;
 
-		check_rc(mpilog_send(MPILOG_ISEND, big, BIG, 1, TAG_ORDER,
+		mpilog_check(mpilog_send(MPILOG_ISEND, big, BIG, 1, TAG_ORDER,
 				     MPI_COMM_WORLD, &req), "isend");
-		send_payload(MPILOG_SEND, SMALL, 1, TAG_ORDER, MPI_COMM_WORLD);
-		check_rc(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
+		payload_send(MPILOG_SEND, SMALL, 1, TAG_ORDER, MPI_COMM_WORLD);
+		mpilog_check(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
 		free(big);
 	} else if (rank == 1) {
 		unsigned char *buf[2];
@@ -129,13 +101,13 @@ static void out_of_order(void)
 
 		for (int i = 0; i < 2; i++) {
 			buf[i] = payload_new(BIG, 0, 0);
-			check_rc(mpilog_irecv(buf[i], BIG, 0, TAG_ORDER,
+			mpilog_check(mpilog_irecv(buf[i], BIG, 0, TAG_ORDER,
 					      MPI_COMM_WORLD, &req[i]),
 				 "irecv");
 		}
-		check_rc(mpilog_wait(&req[1], &st), "wait");
+		mpilog_check(mpilog_wait(&req[1], &st), "wait");
 		account(buf[1], &st, "second receive");
-		check_rc(mpilog_wait(&req[0], &st), "wait");
+		mpilog_check(mpilog_wait(&req[0], &st), "wait");
 		account(buf[0], &st, "first receive");
 		free(buf[0]);
 		free(buf[1]);
@@ -152,37 +124,37 @@ static void probes(void)
 	MPI_Status st;
 
 	if (rank == last) {
-		send_payload(MPILOG_SEND, LARGE, 0, TAG_PROBE, MPI_COMM_WORLD);
-		send_payload(MPILOG_SEND, MEDIUM, 0, TAG_MPROBE,
+		payload_send(MPILOG_SEND, LARGE, 0, TAG_PROBE, MPI_COMM_WORLD);
+		payload_send(MPILOG_SEND, MEDIUM, 0, TAG_MPROBE,
 			     MPI_COMM_WORLD);
-		send_payload(MPILOG_SEND, SMALL, 0, TAG_IMPROBE,
+		payload_send(MPILOG_SEND, SMALL, 0, TAG_IMPROBE,
 			     MPI_COMM_WORLD);
 	}
 	if (rank != 0)
 		return;
-	check_rc(mpilog_iprobe(last, TAG_NEVER, MPI_COMM_WORLD, &flag, &st),
+	mpilog_check(mpilog_iprobe(last, TAG_NEVER, MPI_COMM_WORLD, &flag, &st),
 		 "iprobe");
 	if (flag)
 		mpilog_fail("MPI_Iprobe found a message nobody sent");
-	check_rc(mpilog_probe(last, TAG_PROBE, MPI_COMM_WORLD, &st), "probe");
-	check_rc(mpilog_iprobe(MPI_ANY_SOURCE, TAG_PROBE, MPI_COMM_WORLD, &flag,
+	mpilog_check(mpilog_probe(last, TAG_PROBE, MPI_COMM_WORLD, &st), "probe");
+	mpilog_check(mpilog_iprobe(MPI_ANY_SOURCE, TAG_PROBE, MPI_COMM_WORLD, &flag,
 			       &st), "iprobe");
 	if (!flag)
 		mpilog_fail("MPI_Iprobe missed a message MPI_Probe saw");
 	recv_payload(LARGE, last, TAG_PROBE, MPI_COMM_WORLD);
 
 	buf = payload_new(MEDIUM, 0, 0);
-	check_rc(mpilog_mprobe(MPI_ANY_SOURCE, TAG_MPROBE, MPI_COMM_WORLD,
+	mpilog_check(mpilog_mprobe(MPI_ANY_SOURCE, TAG_MPROBE, MPI_COMM_WORLD,
 			       &msg, &st), "mprobe");
-	check_rc(mpilog_mrecv(buf, MEDIUM, &msg, &st), "mrecv");
+	mpilog_check(mpilog_mrecv(buf, MEDIUM, &msg, &st), "mrecv");
 	account(buf, &st, "mrecv");
 
-	check_rc(mpilog_probe(last, TAG_IMPROBE, MPI_COMM_WORLD, &st), "probe");
-	check_rc(mpilog_improbe(last, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg,
+	mpilog_check(mpilog_probe(last, TAG_IMPROBE, MPI_COMM_WORLD, &st), "probe");
+	mpilog_check(mpilog_improbe(last, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg,
 				&st), "improbe");
 	if (!flag)
 		mpilog_fail("MPI_Improbe missed a message MPI_Probe saw");
-	check_rc(mpilog_mrecv(buf, MEDIUM, &msg, &st), "mrecv");
+	mpilog_check(mpilog_mrecv(buf, MEDIUM, &msg, &st), "mrecv");
 	account(buf, &st, "mrecv");
 	free(buf);
 }
@@ -197,12 +169,12 @@ static void cancel_and_truncate(void)
 	int cancelled, rc, eclass;
 
 	if (rank == size - 1)
-		send_payload(MPILOG_SEND, LARGE, 0, TAG_TRUNC, MPI_COMM_WORLD);
+		payload_send(MPILOG_SEND, LARGE, 0, TAG_TRUNC, MPI_COMM_WORLD);
 	if (rank != 0)
 		return;
-	check_rc(mpilog_irecv(buf, sizeof(buf), MPI_ANY_SOURCE, TAG_CANCEL,
+	mpilog_check(mpilog_irecv(buf, sizeof(buf), MPI_ANY_SOURCE, TAG_CANCEL,
 			      MPI_COMM_WORLD, &req), "irecv");
-	check_rc(mpilog_cancel_recv(&req, &cancelled), "cancel");
+	mpilog_check(mpilog_cancel_recv(&req, &cancelled), "cancel");
 	if (!cancelled)
 		mpilog_fail("a receive nothing matches was not cancelled");
 	rc = mpilog_recv(buf, sizeof(buf), size - 1, TAG_TRUNC,
@@ -225,18 +197,18 @@ static void send_modes(void)
 	int bytes;
 
 	if (rank == 0) {
-		send_payload(MPILOG_SSEND, MEDIUM, 1, TAG_SYNC, MPI_COMM_WORLD);
+		payload_send(MPILOG_SSEND, MEDIUM, 1, TAG_SYNC, MPI_COMM_WORLD);
 		out = payload_new(LARGE, 0, TAG_SYNC);
-		check_rc(mpilog_send(no_ssend ? MPILOG_ISEND : MPILOG_ISSEND,
+		mpilog_check(mpilog_send(MPILOG_ISSEND,
 				     out, LARGE, 1, TAG_SYNC, MPI_COMM_WORLD,
 				     &req), "issend");
-		check_rc(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
+		mpilog_check(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
 		free(out);
 		MPI_Buffer_attach(bsend_space, sizeof(bsend_space));
-		send_payload(MPILOG_BSEND, SMALL, 1, TAG_BUFFERED,
+		payload_send(MPILOG_BSEND, SMALL, 1, TAG_BUFFERED,
 			     MPI_COMM_WORLD);
 		MPI_Buffer_detach(&detached, &bytes);
-		check_rc(mpilog_irecv(buf, MEDIUM, 1, TAG_READY,
+		mpilog_check(mpilog_irecv(buf, MEDIUM, 1, TAG_READY,
 				      MPI_COMM_WORLD, &req), "irecv");
 	} else if (rank == 1) {
 		recv_payload(MEDIUM, 0, TAG_SYNC, MPI_COMM_WORLD);
@@ -245,14 +217,14 @@ static void send_modes(void)
 	}
 	barrier(MPI_COMM_WORLD);
 	if (rank == 1)
-		send_payload(MPILOG_RSEND, MEDIUM, 0, TAG_READY,
+		payload_send(MPILOG_RSEND, MEDIUM, 0, TAG_READY,
 			     MPI_COMM_WORLD);
 	if (rank == 0) {
-		check_rc(mpilog_wait(&req, &st), "wait");
+		mpilog_check(mpilog_wait(&req, &st), "wait");
 		account(buf, &st, "rsend");
 	}
 	out = payload_new(SMALL, rank, TAG_RING);
-	check_rc(mpilog_sendrecv(out, SMALL, (rank + 1) % size, TAG_RING, buf,
+	mpilog_check(mpilog_sendrecv(out, SMALL, (rank + 1) % size, TAG_RING, buf,
 				 MEDIUM, (rank + size - 1) % size, TAG_RING,
 				 MPI_COMM_WORLD, &st), "sendrecv");
 	account(buf, &st, "sendrecv");
@@ -270,7 +242,7 @@ static void comm_traffic(MPI_Comm comm)
 	MPI_Comm_rank(comm, &me);
 	MPI_Comm_size(comm, &n);
 	if (me == 0)
-		send_payload(MPILOG_SEND, MEDIUM, 1, TAG_COMM, comm);
+		payload_send(MPILOG_SEND, MEDIUM, 1, TAG_COMM, comm);
 	else if (me == 1)
 		recv_payload(MEDIUM, MPI_ANY_SOURCE, TAG_COMM, comm);
 	mpilog_coll(comm, "bcast");
@@ -346,7 +318,7 @@ static void print_summary(void)
 	if (rank != 0)
 		return;
 	printf("match_patterns: %d ranks%s\n", size,
-	       no_ssend ? ", no synchronous sends" : "");
+	       mpilog_no_ssend() ? ", no synchronous sends" : "");
 	for (int r = 0; r < size; r++)
 		printf("rank %d: receives=%ld checksum=%ld\n", r, all[2 * r],
 		       all[2 * r + 1]);
@@ -356,13 +328,9 @@ int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
 	mpilog_init(&argc, &argv);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-ssend"))
-			no_ssend = 1;
-		else
-			mpilog_fail("unknown option %s (usage: match_patterns "
-				    "[--log DIR] [--no-ssend])", argv[i]);
-	}
+	if (argc > 1)
+		mpilog_fail("unknown option %s (usage: match_patterns "
+			    "[--log DIR] [--no-ssend])", argv[1]);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size < 2 || size > 4)

@@ -1,0 +1,20 @@
+/*
+ * html_tags.h - the tag-layout section of the HTML report (private to
+ * tools/). html_tags_section is the one place the report's tag content is
+ * written: today the layout in force with its field widths, value ranges
+ * and a 64-bit map; the tag-mode truncation analysis (`msgtrace tags`)
+ * adds its findings (how full each field is, what each other mode would
+ * truncate or alias) here, from the same report data.
+ */
+#ifndef MT_HTML_TAGS_H
+#define MT_HTML_TAGS_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* Writes <section id="tags">...</section>. */
+void html_tags_section(FILE *f, const struct mt_run *run,
+		       const struct report *r);
+
+#endif /* MT_HTML_TAGS_H */
