@@ -70,7 +70,7 @@ hung=0
 sed -n '/^PENDING/,$p' "$E2E_TMP/report"
 sender=$(cat "$E2E_TMP"/log/rank*.log | sed -n 's/^SEND world_src=\([0-9]*\) .*call=ssend.*/\1/p' |
 	head -n 1)
-awk -v want="^  rank ${sender:-[0-9]+} waits: receive ssend_ack " '
+awk -v want="^  rank ${sender:-[0-9]+} waits: recv ssend_ack " '
 	$0 ~ want { found = 1; next }
 	found == 1 { explained = /^      /; exit }
 	END { exit !(found && explained) }' "$E2E_TMP/report" ||
