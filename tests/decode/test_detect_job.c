@@ -66,3 +66,34 @@ Test(decode, detect_job_adopts_consensus)
 	mt_tag_detect_job(ev, res, 3);
 	cr_expect_lt(res[0].confidence, MT_CONF_MEDIUM);
 }
+
+/* No endpoint decided: a tag_1 sender (tag_1 or tag_2 or MPICH without CQ
+ * data) and a tag_1 receiver of source 0 and one tag (tag_1, or
+ * ofi_tag_full with MPI_ANY_SOURCE): only ofi_tag_1 fits both. */
+Test(decode, detect_job_intersects_candidates)
+{
+	struct mt_tag_layout t1;
+	struct mt_tag_evidence ev[3];
+	struct mt_tag_detect_result res[3];
+	struct mt_tag_filter flt = { .f = { .cid = 0, .source = 0, .tag = 1,
+					    .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG } };
+	struct mt_tag_wire w;
+
+	mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0, &t1);
+	for (int i = 0; i < 3; i++)
+		ep(&ev[i]);
+	sends(&ev[0], &t1);
+	cr_assert_eq(mt_tag_encode_recv(&t1, &flt, &w), MT_TAG_OK);
+	mt_tag_evidence_add_recv(&ev[1], w.tag, w.ignore, 0);
+	for (int i = 0; i < 3; i++)
+		mt_tag_detect(&ev[i], MT_TAG_LAYOUT_NONE, &res[i]);
+	cr_assert_lt(res[0].confidence, MT_CONF_MEDIUM);
+	cr_assert_lt(res[1].confidence, MT_CONF_MEDIUM);
+	mt_tag_detect_job(ev, res, 3);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(res[i].layout, MT_TAG_LAYOUT_OMPI_TAG1, "endpoint %d", i);
+		cr_expect_eq(res[i].confidence, MT_CONF_MEDIUM, "endpoint %d", i);
+	}
+	/* ev[2] saw nothing: no evidence either way, but the job's layout. */
+	cr_expect_eq(res[2].layout, MT_TAG_LAYOUT_OMPI_TAG1);
+}

@@ -25,7 +25,7 @@ E2E_NP=2
 E2E_NAME="tags_comms[$mode]"
 small_mtf=0x0fffffffffffffff
 e2e_need_file "$prog" "the test program"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
 e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" "$mode" "$prog" \

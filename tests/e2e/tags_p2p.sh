@@ -18,7 +18,7 @@ provider=${PROVIDER:-tcp;ofi_rxm}
 E2E_NP=4
 E2E_NAME="tags_p2p[$provider $mode]"
 e2e_need_file "$prog" "the test program"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
 args=()

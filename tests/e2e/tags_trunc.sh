@@ -18,7 +18,7 @@ mode=$1 E2E_PROVIDER_DIR=$2 msgtrace=$3 prog=$4
 E2E_NP=4
 E2E_NAME="tags_trunc[$mode]"
 e2e_need_file "$prog" "the test program"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
 e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" "$mode" "$prog" \
