@@ -59,8 +59,19 @@ static void endpoints(FILE *o, const struct mt_run *run)
 			fprintf(o, "    evidence of the same kind as ep %zu\n", same);
 			continue;
 		}
-		for (unsigned k = 0; k < d->n_lines; k++)
-			fprintf(o, "    %s\n", d->lines[k]);
+		/* Other MPI libraries' layouts ruled out: counted, not listed
+		 * (`msgtrace decode` lists them). */
+		unsigned other = 0;
+		for (unsigned k = 0; k < d->n_lines; k++) {
+			if (!strncmp(d->lines[k], "mpich-", 6) && strstr(d->lines[k],
+									" ruled out: "))
+				other++;
+			else
+				fprintf(o, "    %s\n", d->lines[k]);
+		}
+		if (other)
+			fprintf(o, "    (and %u MPICH layouts ruled out: msgtrace decode "
+				"lists why)\n", other);
 		if (l->id == MT_TAG_LAYOUT_RAW)
 			continue;
 		fprintf(o, "    widths: cid %u of %u bits (max %" PRIu64 "), source %s, "
@@ -76,9 +87,9 @@ static void fields(FILE *o, const struct tags *tg, const struct mt_run *run)
 {
 	char a[32], b[32], c[32], d[32], e[32], g[32];
 
-	fprintf(o, "\nFIELD USAGE in %s (%" PRIu64 " messages; free: bits the largest\n"
-		"value leaves unused of the field's, and the share of the field beyond it)\n",
-		run->layout.name, tg->counted);
+	fprintf(o, "\nFIELD USAGE in %s (%s messages; free: bits the largest value\n"
+		"leaves unused of the field's, and the share of the field beyond it)\n",
+		run->layout.name, num((int64_t)tg->counted, a, sizeof(a)));
 	fprintf(o, "  %-18s %9s %8s %14s %14s %14s %5s %7s %14s\n", "field", "messages",
 		"distinct", "smallest", "largest", "field limit", "bits", "free",
 		"values free");
