@@ -457,7 +457,8 @@ static enum mt_status combine(struct lin *l)
 
 		dm->ref = anchor[d];
 		dm->offset_ns = xa[d];
-		dm->offset_sd_ns = sqrt(va[d] + (isfinite(band[d]) ? band[d] * band[d] / 3 : 0));
+		dm->offset_sd_ns = pinned[d] || !isfinite(band[d]) ? sqrt(va[d]) :
+				   sqrt(va[d] + band[d] * band[d] / 3);
 		/* Drifts were solved against the largest domain of all: restate
 		 * them against this domain's offset reference. */
 		dm->drift_ppm = anchor[d] == UINT32_MAX || isnan(xb[d] - xb[anchor[d]]) ?

@@ -456,4 +456,20 @@ void mt_clock_graph_apply(const struct mt_clock_graph *g, int64_t *const *out,
 			  struct mt_clock_times *m, uint64_t n);
 void mt_clock_graph_free(struct mt_clock_graph *g);
 
+/*
+ * The whole stage on the matcher's output: corrects the four times of n
+ * messages in place (graph build, mt_clock_correct, apply). procs[r]
+ * describes world rank r's clock (host, clock_source, calibration pairs on
+ * the same time base as the message times); its nevents and t are ignored.
+ * Times of a rank that is unknown (-1) or >= nprocs stay as they are, and
+ * such messages take no part. res as for mt_clock_correct.
+ */
+enum mt_status mt_clock_correct_msgs(enum mt_clock_mode mode,
+				     const struct mt_clock_opts *opts,
+				     uint32_t nprocs,
+				     const struct mt_clock_proc *procs,
+				     struct mt_match_msg *m, size_t n,
+				     struct mt_clock_result *res,
+				     struct mt_err *err);
+
 #endif /* MT_MATCH_H */
