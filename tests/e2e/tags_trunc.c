@@ -9,6 +9,9 @@
  * MPI_ERR_TRUNCATE. The receive for tag 1 follows.
  * Buffer too small: rank 2 sends rank 3 512 bytes with tag 5; rank 3
  * receives from rank 2, tag 5, into 100 bytes.
+ * Both receives are posted after their message arrived: an rxm eager
+ * message truncated into an already posted receive stalls the endpoint
+ * (tests/e2e/README.md).
  *
  *   mpirun -np 4 tags_trunc [--log DIR]
  *
@@ -56,6 +59,17 @@ static void recv_ok(int bytes, int src, int tag)
 	free(buf);
 }
 
+/* Returns once a message from src with tag has arrived. */
+static void wait_arrived(int src, int tag)
+{
+	MPI_Status st;
+	int flag;
+
+	do
+		check_rc(MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, &st), "iprobe");
+	while (!flag);
+}
+
 static void send_bytes(int bytes, int dst, int tag)
 {
 	char *buf = calloc(1, bytes);
@@ -69,8 +83,7 @@ static void send_bytes(int bytes, int dst, int tag)
 
 int main(int argc, char **argv)
 {
-	int me, np, flag;
-	MPI_Status st;
+	int me, np;
 
 	MPI_Init(&argc, &argv);
 	mpilog_init(&argc, &argv);
@@ -83,16 +96,15 @@ int main(int argc, char **argv)
 		send_bytes(B_BYTES, 1, TAG_B);
 		send_bytes(A_BYTES, 1, TAG_A);
 	} else if (me == 1) {
-		/* Both messages must be there before the wildcard is posted. */
-		do
-			check_rc(MPI_Iprobe(0, TAG_A, MPI_COMM_WORLD, &flag, &st),
-				 "iprobe");
-		while (!flag);
+		/* Both messages must be there before the wildcard is posted:
+		 * MPI's order from one sender puts B before A. */
+		wait_arrived(0, TAG_A);
 		recv_truncated(WILD_BUF, MPI_ANY_SOURCE, MPI_ANY_TAG);
 		recv_ok(A_BYTES, 0, TAG_A);
 	} else if (me == 2) {
 		send_bytes(SMALL_SEND, 3, TAG_SMALL);
 	} else {
+		wait_arrived(2, TAG_SMALL);
 		recv_truncated(SMALL_BUF, 2, TAG_SMALL);
 	}
 	mpilog_finalize();
