@@ -125,15 +125,16 @@ static void misfit_line(FILE *o, const struct tags *tg, const struct tags_case *
 	mt_tag_usage_stat(tg->u, f, &st);
 	mt_tag_usage_room(tg->u, &c->l, f, &r);
 	fprintf(o, "      %s %s used; %s with mem_tag_format 0x%016" PRIx64 " allows "
-		"%s: %" PRIu64 " of %" PRIu64 " values do not fit, %" PRIu64
-		" alias a value the run used", mt_tag_ufield_name(f),
-		num(f == MT_TAG_U_ITAG ? st.min : st.max, a, sizeof(a)), c->l.name,
-		c->mtf, num(r.limit, b, sizeof(b)), w->misfit, w->values, w->alias);
+		"%s: %" PRIu64 " of %" PRIu64 " values do not fit\n        (%s);\n"
+		"        cut to the field, %" PRIu64 " would alias a value the run used",
+		mt_tag_ufield_name(f), num(f == MT_TAG_U_ITAG ? st.min : st.max, a,
+		sizeof(a)), c->l.name, c->mtf, num(r.limit, b, sizeof(b)), w->misfit,
+		w->values, tags_consequence(f), w->alias);
 	if (w->flips)
 		fprintf(o, ", %" PRIu64 " change sign (user <-> internal)", w->flips);
-	fprintf(o, "\n        e.g.");
+	fprintf(o, ":\n        ");
 	for (unsigned k = 0; k < w->n_ex; k++)
-		fprintf(o, "%s %s -> %s%s", k ? "," : "", num(w->ex[k].value, x, sizeof(x)),
+		fprintf(o, "%s%s -> %s%s", k ? ", " : "", num(w->ex[k].value, x, sizeof(x)),
 			num(w->ex[k].becomes, y, sizeof(y)),
 			w->ex[k].alias ? " (alias)" : w->ex[k].flips ? " (sign)" : "");
 	fprintf(o, "\n");

@@ -114,8 +114,9 @@ static void whatif(FILE *o, const struct tags *tg)
 			mt_tag_usage_room(tg->u, &c->l, f, &r);
 			fprintf(o, "%s{\"field\":\"%s\",\"limit\":%" PRId64 ",\"values\":%"
 				PRIu64 ",\"misfit\":%" PRIu64 ",\"alias\":%" PRIu64 ",\"flips\":%"
-				PRIu64 ",\"misfits\":", f ? "," : "", field_key[f], r.limit,
-				w->values, w->misfit, w->alias, w->flips);
+				PRIu64 ",\"consequence\":\"%s\",\"misfits\":", f ? "," : "",
+				field_key[f], r.limit, w->values, w->misfit, w->alias, w->flips,
+				w->misfit ? tags_consequence(f) : "");
 			misfit_list(o, tg, c, f);
 			fputs("}", o);
 		}

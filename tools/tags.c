@@ -141,3 +141,17 @@ const struct tags_case *tags_tag2(const struct tags *t)
 			return &t->cases[i];
 	return NULL;
 }
+
+/* Open MPI never truncates user-visible fields itself (TAG-LAYOUTS.md): it
+ * refuses what does not fit, except its own negative tags, which wrap. */
+const char *tags_consequence(enum mt_tag_ufield f)
+{
+	static const char *const what[MT_TAG_U_COUNT] = {
+		"Open MPI would refuse to create these communicators: "
+		"MPI_Comm_dup/split fail",
+		"the MTL has no room for these ranks: the job cannot run",
+		"above MPI_TAG_UB: MPI would reject these sends with MPI_ERR_TAG",
+		"internal tags wrap silently on the wire",
+	};
+	return (unsigned)f < MT_TAG_U_COUNT ? what[f] : "?";
+}

@@ -56,6 +56,8 @@ size_t tags_nbc(const struct tags *t, const struct mt_tag_layout *l,
 		struct mt_tag_nbc **out);
 /* The ofi_tag_2 case with this provider's mem_tag_format (after finish). */
 const struct tags_case *tags_tag2(const struct tags *t);
+/* What Open MPI does with values of field f that do not fit its width. */
+const char *tags_consequence(enum mt_tag_ufield f);
 /* mem_tag_format of the run's first endpoint (0: not recorded). */
 uint64_t tags_run_mtf(const struct mt_run *run);
 /* Seconds since the start of the run, for a message time. */
