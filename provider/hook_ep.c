@@ -18,13 +18,9 @@
 #define EPOPS(ep) HOOK_ORIG((ep)->ops, struct fi_ops_ep)
 #define ID(p) ((uint64_t)(uintptr_t)(p))
 
-static inline ssize_t done(const void *table, enum mt_op op, uint64_t ts,
-			   ssize_t ret, const struct mt_rec_opargs *a)
+static inline ssize_t end(struct mt_rec_op *r, ssize_t ret)
 {
-	if (MT_UNLIKELY(ret == -FI_EAGAIN))
-		mt_rec_eagain();
-	else
-		mt_rec_op(HOOK_OBJ(table)->layer, op, ts, a, (int32_t)ret);
+	mt_rec_op_end(r, (int32_t)ret, ret == -FI_EAGAIN);
 	return ret;
 }
 
@@ -38,105 +34,86 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	return len;
 }
 
+/*
+ * HOOK_OP defines the hook 'name' of ep->tbl->entry from its parameter
+ * list, its argument list and the initializer of its struct mt_rec_opargs.
+ * The hook itself calls nothing before the provider (mt_rec_op_try), so the
+ * arguments stay in registers; the rare cases (file to create or grow,
+ * clock without TSC) tail-call name_slow, which may.
+ */
+#define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\
+	static __attribute__((noinline)) ssize_t name##_slow params	\
+	{								\
+		struct mt_rec_opargs a = __VA_ARGS__;			\
+		struct mt_rec_op *r =					\
+			mt_rec_op_begin(HOOK_OBJ(ep->tbl)->layer, op, &a); \
+									\
+		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
+	}								\
+	static ssize_t name params					\
+	{								\
+		struct mt_rec_opargs a = __VA_ARGS__;			\
+		struct mt_rec_op *r =					\
+			mt_rec_op_try(HOOK_OBJ(ep->tbl)->layer, op, &a); \
+									\
+		if (MT_UNLIKELY(!r))					\
+			return name##_slow args;			\
+		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
+	}
+
+#define TAGGED_OP(name, entry, op, params, args, ...) \
+	HOOK_OP(name, tagged, struct fi_ops_tagged, entry, op, params, args, __VA_ARGS__)
+#define MSG_OP(name, entry, op, params, args, ...) \
+	HOOK_OP(name, msg, struct fi_ops_msg, entry, op, params, args, __VA_ARGS__)
+
 /* Tagged operations. */
 
-static ssize_t trecv(struct fid_ep *ep, void *buf, size_t len, void *desc,
-		     fi_addr_t src, uint64_t tag, uint64_t ignore, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recv(ep, buf, len, desc, src, tag, ignore, ctx);
-	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, len, 0, ID(ctx), 0 };
-
-	return done(ep->tagged, MT_OP_TRECV, ts, ret, &a);
-}
-
-static ssize_t trecvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
-		      size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
-		      void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recvv(ep, iov, desc, count, src, tag, ignore, ctx);
-	struct mt_rec_opargs a = { ID(ep), src, tag, ignore, iov_len(iov, count),
-				   0, ID(ctx), 0 };
-
-	return done(ep->tagged, MT_OP_TRECVV, ts, ret, &a);
-}
-
-static ssize_t trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
-			uint64_t flags)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->recvmsg(ep, msg, flags);
-	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, msg->ignore,
-				   iov_len(msg->msg_iov, msg->iov_count),
-				   msg->data, ID(msg->context), flags };
-
-	return done(ep->tagged, MT_OP_TRECVMSG, ts, ret, &a);
-}
-
-static ssize_t tsend(struct fid_ep *ep, const void *buf, size_t len, void *desc,
-		     fi_addr_t dest, uint64_t tag, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->send(ep, buf, len, desc, dest, tag, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, ID(ctx), 0 };
-
-	return done(ep->tagged, MT_OP_TSEND, ts, ret, &a);
-}
-
-static ssize_t tsendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
-		      size_t count, fi_addr_t dest, uint64_t tag, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->sendv(ep, iov, desc, count, dest, tag, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, iov_len(iov, count), 0,
-				   ID(ctx), 0 };
-
-	return done(ep->tagged, MT_OP_TSENDV, ts, ret, &a);
-}
-
-static ssize_t tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
-			uint64_t flags)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->sendmsg(ep, msg, flags);
-	struct mt_rec_opargs a = { ID(ep), msg->addr, msg->tag, 0,
-				   iov_len(msg->msg_iov, msg->iov_count),
-				   msg->data, ID(msg->context), flags };
-
-	return done(ep->tagged, MT_OP_TSENDMSG, ts, ret, &a);
-}
-
-static ssize_t tinject(struct fid_ep *ep, const void *buf, size_t len,
-		       fi_addr_t dest, uint64_t tag)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->inject(ep, buf, len, dest, tag);
-	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, 0, 0, 0 };
-
-	return done(ep->tagged, MT_OP_TINJECT, ts, ret, &a);
-}
-
-static ssize_t tsenddata(struct fid_ep *ep, const void *buf, size_t len,
-			 void *desc, uint64_t data, fi_addr_t dest, uint64_t tag,
-			 void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->senddata(ep, buf, len, desc, data, dest, tag, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, ID(ctx), 0 };
-
-	return done(ep->tagged, MT_OP_TSENDDATA, ts, ret, &a);
-}
-
-static ssize_t tinjectdata(struct fid_ep *ep, const void *buf, size_t len,
-			   uint64_t data, fi_addr_t dest, uint64_t tag)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = TAGGED(ep)->injectdata(ep, buf, len, data, dest, tag);
-	struct mt_rec_opargs a = { ID(ep), dest, tag, 0, len, data, 0, 0 };
-
-	return done(ep->tagged, MT_OP_TINJECTDATA, ts, ret, &a);
-}
+TAGGED_OP(trecv, recv, MT_OP_TRECV,
+	  (struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
+	   uint64_t tag, uint64_t ignore, void *ctx),
+	  (ep, buf, len, desc, src, tag, ignore, ctx),
+	  { ID(ep), src, tag, ignore, len, 0, ID(ctx), 0 })
+TAGGED_OP(trecvv, recvv, MT_OP_TRECVV,
+	  (struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count,
+	   fi_addr_t src, uint64_t tag, uint64_t ignore, void *ctx),
+	  (ep, iov, desc, count, src, tag, ignore, ctx),
+	  { ID(ep), src, tag, ignore, iov_len(iov, count), 0, ID(ctx), 0 })
+TAGGED_OP(trecvmsg, recvmsg, MT_OP_TRECVMSG,
+	  (struct fid_ep *ep, const struct fi_msg_tagged *msg, uint64_t flags),
+	  (ep, msg, flags),
+	  { ID(ep), msg->addr, msg->tag, msg->ignore,
+	    iov_len(msg->msg_iov, msg->iov_count), msg->data, ID(msg->context),
+	    flags })
+TAGGED_OP(tsend, send, MT_OP_TSEND,
+	  (struct fid_ep *ep, const void *buf, size_t len, void *desc,
+	   fi_addr_t dest, uint64_t tag, void *ctx),
+	  (ep, buf, len, desc, dest, tag, ctx),
+	  { ID(ep), dest, tag, 0, len, 0, ID(ctx), 0 })
+TAGGED_OP(tsendv, sendv, MT_OP_TSENDV,
+	  (struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count,
+	   fi_addr_t dest, uint64_t tag, void *ctx),
+	  (ep, iov, desc, count, dest, tag, ctx),
+	  { ID(ep), dest, tag, 0, iov_len(iov, count), 0, ID(ctx), 0 })
+TAGGED_OP(tsendmsg, sendmsg, MT_OP_TSENDMSG,
+	  (struct fid_ep *ep, const struct fi_msg_tagged *msg, uint64_t flags),
+	  (ep, msg, flags),
+	  { ID(ep), msg->addr, msg->tag, 0, iov_len(msg->msg_iov, msg->iov_count),
+	    msg->data, ID(msg->context), flags })
+TAGGED_OP(tinject, inject, MT_OP_TINJECT,
+	  (struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest,
+	   uint64_t tag),
+	  (ep, buf, len, dest, tag),
+	  { ID(ep), dest, tag, 0, len, 0, 0, 0 })
+TAGGED_OP(tsenddata, senddata, MT_OP_TSENDDATA,
+	  (struct fid_ep *ep, const void *buf, size_t len, void *desc,
+	   uint64_t data, fi_addr_t dest, uint64_t tag, void *ctx),
+	  (ep, buf, len, desc, data, dest, tag, ctx),
+	  { ID(ep), dest, tag, 0, len, data, ID(ctx), 0 })
+TAGGED_OP(tinjectdata, injectdata, MT_OP_TINJECTDATA,
+	  (struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
+	   fi_addr_t dest, uint64_t tag),
+	  (ep, buf, len, data, dest, tag),
+	  { ID(ep), dest, tag, 0, len, data, 0, 0 })
 
 const struct fi_ops_tagged hook_tagged_ops = {
 	.size = sizeof(struct fi_ops_tagged),
@@ -153,101 +130,50 @@ const struct fi_ops_tagged hook_tagged_ops = {
 
 /* Message operations: tag and ignore are 0. */
 
-static ssize_t msg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
-		    fi_addr_t src, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recv(ep, buf, len, desc, src, ctx);
-	struct mt_rec_opargs a = { ID(ep), src, 0, 0, len, 0, ID(ctx), 0 };
-
-	return done(ep->msg, MT_OP_RECV, ts, ret, &a);
-}
-
-static ssize_t msg_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
-		     size_t count, fi_addr_t src, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recvv(ep, iov, desc, count, src, ctx);
-	struct mt_rec_opargs a = { ID(ep), src, 0, 0, iov_len(iov, count), 0,
-				   ID(ctx), 0 };
-
-	return done(ep->msg, MT_OP_RECVV, ts, ret, &a);
-}
-
-static ssize_t msg_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
-		       uint64_t flags)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->recvmsg(ep, msg, flags);
-	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
-				   iov_len(msg->msg_iov, msg->iov_count),
-				   msg->data, ID(msg->context), flags };
-
-	return done(ep->msg, MT_OP_RECVMSG, ts, ret, &a);
-}
-
-static ssize_t msg_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
-		    fi_addr_t dest, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->send(ep, buf, len, desc, dest, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, ID(ctx), 0 };
-
-	return done(ep->msg, MT_OP_SEND, ts, ret, &a);
-}
-
-static ssize_t msg_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
-		     size_t count, fi_addr_t dest, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->sendv(ep, iov, desc, count, dest, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, iov_len(iov, count), 0,
-				   ID(ctx), 0 };
-
-	return done(ep->msg, MT_OP_SENDV, ts, ret, &a);
-}
-
-static ssize_t msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
-		       uint64_t flags)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->sendmsg(ep, msg, flags);
-	struct mt_rec_opargs a = { ID(ep), msg->addr, 0, 0,
-				   iov_len(msg->msg_iov, msg->iov_count),
-				   msg->data, ID(msg->context), flags };
-
-	return done(ep->msg, MT_OP_SENDMSG, ts, ret, &a);
-}
-
-static ssize_t msg_inject(struct fid_ep *ep, const void *buf, size_t len,
-		      fi_addr_t dest)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->inject(ep, buf, len, dest);
-	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, 0, 0, 0 };
-
-	return done(ep->msg, MT_OP_INJECT, ts, ret, &a);
-}
-
-static ssize_t msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
-			void *desc, uint64_t data, fi_addr_t dest, void *ctx)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->senddata(ep, buf, len, desc, data, dest, ctx);
-	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, ID(ctx), 0 };
-
-	return done(ep->msg, MT_OP_SENDDATA, ts, ret, &a);
-}
-
-static ssize_t msg_injectdata(struct fid_ep *ep, const void *buf, size_t len,
-			  uint64_t data, fi_addr_t dest)
-{
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = MSG(ep)->injectdata(ep, buf, len, data, dest);
-	struct mt_rec_opargs a = { ID(ep), dest, 0, 0, len, data, 0, 0 };
-
-	return done(ep->msg, MT_OP_INJECTDATA, ts, ret, &a);
-}
+MSG_OP(msg_recv, recv, MT_OP_RECV,
+       (struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
+	void *ctx),
+       (ep, buf, len, desc, src, ctx),
+       { ID(ep), src, 0, 0, len, 0, ID(ctx), 0 })
+MSG_OP(msg_recvv, recvv, MT_OP_RECVV,
+       (struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count,
+	fi_addr_t src, void *ctx),
+       (ep, iov, desc, count, src, ctx),
+       { ID(ep), src, 0, 0, iov_len(iov, count), 0, ID(ctx), 0 })
+MSG_OP(msg_recvmsg, recvmsg, MT_OP_RECVMSG,
+       (struct fid_ep *ep, const struct fi_msg *msg, uint64_t flags),
+       (ep, msg, flags),
+       { ID(ep), msg->addr, 0, 0, iov_len(msg->msg_iov, msg->iov_count),
+	 msg->data, ID(msg->context), flags })
+MSG_OP(msg_send, send, MT_OP_SEND,
+       (struct fid_ep *ep, const void *buf, size_t len, void *desc,
+	fi_addr_t dest, void *ctx),
+       (ep, buf, len, desc, dest, ctx),
+       { ID(ep), dest, 0, 0, len, 0, ID(ctx), 0 })
+MSG_OP(msg_sendv, sendv, MT_OP_SENDV,
+       (struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count,
+	fi_addr_t dest, void *ctx),
+       (ep, iov, desc, count, dest, ctx),
+       { ID(ep), dest, 0, 0, iov_len(iov, count), 0, ID(ctx), 0 })
+MSG_OP(msg_sendmsg, sendmsg, MT_OP_SENDMSG,
+       (struct fid_ep *ep, const struct fi_msg *msg, uint64_t flags),
+       (ep, msg, flags),
+       { ID(ep), msg->addr, 0, 0, iov_len(msg->msg_iov, msg->iov_count),
+	 msg->data, ID(msg->context), flags })
+MSG_OP(msg_inject, inject, MT_OP_INJECT,
+       (struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest),
+       (ep, buf, len, dest),
+       { ID(ep), dest, 0, 0, len, 0, 0, 0 })
+MSG_OP(msg_senddata, senddata, MT_OP_SENDDATA,
+       (struct fid_ep *ep, const void *buf, size_t len, void *desc,
+	uint64_t data, fi_addr_t dest, void *ctx),
+       (ep, buf, len, desc, data, dest, ctx),
+       { ID(ep), dest, 0, 0, len, data, ID(ctx), 0 })
+MSG_OP(msg_injectdata, injectdata, MT_OP_INJECTDATA,
+       (struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
+	fi_addr_t dest),
+       (ep, buf, len, data, dest),
+       { ID(ep), dest, 0, 0, len, data, 0, 0 })
 
 const struct fi_ops_msg hook_msg_ops = {
 	.size = sizeof(struct fi_ops_msg),
@@ -267,11 +193,11 @@ const struct fi_ops_msg hook_msg_ops = {
 static ssize_t cancel(fid_t fid, void *ctx)
 {
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
-	uint64_t ts = mt_rec_now();
-	ssize_t ret = EPOPS(ep)->cancel(fid, ctx);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
+	struct mt_rec_op *r = mt_rec_op_begin(HOOK_OBJ(ep->ops)->layer,
+					      MT_OP_CANCEL, &a);
 
-	return done(ep->ops, MT_OP_CANCEL, ts, ret, &a);
+	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }
 
 static int tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,

@@ -125,7 +125,9 @@ static int hook_close(struct fid *fid)
 	const struct fi_ops *orig = HOOK_ORIG(fid->ops, struct fi_ops);
 	uint64_t ts = mt_rec_now();
 	int ret = orig->close(fid);
-	struct mt_rec_close *r = mt_rec_reserve(sizeof(*r));
+	/* A fabric learns it is internal after it was hooked (domain_parent). */
+	int record = !o->layer || hook_all_layers;
+	struct mt_rec_close *r = record ? mt_rec_reserve(sizeof(*r)) : NULL;
 
 	if (r) {
 		mt_rec_hdr_set(&r->h, MT_REC_CLOSE, o->layer, sizeof(*r),

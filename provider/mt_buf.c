@@ -147,7 +147,7 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 }
 
 /* Extends the file and the usable window by one chunk (capped by the file's
- * maximum and RLIMIT_FSIZE). Returns 0, or the enum mt_loss cause. */
+ * maximum and RLIMIT_FSIZE). Returns 0, or 1 + the enum mt_loss cause. */
 static int grow(struct mt_rec_buf *b)
 {
 	uint64_t off = (uint64_t)(b->grown_end - (char *)b->hdr);
@@ -162,14 +162,14 @@ static int grow(struct mt_rec_buf *b)
 	    end > rl.rlim_cur)
 		end = rl.rlim_cur / page_size() * page_size();
 	if (end <= off)
-		return off >= max ? MT_LOSS_FULL : MT_LOSS_NOSPACE;
+		return 1 + (off >= max ? MT_LOSS_FULL : MT_LOSS_NOSPACE);
 	err = fallocate(b->fd, 0, (off_t)off, (off_t)(end - off)) ? errno : 0;
 	if (err == EOPNOTSUPP || err == ENOSYS)
 		err = posix_fallocate(b->fd, (off_t)off, (off_t)(end - off));
 	if (err) {
 		warn_once(W_GROW, "msgtrace: trace file cannot grow (%s): later records of this thread are dropped",
 			  strerror(err));
-		return MT_LOSS_NOSPACE;
+		return 1 + MT_LOSS_NOSPACE;
 	}
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
 	b->grown_end = (char *)b->hdr + end;
@@ -238,9 +238,7 @@ static struct mt_rec_buf *create_buf(void)
 	b->next = (char *)map + MT_FILE_HDR_SIZE;
 	/* The first chunk must hold the header, PROC, CLOCK START and END. */
 	while (b->grown_end < b->next + sizeof(struct mt_rec_proc) + 2 * END_RESERVE) {
-		int cause = grow(b);
-
-		if (cause) {
+		if (grow(b)) {
 			warn_once(W_CREATE, "msgtrace: cannot size trace file '%s/%s'",
 				  g.dir, name);
 			unlinkat(g.dirfd, name, 0);
@@ -282,7 +280,7 @@ void *mt_rec_slow(size_t size)
 static void *slow(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
-	int cause;
+	int stuck;
 
 	if (!b) {
 		pthread_mutex_lock(&g.lock);
@@ -307,13 +305,13 @@ static void *slow(size_t size)
 		return NULL;
 	}
 	while ((size_t)(b->limit - b->next) < size) {
-		cause = grow(b);
-		if (cause) {
-			if (cause == MT_LOSS_FULL)
+		stuck = grow(b);
+		if (stuck) {
+			if (stuck == 1 + MT_LOSS_FULL)
 				warn_once(W_FULL, "msgtrace: a trace file reached its size limit (%llu bytes): later records of that thread are dropped",
 					  (unsigned long long)g.conf.buffer_size);
-			b->stuck = 1 + cause;
-			b->hdr->lost[cause]++;
+			b->stuck = stuck;
+			b->hdr->lost[stuck - 1]++;
 			return NULL;
 		}
 	}

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "mt_trace.h"
@@ -107,14 +108,15 @@ static inline void mt_rec_commit(size_t size)
 	mt_rec_publish(mt_rec_tls.buf, size);
 }
 
+/* The first 8 bytes in one store (the format is little-endian). */
 static inline void mt_rec_hdr_set(struct mt_rec_hdr *h, uint8_t type,
 				  uint8_t layer, uint16_t size, uint32_t aux,
 				  uint64_t ts)
 {
-	h->type = type;
-	h->layer = layer;
-	h->size = size;
-	h->aux = aux;
+	uint64_t w = type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
+		     (uint64_t)aux << 32;
+
+	memcpy(h, &w, sizeof(w));
 	h->ts = ts;
 }
 
@@ -123,13 +125,10 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-static inline void mt_rec_op(uint8_t layer, enum mt_op op, uint64_t ts,
-			     const struct mt_rec_opargs *a, int32_t ret)
+static inline void mt_rec_op_fill(struct mt_rec_op *r, uint8_t layer,
+				  enum mt_op op, uint64_t ts,
+				  const struct mt_rec_opargs *a)
 {
-	struct mt_rec_op *r = mt_rec_reserve(sizeof(*r));
-
-	if (MT_UNLIKELY(!r))
-		return;
 	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, sizeof(*r), op, ts);
 	r->ep = a->ep;
 	r->addr = a->addr;
@@ -139,20 +138,72 @@ static inline void mt_rec_op(uint8_t layer, enum mt_op op, uint64_t ts,
 	r->data = a->data;
 	r->context = a->context;
 	r->flags = a->flags;
-	r->ret = ret;
+	r->ret = MT_OP_RET_PENDING;
 	r->retries = mt_rec_tls.retries;
-	mt_rec_tls.retries = 0;
-	mt_rec_commit(sizeof(*r));
 }
 
-/* A posting call returned -FI_EAGAIN: counted, not recorded. */
-static inline void mt_rec_eagain(void)
+/*
+ * A posting call is recorded in two halves so that its arguments need not
+ * survive the call: mt_rec_op_begin() fills the record (timestamp first)
+ * and reserves its place before the call, mt_rec_op_end() stores the return
+ * value and publishes it. A record reserved but not yet published carries
+ * ret = MT_OP_RET_PENDING; it becomes visible early only if a nested call
+ * on the same thread published after it and the process then died.
+ * -FI_EAGAIN (again != 0) takes the reservation back and is only counted;
+ * if a nested record already follows it, it stays with that return value.
+ * Returns NULL when the record was lost (no room): the call still runs.
+ */
+static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
+						const struct mt_rec_opargs *a)
+{
+	uint64_t ts = mt_rec_now();
+	struct mt_rec_op *r = mt_rec_reserve(sizeof(*r));
+
+	if (MT_UNLIKELY(!r))
+		return NULL;
+	mt_rec_op_fill(r, layer, op, ts, a);
+	mt_rec_tls.buf->next += sizeof(*r);
+	return r;
+}
+
+/*
+ * mt_rec_op_begin() for the common case only: TSC clock and room in the
+ * buffer. It calls nothing, so a hook using it keeps its arguments in
+ * registers up to the provider call; NULL means "use mt_rec_op_begin()".
+ */
+static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
+					      const struct mt_rec_opargs *a)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+	struct mt_rec_op *r;
+
+	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
+			(size_t)(b->limit - b->next) < sizeof(*r)))
+		return NULL;
+	r = (struct mt_rec_op *)b->next;
+	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
+	b->next += sizeof(*r);
+	return r;
+}
+
+static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	mt_rec_tls.retries++;
-	if (b)
-		b->hdr->eagain++;
+	if (MT_UNLIKELY(again)) {
+		mt_rec_tls.retries++;
+		if (b)
+			b->hdr->eagain++;
+		if (r && b->next == (char *)(r + 1)) {
+			b->next = (char *)r;
+			return;
+		}
+	}
+	if (MT_UNLIKELY(!r))
+		return;
+	r->ret = ret;
+	mt_rec_tls.retries = 0;
+	mt_rec_publish(b, 0);
 }
 
 /* A CQ read returned no entry. */

@@ -197,7 +197,13 @@ enum mt_op {
  * Fields a call does not have are 0 (ignore, data, flags) or FI_ADDR_UNSPEC
  * as passed. len is the sum of the iov lengths for vector calls.
  * For MT_OP_CANCEL: ep = the fid cancelled, context = the context argument.
+ * h.ts is read before the call. The writer fills the record before calling
+ * the provider and stores ret when the call returns, so two rare cases
+ * exist: ret == MT_OP_RET_PENDING (the process died inside the call after a
+ * nested record on the same thread was published), and ret == -FI_EAGAIN
+ * (-11) when a nested record already followed it: treat both as not posted.
  */
+#define MT_OP_RET_PENDING INT32_MIN
 struct mt_rec_op {
 	struct mt_rec_hdr h;
 	uint64_t ep;
@@ -219,6 +225,9 @@ enum mt_cq_call { MT_CQ_READ, MT_CQ_READFROM, MT_CQ_READERR, MT_CQ_SREAD,
  * aux = enum mt_cq_call. One record per entry returned. Fields the CQ format
  * does not carry are 0; src is FI_ADDR_NOTAVAIL unless a *from call gave it.
  * err, prov_errno and olen are set only for MT_CQ_READERR entries.
+ * h.ts is read when the read returned. The CQ's format is in the attr of
+ * its MT_REC_OBJ (FI_CQ_FORMAT_*; an UNSPEC request is stored as the format
+ * the provider delivers, CONTEXT for util-based providers and sockets).
  */
 struct mt_rec_cqe {
 	struct mt_rec_hdr h;

@@ -134,11 +134,6 @@ e2e_need_subcommand() {
 		e2e_fail "msgtrace $2 not built: '$1 $2 --help' fails"
 }
 
-# e2e_need_messages MSGTRACE: the same for `msgtrace messages`.
-e2e_need_messages() {
-	e2e_need_subcommand "$1" messages
-}
-
 # e2e_messages_csv MSGTRACE TRACEDIR CSV: the trace's messages as CSV.
 e2e_messages_csv() {
 	"$1" messages "$2" --csv >"$3" 2>"$3.err" && return 0

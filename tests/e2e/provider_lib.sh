@@ -1,10 +1,12 @@
 # provider_lib.sh - shared by the provider_*.sh e2e tests (sourced).
 # Arguments of every test: $1 = directory of libmsgtrace-fi.so,
-# $2 = build directory of tests/e2e (provider_pingpong, provider_mtcheck).
+# $2 = build directory of tests/e2e (provider_pingpong, provider_mtcheck),
+# $3 = the msgtrace command (its reader cross-checks provider_mtcheck).
 set -euo pipefail
 
 provdir=$1
 bindir=$2
+msgtrace=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"

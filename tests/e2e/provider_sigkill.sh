@@ -14,8 +14,13 @@ for _ in $(seq 100); do
 	[ -n "$victim" ] && break
 done
 [ -n "$victim" ] || { kill "$job"; fail "no trace file appeared"; }
-sleep 1.5
-before=$("$bindir/provider_mtcheck" "trace/$victim" | grep -c '^op ' || true)
+# Let it record a few dozen operations, then kill it mid-run.
+before=0
+for _ in $(seq 100); do
+	sleep 0.2
+	before=$("$bindir/provider_mtcheck" "trace/$victim" | grep -c '^op ' || true)
+	[ "$before" -ge 40 ] && break
+done
 pid=$(echo "$victim" | awk -F. '{print $(NF-2)}')
 kill -KILL "$pid"
 wait "$job" || true
@@ -28,4 +33,6 @@ grep -q "^file $victim .* closed 0 " after.txt ||
 [ "$before" -gt 0 ] || fail "no records before the kill"
 [ "$after" -ge "$before" ] ||
 	fail "records lost by the kill: $before before, $after after"
+dumped=$("$msgtrace" dump --kind op "trace/$victim" | grep -c ' op ' || true)
+[ "$dumped" -eq "$after" ] || fail "msgtrace dump reads $dumped ops, expected $after"
 echo "PASS: provider_sigkill ($after ops survived, $before seen before the kill)"

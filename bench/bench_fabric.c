@@ -1,0 +1,226 @@
+/*
+ * bench_fabric - cost of the msgtrace hook on the tagged fast path.
+ *
+ * One process, one RDM endpoint (default provider tcp;ofi_rxm) sending to
+ * itself: each iteration posts fi_trecv, fi_tinject of 8 bytes with the
+ * same tag, and polls fi_cq_read until the receive completes. Run it with
+ * FI_HOOK unset, =noop and =msgtrace to compare (bench/overhead.sh).
+ * A traced iteration writes three records: TRECV, TINJECT, one CQE.
+ *
+ *   bench_fabric [-n ITERS] [-p PROVIDER]   time the loop, print ns/iter
+ *   bench_fabric --floor [-n ITERS]         time rdtsc + one 88-byte record
+ *                                           store + release: the floor
+ * Output: one line "ns_per_iter <x> iters <n> empty_polls <m>".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include "mt_trace.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what, int ret)
+{
+	fprintf(stderr, "bench_fabric: %s: %s\n", what, fi_strerror(-ret));
+	exit(1);
+}
+
+/* The floor: what one recorded op costs at least (clock read, an
+ * mt_rec_op-sized store, the release of 'committed'). noinline so that
+ * callgrind --toggle-collect can count exactly this loop. */
+static __attribute__((noinline, noclone)) void floor_loop(long iters, struct mt_rec_op *ring,
+						 size_t nring, uint64_t *committed)
+{
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		struct mt_rec_op *r = &ring[(size_t)i % nring];
+
+		r->h.type = MT_REC_OP;
+		r->h.layer = 0;
+		r->h.size = sizeof(*r);
+		r->h.aux = MT_OP_TINJECT;
+		r->h.ts = __builtin_ia32_rdtsc();
+		r->ep = (uint64_t)i;
+		r->addr = 0;
+		r->tag = (uint64_t)i;
+		r->ignore = 0;
+		r->len = 8;
+		r->data = 0;
+		r->context = 0;
+		r->flags = 0;
+		r->ret = 0;
+		r->retries = 0;
+		__atomic_store_n(committed, (uint64_t)i * sizeof(*r), __ATOMIC_RELEASE);
+	}
+}
+
+static int run_floor(long iters)
+{
+	size_t nring = 1 << 14;
+	struct mt_rec_op *ring = calloc(nring, sizeof(*ring));
+	uint64_t committed = 0, t0, t1;
+
+	if (!ring)
+		return 1;
+	floor_loop(nring, ring, nring, &committed);	/* fault the pages in */
+	t0 = now_ns();
+	floor_loop(iters, ring, nring, &committed);
+	t1 = now_ns();
+	printf("ns_per_iter %.2f iters %ld empty_polls 0\n",
+	       (double)(t1 - t0) / (double)iters, iters);
+	free(ring);
+	return 0;
+}
+
+struct fab {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	fi_addr_t self;
+};
+
+static void open_fabric(struct fab *f, const char *prov)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
+	char name[256];
+	size_t len = sizeof(name);
+	int ret;
+
+	hints->caps = FI_TAGGED;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	hints->mode = FI_CONTEXT;
+	hints->fabric_attr->prov_name = strdup(prov);
+	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE, hints, &f->info);
+	if (ret)
+		die("fi_getinfo", ret);
+	fi_freeinfo(hints);
+	if ((ret = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)))
+		die("fi_fabric", ret);
+	if ((ret = fi_domain(f->fabric, f->info, &f->domain, NULL)))
+		die("fi_domain", ret);
+	if ((ret = fi_cq_open(f->domain, &cq_attr, &f->cq, NULL)))
+		die("fi_cq_open", ret);
+	if ((ret = fi_av_open(f->domain, &av_attr, &f->av, NULL)))
+		die("fi_av_open", ret);
+	if ((ret = fi_endpoint(f->domain, f->info, &f->ep, NULL)))
+		die("fi_endpoint", ret);
+	/* As the OFI MTL does: sends complete only when asked (inject never
+	 * does), every receive completes. */
+	if ((ret = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_SELECTIVE_COMPLETION)))
+		die("fi_ep_bind tx cq", ret);
+	if ((ret = fi_ep_bind(f->ep, &f->cq->fid, FI_RECV)))
+		die("fi_ep_bind rx cq", ret);
+	if ((ret = fi_ep_bind(f->ep, &f->av->fid, 0)))
+		die("fi_ep_bind av", ret);
+	if ((ret = fi_enable(f->ep)))
+		die("fi_enable", ret);
+	if ((ret = fi_getname(&f->ep->fid, name, &len)))
+		die("fi_getname", ret);
+	if (fi_av_insert(f->av, name, 1, &f->self, 0, NULL) != 1)
+		die("fi_av_insert", -FI_EOTHER);
+}
+
+static void close_fabric(struct fab *f)
+{
+	fi_close(&f->ep->fid);
+	fi_close(&f->av->fid);
+	fi_close(&f->cq->fid);
+	fi_close(&f->domain->fid);
+	fi_close(&f->fabric->fid);
+	fi_freeinfo(f->info);
+}
+
+/* One iteration: post the receive, inject the message, poll until the
+ * receive completes. Returns the number of empty polls. */
+static __attribute__((noinline, noclone)) long pingself_loop(struct fab *f, long iters)
+{
+	struct fi_context ctx[2];
+	struct fi_cq_tagged_entry e;
+	uint64_t out = 0, in = 0;
+	long i, empty = 0;
+	ssize_t ret;
+
+	for (i = 0; i < iters; i++) {
+		uint64_t tag = (uint64_t)i & 0xffff;
+
+		while ((ret = fi_trecv(f->ep, &in, sizeof(in), NULL, f->self, tag,
+				       0, &ctx[0])) == -FI_EAGAIN)
+			fi_cq_read(f->cq, &e, 1);
+		if (ret)
+			die("fi_trecv", (int)ret);
+		out = (uint64_t)i;
+		while ((ret = fi_tinject(f->ep, &out, sizeof(out), f->self, tag)) ==
+		       -FI_EAGAIN)
+			fi_cq_read(f->cq, &e, 1);
+		if (ret)
+			die("fi_tinject", (int)ret);
+		while ((ret = fi_cq_read(f->cq, &e, 1)) == -FI_EAGAIN)
+			if (++empty > 100000000L)
+				die("no completion", (int)ret);
+		if (ret != 1 || e.op_context != &ctx[0] || in != (uint64_t)i)
+			die("completion", ret < 0 ? (int)ret : -FI_EOTHER);
+	}
+	return empty;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prov = "tcp;ofi_rxm";
+	long iters = 200000, empty;
+	int floor = 0, i;
+	uint64_t t0, t1;
+	struct fab f;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			iters = atol(argv[++i]);
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			prov = argv[++i];
+		else if (!strcmp(argv[i], "--floor"))
+			floor = 1;
+		else {
+			fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
+				"usage: bench_fabric [-n ITERS] [-p PROVIDER] [--floor]\n");
+			return strcmp(argv[i], "--help") ? 2 : 0;
+		}
+	}
+	if (iters <= 0) {
+		fprintf(stderr, "bench_fabric: -n must be positive\n");
+		return 2;
+	}
+	if (floor)
+		return run_floor(iters);
+	open_fabric(&f, prov);
+	pingself_loop(&f, iters / 10 + 1);	/* connect, warm caches */
+	t0 = now_ns();
+	empty = pingself_loop(&f, iters);
+	t1 = now_ns();
+	printf("ns_per_iter %.2f iters %ld empty_polls %ld\n",
+	       (double)(t1 - t0) / (double)iters, iters, empty);
+	close_fabric(&f);
+	return 0;
+}

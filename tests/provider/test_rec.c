@@ -1,0 +1,431 @@
+/*
+ * test_rec.c - the provider's recording path (mt_rec) on real files in a
+ * temporary directory, checked by reading the structs of trace/mt_trace.h.
+ * Criterion runs every test in its own process, so each starts with fresh
+ * recording state and may change its own rlimits.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mt_rec.h"
+
+static char tmp[PATH_MAX];
+static char dir[PATH_MAX + 16];
+static char warnings[8][512];
+static int nwarn;
+
+static void collect(const char *msg)
+{
+	if (nwarn < 8)
+		snprintf(warnings[nwarn], sizeof(warnings[0]), "%s", msg);
+	nwarn++;
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "%s/mt_rec_test.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/trace", tmp);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(rec, .init = setup, .fini = teardown);
+
+static struct mt_rec_conf conf(uint64_t buffer_size, uint64_t chunk)
+{
+	struct mt_rec_conf c = {
+		.dir = dir, .buffer_size = buffer_size, .chunk_size = chunk,
+		.file_mode = 0600, .fi_version = 0x10011, .warn = collect,
+	};
+	return c;
+}
+
+static void path_of(char *buf, size_t len, pid_t pid, unsigned seq)
+{
+	char host[64] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(buf, len, "%s/%s.%d.%u.mt", dir, host, (int)pid, seq);
+}
+
+/* Reads a whole trace file; *size gets its length. */
+static char *slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	char *data;
+	int fd = open(path, O_RDONLY);
+
+	cr_assert_geq(fd, 0, "cannot open %s: %s", path, strerror(errno));
+	cr_assert_eq(fstat(fd, &st), 0);
+	data = malloc((size_t)st.st_size + 1);
+	cr_assert_eq(read(fd, data, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*size = (size_t)st.st_size;
+	return data;
+}
+
+/* Walks the committed records, asserting each is whole and sized right;
+ * counts per type go to counts[type]. Returns the number of records. */
+static int walk(const char *data, size_t size, int counts[16])
+{
+	const struct mt_file_hdr *h = (const void *)data;
+	uint64_t off = 0;
+	int n = 0;
+
+	cr_assert_eq(memcmp(h->magic, MT_TRACE_MAGIC, 8), 0);
+	cr_assert_eq(h->version, MT_TRACE_VERSION);
+	cr_assert_eq(h->data_off, MT_FILE_HDR_SIZE);
+	cr_assert_leq(h->data_off + h->committed, size);
+	memset(counts, 0, 16 * sizeof(int));
+	while (off < h->committed) {
+		const struct mt_rec_hdr *r = (const void *)(data + h->data_off + off);
+
+		cr_assert_geq(r->size, sizeof(*r), "record at %llu", (unsigned long long)off);
+		cr_assert_eq(r->size % 8, 0);
+		cr_assert_leq(off + r->size, h->committed);
+		cr_assert_lt(r->type, 16);
+		counts[r->type]++;
+		off += r->size;
+		n++;
+	}
+	return n;
+}
+
+static void write_ops(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct mt_rec_opargs a = { 1, 2, (uint64_t)i, 0, 64, 0, 7, 0 };
+
+		mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TSEND, &a), 0, 0);
+	}
+}
+
+Test(rec, records_round_trip)
+{
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	const struct mt_rec_op *op;
+	int counts[16];
+	size_t size;
+	char *data;
+	struct stat st;
+
+	struct mt_rec_conf c = conf(1 << 20, 1 << 16);
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(100);
+	mt_rec_thread_close();
+
+	cr_assert_eq(stat(dir, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700, "directory mode %o", st.st_mode & 07777);
+	path_of(path, sizeof(path), getpid(), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	cr_assert_eq(walk(data, size, counts), 100 + 3);
+	cr_assert_eq(counts[MT_REC_PROC], 1);
+	cr_assert_eq(counts[MT_REC_CLOCK], 2);
+	cr_assert_eq(counts[MT_REC_OP], 100);
+	cr_assert_eq(((const struct mt_rec_hdr *)(data + h->data_off))->type, MT_REC_PROC);
+	cr_assert_eq(h->thread_seq, 0);
+	cr_assert_eq(h->pid, (uint32_t)getpid());
+	cr_assert(h->flags & MT_FILE_CLOSED);
+	cr_assert_eq(size, h->data_off + h->committed, "closed file is truncated to its records");
+	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock) + 5 * sizeof(*op));
+	cr_assert_eq(op->h.type, MT_REC_OP);
+	cr_assert_eq(op->h.aux, MT_OP_TSEND);
+	cr_assert_eq(op->tag, 5);
+	cr_assert_eq(op->len, 64);
+	cr_assert_eq(op->context, 7);
+	cr_assert_eq(((const struct mt_rec_proc *)(data + h->data_off))->fi_version, 0x10011);
+	cr_assert_eq(nwarn, 0, "unexpected warning: %s", warnings[0]);
+	free(data);
+}
+
+Test(rec, full_buffer_counts_losses)
+{
+	struct mt_rec_conf c = conf(MT_FILE_HDR_SIZE + 4096, 4096);
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	int counts[16], written;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(200);
+	mt_rec_fini();
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	walk(data, size, counts);
+	written = counts[MT_REC_OP];
+	cr_assert_gt(written, 0);
+	cr_assert_lt(written, 200);
+	cr_assert_eq(h->lost[MT_LOSS_FULL], (uint64_t)(200 - written));
+	cr_assert_eq(h->lost[MT_LOSS_NOSPACE], 0);
+	cr_assert_eq(counts[MT_REC_CLOCK], 2, "END still fits in a full file");
+	cr_assert_leq(h->committed, h->capacity);
+	/* One warning for the limit, one loss report at the end. */
+	cr_assert_eq(nwarn, 2);
+	cr_assert(strstr(warnings[0], "size limit"), "%s", warnings[0]);
+	cr_assert(strstr(warnings[1], "records lost"), "%s", warnings[1]);
+	free(data);
+}
+
+Test(rec, killed_writer_leaves_valid_prefix)
+{
+	char path[PATH_MAX + 128];
+	int counts[16], status;
+	size_t size;
+	char *data;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct mt_rec_conf c = conf(1 << 20, 4096);
+
+		if (mt_rec_init(&c))
+			_exit(1);
+		write_ops(500);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	path_of(path, sizeof(path), pid, 0);
+	data = slurp(path, &size);
+	walk(data, size, counts);
+	cr_assert_eq(counts[MT_REC_OP], 500);
+	cr_assert_eq(counts[MT_REC_CLOCK], 1, "only START: no clean close");
+	cr_assert_eq(((const struct mt_file_hdr *)data)->flags & MT_FILE_CLOSED, 0);
+	free(data);
+}
+
+Test(rec, existing_file_is_never_reused)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	struct stat st;
+	int fd;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	path_of(path, sizeof(path), getpid(), 0);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "mine", 4), 4);
+	close(fd);
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(10);
+	mt_rec_fini();
+
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 4, "the existing file was not touched");
+	cr_assert_geq(nwarn, 1);
+	cr_assert(strstr(warnings[0], "cannot create") && strstr(warnings[0], "File exists"),
+		  "%s", warnings[0]);
+	cr_assert(strstr(warnings[nwarn - 1], "10 records lost"), "%s", warnings[nwarn - 1]);
+}
+
+Test(rec, symlinked_directory_is_refused)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char target[PATH_MAX + 16];
+
+	snprintf(target, sizeof(target), "%s/real", tmp);
+	cr_assert_eq(mkdir(target, 0700), 0);
+	cr_assert_eq(symlink(target, dir), 0);
+
+	cr_assert_eq(mt_rec_init(&c), -1);
+	write_ops(5);
+	mt_rec_fini();
+	cr_assert_eq(nwarn, 2);
+	cr_assert(strstr(warnings[0], "symlink"), "%s", warnings[0]);
+	cr_assert(strstr(warnings[1], "5 records lost"), "%s", warnings[1]);
+	cr_assert_eq(rmdir(target), 0, "nothing was written through the symlink");
+}
+
+Test(rec, file_size_limit_without_sigxfsz)
+{
+	struct mt_rec_conf c = conf(1 << 20, 1 << 16);
+	struct rlimit rl = { 3 * 16384, 3 * 16384 };
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	int counts[16];
+	size_t size;
+	char *data;
+
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(2000);	/* 176 KB of records */
+	mt_rec_fini();
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	cr_assert_leq(size, rl.rlim_cur);
+	walk(data, size, counts);
+	cr_assert_gt(counts[MT_REC_OP], 0);
+	cr_assert_eq(h->lost[MT_LOSS_NOSPACE], (uint64_t)(2000 - counts[MT_REC_OP]));
+	cr_assert_eq(counts[MT_REC_CLOCK], 2);
+	free(data);
+}
+
+Test(rec, mode_is_exact_despite_umask)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	struct stat st;
+
+	c.file_mode = 0640;
+	umask(0077);
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	mt_rec_fini();
+	path_of(path, sizeof(path), getpid(), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640);
+}
+
+Test(rec, errno_survives_slow_path)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	errno = EBADMSG;
+	write_ops(1);		/* creates the file */
+	cr_assert_eq(errno, EBADMSG);
+}
+
+static void *thread_body(void *arg)
+{
+	write_ops(*(int *)arg);
+	return NULL;
+}
+
+/* A record published by a nested call inside an unfinished one makes the
+ * outer record visible with MT_OP_RET_PENDING; its ret lands at the end. */
+Test(rec, nested_record_inside_a_call)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct mt_rec_opargs outer = { .tag = 1 }, inner = { .tag = 2 };
+	char path[PATH_MAX + 128];
+	const struct mt_rec_op *op;
+	const struct mt_file_hdr *h;
+	struct mt_rec_op *r, *q;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	r = mt_rec_op_begin(0, MT_OP_TSEND, &outer);
+	q = mt_rec_op_begin(1, MT_OP_TSEND, &inner);
+	mt_rec_op_end(q, 0, 0);
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock));
+	cr_assert_eq(h->committed, (char *)(op + 3) - (data + h->data_off));
+	cr_assert_eq(op[1].tag, 1);
+	cr_assert_eq(op[1].ret, MT_OP_RET_PENDING);
+	cr_assert_eq(op[2].tag, 2);
+	free(data);
+	mt_rec_op_end(r, -11, 1);	/* EAGAIN, but no longer last: kept */
+	mt_rec_fini();
+	data = slurp(path, &size);
+	op = (const void *)(data + MT_FILE_HDR_SIZE + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock));
+	cr_assert_eq(op[1].ret, -11);
+	free(data);
+}
+
+Test(rec, thread_exit_closes_its_file)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	int counts[16], n = 7;
+	pthread_t t;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	cr_assert_eq(pthread_create(&t, NULL, thread_body, &n), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+
+	path_of(path, sizeof(path), getpid(), 1);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	walk(data, size, counts);
+	cr_assert_eq(h->thread_seq, 1);
+	cr_assert(h->flags & MT_FILE_CLOSED);
+	cr_assert_eq(counts[MT_REC_PROC], 0, "PROC only in thread_seq 0");
+	cr_assert_eq(counts[MT_REC_OP], 7);
+	cr_assert_eq(counts[MT_REC_CLOCK], 2);
+	free(data);
+}
+
+/* A call that returned -FI_EAGAIN: its reserved record is taken back. */
+static void again(void)
+{
+	struct mt_rec_opargs a = { 0 };
+
+	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TINJECT, &a), -11, 1);
+}
+
+Test(rec, counters_in_header)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	const struct mt_rec_op *op;
+	const struct mt_file_hdr *h;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	again();
+	again();
+	mt_rec_empty_poll();
+	write_ops(1);
+	mt_rec_fini();
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	cr_assert_eq(h->eagain, 2);
+	cr_assert_eq(h->empty_polls, 1);
+	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
+			    sizeof(struct mt_rec_clock));
+	cr_assert_eq(op->retries, 0);
+	cr_assert_eq(op[1].h.aux, MT_OP_TSEND, "EAGAIN calls leave no record");
+	cr_assert_eq(op[1].retries, 2, "retries go to the next op of the thread");
+	cr_assert_eq(op[1].ret, 0);
+	free(data);
+}
