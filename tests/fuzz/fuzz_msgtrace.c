@@ -9,8 +9,9 @@
  *   else the rest is one or more trace files separated by SPLIT; each is
  *        written to a memfd and trace-reading subcommands run over all of
  *        them: 'M' `messages` and `report` (match/), 'J' `report --json`
- *        and `decode --ops` (decode/), anything else `dump` and
- *        `dump --summary` (trace/). replay.sh makes the same choice.
+ *        and `decode --ops` (decode/), 'G' `tags` and `export --chrome`
+ *        (to /dev/null), anything else `dump` and `dump --summary`
+ *        (trace/). replay.sh makes the same choice.
  * Output goes to /dev/null; what counts is that the commands return 0, 1
  * or 2 without crashing, hanging, leaking or reading out of bounds
  * (ASan, UBSan and LeakSanitizer watch).
@@ -70,9 +71,9 @@ static void fuzz_tag(const uint8_t *data, size_t size)
 	free(buf);
 }
 
-/* Runs cmd with its options, then every path. */
-static void run_on(const struct mt_cmd *cmd, const char *opt, int n,
-		   char paths[][32])
+/* Runs cmd with up to two options, then every path. */
+static void run_on(const struct mt_cmd *cmd, const char *opt, const char *opt2,
+		   int n, char paths[][32])
 {
 	argv_t argv;
 	int argc = 0;
@@ -80,6 +81,8 @@ static void run_on(const struct mt_cmd *cmd, const char *opt, int n,
 	argv[argc++] = cmd->name;
 	if (opt)
 		argv[argc++] = opt;
+	if (opt2)
+		argv[argc++] = opt2;
 	for (int i = 0; i < n; i++)
 		argv[argc++] = paths[i];
 	argv[argc] = NULL;
@@ -112,16 +115,20 @@ static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 	}
 	switch (what) {
 	case 'M':
-		run_on(&mt_cmd_messages, NULL, n, paths);
-		run_on(&mt_cmd_report, NULL, n, paths);
+		run_on(&mt_cmd_messages, NULL, NULL, n, paths);
+		run_on(&mt_cmd_report, NULL, NULL, n, paths);
 		break;
 	case 'J':
-		run_on(&mt_cmd_report, "--json", n, paths);
-		run_on(&mt_cmd_decode, "--ops", n, paths);
+		run_on(&mt_cmd_report, "--json", NULL, n, paths);
+		run_on(&mt_cmd_decode, "--ops", NULL, n, paths);
+		break;
+	case 'G':
+		run_on(&mt_cmd_tags, NULL, NULL, n, paths);
+		run_on(&mt_cmd_export, "--chrome", "-o/dev/null", n, paths);
 		break;
 	default:
-		run_on(&mt_cmd_dump, NULL, n, paths);
-		run_on(&mt_cmd_dump, "--summary", n, paths);
+		run_on(&mt_cmd_dump, NULL, NULL, n, paths);
+		run_on(&mt_cmd_dump, "--summary", NULL, n, paths);
 	}
 	for (int i = 0; i < n; i++)
 		close(fds[i]);

@@ -4,7 +4,8 @@
 # (SRCDIR/corpus) and of past crashes (SRCDIR/regress, one file per bug,
 # named after it): on the trace files an input holds, the subcommands
 # fuzz_msgtrace runs for its first byte (M: messages, report; J: report
-# --json, decode --ops; else dump, dump --summary), or `msgtrace tag` with
+# --json, decode --ops; G: tags, export --chrome; else dump, dump
+# --summary), or `msgtrace tag` with
 # the arguments it holds. Each must
 # exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a bad-input
 # exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
@@ -66,6 +67,7 @@ for input in "$src"/corpus/* "$src"/regress/*; do
 	case $(head -c 1 "$input") in
 	M) cmds=("messages" "report") ;;
 	J) cmds=("report --json" "decode --ops") ;;
+	G) cmds=("tags" "export --chrome -o/dev/null") ;;
 	*) cmds=("dump" "dump --summary") ;;
 	esac
 	for c in "${cmds[@]}"; do
