@@ -10,8 +10,7 @@
 cd "$E2E_TMP"
 prog=("$mix" --iters 1500 --no-probe)
 
-reliab_run plain.out - -- "${prog[@]}"
-[ "$(cat plain.out.rc)" = 0 ] || e2e_fail "untraced run failed: $(tail -5 plain.out.err)"
+reliab_plain "${prog[@]}"
 reliab_run solo.out "$E2E_TMP/solo" -- "${prog[@]}"
 reliab_same_as_plain plain.out solo.out
 

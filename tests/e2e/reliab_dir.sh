@@ -15,8 +15,7 @@
 cd "$E2E_TMP"
 prog=("$mix" --iters 40)
 
-reliab_run plain.out - -- "${prog[@]}"
-[ "$(cat plain.out.rc)" = 0 ] || e2e_fail "untraced run failed: $(tail -5 plain.out.err)"
+reliab_plain "${prog[@]}"
 
 # traced CASE DIR: run traced into DIR and compare with the untraced run.
 traced() {

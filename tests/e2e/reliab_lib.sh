@@ -51,6 +51,13 @@ reliab_run() {
 	echo "$status" >"$out.rc"
 }
 
+# reliab_plain PROGRAM [ARGS...]: the untraced run every comparison uses,
+# in plain.out; fails the test unless it succeeds.
+reliab_plain() {
+	reliab_run plain.out - -- "$@"
+	[ "$(cat plain.out.rc)" = 0 ] || e2e_fail "untraced run failed: $(tail -5 plain.out.err)"
+}
+
 # reliab_same_as_plain PLAIN TRACED: same sorted stdout and exit status
 # (ranks' lines reach mpirun's stdout in no fixed order).
 reliab_same_as_plain() {

@@ -14,16 +14,8 @@ set -euo pipefail
 msgtrace=$1 src=$2
 split=${3:-$(dirname "$msgtrace")/../tests/fuzz/fuzz_split}
 [ -x "$split" ] || { echo "FAIL: $split not built" >&2; exit 1; }
-# ASan reserves terabytes of address space, so an ASan build gets its
-# own RSS limit instead of ulimit -v.
-vlimit=$((1 << 20))
-if grep -qa __asan_init "$msgtrace"; then
-	vlimit=unlimited
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-hard_rss_limit_mb=1024}
-fi
-# Sanitizers exit 1 by default, which would read as "bad input".
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=99"
+LIMIT_MB=1024
+. "$(dirname "$0")/../sanitizer_env.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0

@@ -23,16 +23,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-malformed.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 f=$work/bad.mt
 size=$(stat -c %s "$seed")
-# ASan (MSGTRACE_SANITIZE builds) reserves terabytes of address space:
-# there, an RSS limit replaces ulimit -v.
-vlimit=$((512 << 10))
-if grep -qa __asan_init "$msgtrace"; then
-	vlimit=unlimited
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-hard_rss_limit_mb=512}
-fi
-# Sanitizers exit 1 by default, which would read as "bad input".
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=99"
+LIMIT_MB=512
+. "$(dirname "$0")/../sanitizer_env.sh"
 HDR=96 DATA=4096 runs=0 rejected=0 stride=${MALFORMED_STRIDE:-1}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
