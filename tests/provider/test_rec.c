@@ -429,3 +429,79 @@ Test(rec, counters_in_header)
 	cr_assert_eq(op[1].ret, 0);
 	free(data);
 }
+
+/* Hostile directories (reliab): a symlink planted at this process's first
+ * trace file name, pointing where an attacker wants a file created or
+ * written, is never followed; O_CREAT alone would follow it. */
+static void plant(const char *target)
+{
+	char path[PATH_MAX + 128];
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	path_of(path, sizeof(path), getpid(), 0);
+	cr_assert_eq(symlink(target, path), 0);
+}
+
+Test(rec, planted_dangling_symlink_is_not_followed)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char victim[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	plant(victim);
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	mt_rec_fini();
+	cr_assert_eq(lstat(victim, &st), -1, "the symlink was followed: victim created");
+	cr_assert(strstr(warnings[0], "cannot create") && strstr(warnings[0], "File exists"),
+		  "%s", warnings[0]);
+}
+
+Test(rec, planted_symlink_to_a_file_is_not_written)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char victim[PATH_MAX + 16];
+	struct stat before, after;
+	FILE *f;
+
+	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	f = fopen(victim, "w");
+	cr_assert_not_null(f);
+	fputs("precious", f);
+	fclose(f);
+	cr_assert_eq(stat(victim, &before), 0);
+	plant(victim);
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	mt_rec_fini();
+	cr_assert_eq(stat(victim, &after), 0);
+	cr_assert_eq(after.st_size, 8, "the victim was written through the symlink");
+	cr_assert_eq(after.st_mode, before.st_mode, "the victim's mode changed");
+}
+
+/* Root writes anywhere but on a read-only mount, so a child drops to
+ * nobody, for whom the 0555 directory is unwritable: init must refuse it
+ * with one warning (reliab_dir checks the same through libfabric). */
+Test(rec, unwritable_directory_refused_at_init)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(mkdir(dir, 0555), 0);
+	cr_assert_eq(chmod(dir, 0555), 0);
+	cr_assert_eq(chmod(tmp, 0711), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && setuid(65534))
+			_exit(3);
+		_exit(mt_rec_init(&c) == -1 && nwarn == 1 &&
+		      strstr(warnings[0], "cannot write to trace directory") ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "init must refuse an unwritable directory with one warning (status %d)",
+		  status);
+}
