@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # replay.sh MSGTRACE SRCDIR [FUZZ_SPLIT]
 # Runs the msgtrace binary on every input of the fuzz corpus
-# (SRCDIR/corpus) and of past crashes (SRCDIR/regress, one file per bug,
+# (SRCDIR/corpus.tar.xz, the minimized corpus of tools/fuzz; its traces are
+# mostly zero padding, so they are kept compressed) and of past crashes (SRCDIR/regress, one file per bug,
 # named after it): on the trace files an input holds, the subcommands
 # fuzz_msgtrace runs for its first byte (M: messages, report; J: report
 # --json, decode --ops; G: tags, export --chrome; else dump, dump
@@ -19,6 +20,8 @@ LIMIT_MB=1024
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0
+mkdir "$work/corpus"
+tar -xJf "$src/corpus.tar.xz" -C "$work/corpus" --strip-components=1
 
 # check WHAT STATUS ERRFILE
 check() {
@@ -41,7 +44,7 @@ run() {
 	echo "$st"
 }
 
-for input in "$src"/corpus/* "$src"/regress/*; do
+for input in "$work"/corpus/* "$src"/regress/*; do
 	[ -f "$input" ] || continue
 	rm -rf "$work/in"
 	mkdir "$work/in"
@@ -56,7 +59,7 @@ for input in "$src"/corpus/* "$src"/regress/*; do
 		[ "$st" -le 2 ] || check "$input (tag)" "$st" "$work/err"
 		continue
 	fi
-	case $(head -c 1 "$input") in
+	case $(head -c 1 "$input" | tr -d '\0') in
 	M) cmds=("messages" "report") ;;
 	J) cmds=("report --json" "decode --ops") ;;
 	G) cmds=("tags" "export --chrome -o/dev/null") ;;
