@@ -61,7 +61,8 @@ static const char css[] =
 	"table{border-collapse:collapse;width:100%;font-size:13px}\n"
 	"th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);"
 	"vertical-align:top}th{color:var(--mut);font-weight:600}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;"
+	"white-space:nowrap;width:5em}\n"
 	"dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;margin:0}\n"
 	"dt{color:var(--mut)}dd{margin:0}\n"
 	".warn{color:var(--warn)}.none{color:#1e7b34}\n"
@@ -238,8 +239,8 @@ static void run_section(FILE *f, const struct mt_run *run,
 	fprintf(f, "<dt>records</dt><dd>%" PRIu64 " read, %" PRIu64 " lost by the "
 		"writers%s</dd>", run->events, run->lost, run->lost ?
 		" <span class=\"warn\">(the trace is incomplete)</span>" : "");
-	fprintf(f, "<dt>trace files</dt><dd>%zu not closed (killed or aborted)</dd>",
-		run->unclean_files);
+	fprintf(f, "<dt>trace files</dt><dd%s>%zu not closed (killed or aborted)</dd>",
+		run->unclean_files ? " class=\"warn\"" : "", run->unclean_files);
 	if (run->skipped)
 		fprintf(f, "<dt>skipped</dt><dd>%" PRIu64 " operations on endpoints "
 			"never enabled</dd>", run->skipped);
@@ -420,7 +421,7 @@ static void warn_section(FILE *f, const struct report *r,
 		fputs("<p class=\"none\">None.</p></section>\n", f);
 		return;
 	}
-	fputs("<table><thead><tr><th>count</th><th>warning and first examples</th>"
+	fputs("<table><thead><tr><th class=\"n\">count</th><th>warning and first examples</th>"
 	      "</tr></thead><tbody>", f);
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
 		const struct mt_match_warn *wn = &s->warn[w];
