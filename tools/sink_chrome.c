@@ -9,7 +9,8 @@
  * track must nest, so an operation goes to the first lane of its direction
  * that is free at its post time (LANES lanes, then the least busy one).
  * A slice ("X") spans post to completion; a flow ("s" then "f", bound to the
- * enclosing slice) joins each send to its receive. Times are microseconds
+ * enclosing slice) joins each send to its receive. Operations never
+ * completed (a hang) are slices "... (pending)" up to the end of the run. Times are microseconds
  * since the first record with ns precision.
  */
 #include <inttypes.h>
@@ -135,16 +136,21 @@ found:
 	return tid;
 }
 
-/* One operation's slice (and its flow end); returns 0 when it has none. */
-static int slice(struct chrome *c, const struct mt_match_msg *m, int dir,
-		 int flow)
+/* One side of a message, or an operation that never completed. */
+struct side {
+	int32_t ep, peer;		/* peer: world rank or -1 */
+	int dir;
+	uint64_t post, done;		/* done: MT_MATCH_NOTIME if none */
+	const struct mt_match_fields *f;
+	uint64_t bytes;
+	const char *status, *suffix;	/* suffix: of the slice name */
+};
+
+/* One operation's slice, and its flow end when flow; 0 when it has none. */
+static int slice(struct chrome *c, const struct side *sd, int flow)
 {
-	int32_t ep = dir == DIR_SEND ? m->send_ep : m->recv_ep;
-	uint64_t post = dir == DIR_SEND ? m->t_send_post : m->t_recv_post;
-	uint64_t done = dir == DIR_SEND ? m->t_send_done : m->t_recv_done;
-	size_t th = tracks_thread_of_ep(&c->tr, ep);
-	int32_t peer = dir == DIR_SEND ? m->recv_rank : m->send_rank;
-	uint64_t dur, mid;
+	size_t th = tracks_thread_of_ep(&c->tr, sd->ep);
+	uint64_t post = sd->post, done = sd->done, dur, mid;
 	size_t proc;
 	unsigned tid;
 
@@ -153,38 +159,55 @@ static int slice(struct chrome *c, const struct mt_match_msg *m, int dir,
 	post = post > c->t0 ? post - c->t0 : 0;
 	done = done == MT_MATCH_NOTIME ? post : (done > c->t0 ? done - c->t0 : 0);
 	dur = done > post + MIN_DUR_NS ? done - post : MIN_DUR_NS;
-	proc = c->run->trace->eps[ep].proc;
-	tid = lane_for(c, th, dir, post, post + dur, proc);
+	proc = c->run->trace->eps[sd->ep].proc;
+	tid = lane_for(c, th, sd->dir, post, post + dur, proc);
 	ev(c);
 	fprintf(c->f, "\"ph\":\"X\",\"name\":\"%s%s\",\"cat\":\"%s\",\"pid\":%zu,"
-		"\"tid\":%u,\"ts\":", dir == DIR_SEND ? "fi_tsend" : "fi_trecv",
-		m->status == MT_MATCH_ST_CANCELLED ? " (cancelled)" : "",
-		mt_match_kind_str(m->f.kind), proc, tid);
+		"\"tid\":%u,\"ts\":", sd->dir == DIR_SEND ? "fi_tsend" : "fi_trecv",
+		sd->suffix, mt_match_kind_str(sd->f->kind), proc, tid);
 	ts_us(c->f, post);
 	fputs(",\"dur\":", c->f);
 	ts_us(c->f, dur);
-	fprintf(c->f, ",\"args\":{\"%s\":", dir == DIR_SEND ? "to" : "from");
-	if (peer >= 0)
-		fprintf(c->f, "%d", peer);
+	fprintf(c->f, ",\"args\":{\"%s\":", sd->dir == DIR_SEND ? "to" : "from");
+	if (sd->peer >= 0)
+		fprintf(c->f, "%d", sd->peer);
 	else
 		fputs("null", c->f);
-	fprintf(c->f, ",\"cid\":%" PRId64 ",\"tag\":", m->f.cid);
-	if (m->f.has_tag)
-		fprintf(c->f, "%d", m->f.tag);
+	fprintf(c->f, ",\"cid\":%" PRId64 ",\"tag\":", sd->f->cid);
+	if (sd->f->has_tag)
+		fprintf(c->f, "%d", sd->f->tag);
 	else
 		fputs("null", c->f);
-	fprintf(c->f, ",\"bytes\":%" PRIu64 ",\"status\":\"%s\"}}", m->bytes,
-		mt_match_status_str(m->status));
+	fprintf(c->f, ",\"bytes\":%" PRIu64 ",\"status\":\"%s\"}}", sd->bytes,
+		sd->status);
 	if (flow) {
 		mid = post + dur / 2;
 		ev(c);
 		fprintf(c->f, "\"ph\":\"%s\",\"bp\":\"e\",\"name\":\"message\","
 			"\"cat\":\"msg\",\"id\":%" PRIu64 ",\"pid\":%zu,\"tid\":%u,"
-			"\"ts\":", dir == DIR_SEND ? "s" : "f", c->flows, proc, tid);
+			"\"ts\":", sd->dir == DIR_SEND ? "s" : "f", c->flows, proc, tid);
 		ts_us(c->f, mid);
 		fputc('}', c->f);
 	}
 	return 1;
+}
+
+static void msg_slices(struct chrome *c, const struct mt_match_msg *m, int flow)
+{
+	const char *st = mt_match_status_str(m->status);
+	const char *sfx = m->status == MT_MATCH_ST_CANCELLED ? " (cancelled)" : "";
+	struct side send = {
+		.ep = m->send_ep, .peer = m->recv_rank, .dir = DIR_SEND,
+		.post = m->t_send_post, .done = m->t_send_done, .f = &m->f,
+		.bytes = m->bytes, .status = st, .suffix = sfx,
+	}, recv = {
+		.ep = m->recv_ep, .peer = m->send_rank, .dir = DIR_RECV,
+		.post = m->t_recv_post, .done = m->t_recv_done, .f = &m->f,
+		.bytes = m->bytes, .status = st, .suffix = sfx,
+	};
+
+	slice(c, &send, flow);
+	slice(c, &recv, flow);
 }
 
 static int chrome_consume(void *state, const struct mt_match_msg *b, size_t n)
@@ -200,8 +223,7 @@ static int chrome_consume(void *state, const struct mt_match_msg *b, size_t n)
 			   m->status != MT_MATCH_ST_CANCELLED;
 
 		c->flows += both;
-		slice(c, m, DIR_SEND, both);
-		slice(c, m, DIR_RECV, both);
+		msg_slices(c, m, both);
 	}
 	return ferror(c->f) ? -1 : 0;
 }
@@ -212,7 +234,18 @@ static int chrome_finalize(void *state, const struct mt_run *run,
 	struct chrome *c = state;
 	int rc;
 
-	(void)sum;
+	/* Operations never completed (a hang): a slice to the end of the run. */
+	for (size_t i = 0; i < sum->n_pending; i++) {
+		const struct mt_match_pending *p = &sum->pending[i];
+		struct side sd = {
+			.ep = p->op.ep, .peer = p->peer_rank,
+			.dir = p->op.dir == MT_MATCH_DIR_SEND ? DIR_SEND : DIR_RECV,
+			.post = p->op.ts, .done = (uint64_t)run->t1_ns, .f = &p->op.f,
+			.bytes = p->op.len, .status = "pending", .suffix = " (pending)",
+		};
+
+		slice(c, &sd, 0);
+	}
 	fprintf(c->f, "\n],\"otherData\":{\"creator\":\"msgtrace\",\"records\":%"
 		PRIu64 ",\"messages_with_flow\":%" PRIu64 ",\"lane_overlaps\":%"
 		PRIu64 "}}\n", run->events, c->flows, c->overlaps);
