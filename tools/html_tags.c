@@ -55,7 +55,7 @@ static void bit_map(FILE *f, const struct field *fl, size_t n)
 }
 
 void html_tags_section(FILE *f, const struct mt_run *run,
-		       const struct report *r)
+		       const struct report *r, struct tags *tg)
 {
 	const struct mt_tag_layout *l = &run->layout;
 	char cid[48], src[64], tag[48];
@@ -109,5 +109,7 @@ void html_tags_section(FILE *f, const struct mt_run *run,
 	if (l->cid_usable_bits != l->cid_bits)
 		fprintf(f, "<p>The provider's mem_tag_format leaves %u of the %u cid "
 			"bits usable.</p>", l->cid_usable_bits, l->cid_bits);
+	if (tg && run->trace->neps)
+		html_tagmode(f, run, tg);
 	fputs("</section>\n", f);
 }

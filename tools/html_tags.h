@@ -12,9 +12,13 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "tags.h"
 
-/* Writes <section id="tags">...</section>. */
+/* Writes <section id="tags">...</section>, with the tag-mode analysis of
+ * tg (gathered by tags_sink_init/tags_sink_consume) when tg is not NULL. */
 void html_tags_section(FILE *f, const struct mt_run *run,
-		       const struct report *r);
+		       const struct report *r, struct tags *tg);
+/* html_tagmode.c: field usage, what-if, internal tags, truncations. */
+void html_tagmode(FILE *f, const struct mt_run *run, struct tags *tg);
 
 #endif /* MT_HTML_TAGS_H */

@@ -13,6 +13,8 @@
 #include "progress.h"
 
 #define BATCH 1024
+#define PIPE_BASE_OPTS 6	/* mt_pipe_main's own options */
+#define PIPE_EXTRA_OPTS 4	/* a command's own, at most */
 
 static void describe(struct mt_run *run, const struct mt_trace *t,
 		     const struct feed *fd)
@@ -53,6 +55,8 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 		snprintf(run->provider, sizeof(run->provider), "%.31s", e->prov_name);
 		snprintf(run->fabric, sizeof(run->fabric), "%.31s", e->fabric_name);
 		run->layout = fd->lay[0];
+		run->ep_layout = fd->lay;
+		run->ep_detect = fd->det;
 		run->layout_conf = fd->conf[0];
 		for (size_t i = 1; i < t->neps; i++)
 			run->layouts_differ += fd->lay[i].id != fd->lay[0].id;
@@ -180,21 +184,23 @@ end:
 
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	struct option longopts[PIPE_BASE_OPTS + PIPE_EXTRA_OPTS + 1] = {
 		{ "csv", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "html", no_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
 	};
-	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE, .cmd = cli->cmd };
+	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE, .cmd = cli->cmd,
+				  .sink_arg = cli->sink_arg };
 	const struct mt_sink_ops *sink = cli->sink;
 	const char *path = NULL;
 	FILE *out = stdout;
 	int c, rc;
 
+	for (size_t i = 0; cli->extra && cli->extra[i].name && i < PIPE_EXTRA_OPTS; i++)
+		longopts[PIPE_BASE_OPTS + i] = cli->extra[i];
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -222,6 +228,11 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			cli->usage(stdout);
 			return MT_EXIT_OK;
 		default:
+			if (c >= 256 && cli->opt) {
+				if (cli->opt(c, optarg, cli->sink_arg))
+					return MT_EXIT_USAGE;
+				break;
+			}
 			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
 				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
 			return MT_EXIT_USAGE;

@@ -24,6 +24,7 @@
 struct html {
 	FILE *f;
 	struct report r;
+	void *tags;		/* struct tags: the tag-mode analysis */
 	uint64_t lat[LAT_BUCKETS];
 };
 
@@ -98,6 +99,12 @@ static int html_init(void **state, FILE *out, const struct mt_run *run)
 		*state = NULL;
 		return -1;
 	}
+	if (tags_sink_init(&h->tags, out, run)) {
+		report_fini(&h->r);
+		free(h);
+		*state = NULL;
+		return -1;
+	}
 	h->f = out;
 	return 0;
 }
@@ -107,6 +114,8 @@ static int html_consume(void *state, const struct mt_match_msg *b, size_t n)
 	struct html *h = state;
 
 	report_add(&h->r, b, n);
+	if (tags_sink_consume(h->tags, b, n))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_match_msg *m = &b[i];
 
@@ -494,13 +503,14 @@ static int html_finalize(void *state, const struct mt_run *run,
 	matrix_section(f, &h->r);
 	sizes_section(f, &h->r);
 	time_section(f, &h->r, h);
-	html_tags_section(f, run, &h->r);
+	html_tags_section(f, run, &h->r, h->tags);
 	warn_section(f, &h->r, sum);
 	pending_section(f, &h->r, sum);
 	fputs("<footer>Written by msgtrace from a fabric-level trace. Times on the "
 	      "merged trace clock.</footer>\n</main></body></html>\n", f);
 	rc = fflush(f) || ferror(f) ? -1 : 0;
 	report_fini(&h->r);
+	tags_free(h->tags);
 	free(h);
 	return rc;
 }

@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 E2E_PROVIDER_DIR=$1
 msgtrace=$2 pingpong=$3 validate=$4
-e2e_need_file "$msgtrace" "msgtrace"
+e2e_need_subcommand "$msgtrace" messages
 e2e_need_file "$pingpong" "provider_pingpong"
 e2e_need_file "$validate" "clock_validate"
 e2e_setup
@@ -18,7 +18,6 @@ E2E_NP=2
 e2e_run_ok "$E2E_TMP/run.out" "$E2E_TMP/trace" "tcp;ofi_rxm" full \
 	"$pingpong" 500
 e2e_check_trace "$E2E_TMP/trace" 2
-"$msgtrace" messages --csv "$E2E_TMP/trace" >"$E2E_TMP/messages.csv" ||
-	e2e_fail "msgtrace messages --csv failed on $E2E_TMP/trace"
+e2e_messages_csv "$msgtrace" "$E2E_TMP/trace" "$E2E_TMP/messages.csv"
 "$validate" --messages "$E2E_TMP/messages.csv" --verbose ||
 	e2e_fail "clock correction missed its targets on the real event graph"

@@ -16,7 +16,7 @@ provider=$1 mode=$2 E2E_NP=$3 E2E_PROVIDER_DIR=$4 msgtrace=$5 prog=$6
 shift 6
 E2E_NAME="match_coll[$(basename "$prog") $provider $mode np$E2E_NP]"
 e2e_need_file "$prog" "the test program"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" messages
 e2e_setup
 # Open MPI 4.1.4 hangs on MPI_Ssend in ofi_tag_1/2 (TAG-LAYOUTS.md).
 args=("$@")

@@ -23,7 +23,7 @@ case=$1 provider=$2 mode=$3 E2E_NP=$4 E2E_PROVIDER_DIR=$5 msgtrace=$6 prog=$7
 shift 7
 E2E_NAME="match_hang[$case $provider $mode]"
 e2e_need_file "$prog" "the test program"
-e2e_need_messages "$msgtrace"
+e2e_need_subcommand "$msgtrace" messages
 e2e_setup
 status=0
 E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-10} e2e_run "$E2E_TMP/out" "$E2E_TMP/trace" \

@@ -372,3 +372,44 @@ Test(clock, random_graphs_keep_the_invariants)
 		mt_clock_result_free(&g.res);
 	}
 }
+
+static struct mt_match_msg mmsg(int32_t from, int32_t to, uint64_t sp,
+				uint64_t sd, uint64_t rp, uint64_t rd)
+{
+	return (struct mt_match_msg){
+		.send_rank = from, .recv_rank = to, .send_ep = -1, .recv_ep = -1,
+		.t_send_post = sp, .t_send_done = sd, .t_recv_post = rp,
+		.t_recv_done = rd };
+}
+
+/* The matcher's messages corrected in place: rank 1's clock is 1000 ns
+ * ahead, messages take 100 ns both ways; a message from an unknown rank
+ * keeps its times. */
+Test(clock, matcher_messages_corrected_in_place)
+{
+	struct mt_match_msg m[] = {
+		mmsg(0, 1, 0, 10, 1050, 1100),
+		mmsg(1, 0, 2300, 2310, 1350, 1400),
+		mmsg(0, 1, 3000, 3010, 4050, 4100),
+		mmsg(1, 0, 5300, 5310, 4350, 4400),
+		mmsg(-1, 1, MT_MATCH_NOTIME, MT_MATCH_NOTIME, 6000, 6100),
+	};
+	struct mt_clock_proc procs[2] = {
+		{ .host = "a", .clock_source = MT_CLOCK_MONOTONIC },
+		{ .host = "b", .clock_source = MT_CLOCK_MONOTONIC },
+	};
+	struct mt_clock_result res;
+	struct mt_err err;
+
+	cr_assert_eq(mt_clock_correct_msgs(MT_CLOCK_MODE_LINEAR, NULL, 2, procs,
+					   m, 5, &res, &err), MT_OK, "%s", err.msg);
+	cr_expect_float_eq(res.domains[1].offset_ns, 1000, 1e-6);
+	cr_expect_eq(m[0].t_send_post, 0);
+	cr_expect_eq(m[0].t_recv_done, 100);
+	cr_expect_eq(m[1].t_send_post, 1300);
+	cr_expect_eq(m[1].t_recv_done, 1400);
+	cr_expect_eq(m[3].t_send_done, 4310);
+	cr_expect_eq(m[4].t_recv_done, 5100, "its receiver's clock is corrected");
+	cr_expect_eq(m[4].t_send_post, MT_MATCH_NOTIME);
+	mt_clock_result_free(&res);
+}
