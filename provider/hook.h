@@ -57,7 +57,10 @@ struct hook_obj {
 	uint8_t announced;		/* fabric: OBJ written (at its first domain) */
 	char prov_name[32];
 	union {
-		int cq_format;			/* enum fi_cq_format, never UNSPEC */
+		struct {			/* CQs */
+			int format;		/* enum fi_cq_format, never UNSPEC */
+			uint32_t step;		/* bytes of one entry */
+		} cq;
 		struct hook_ep_attr *ep;	/* endpoints opened with an fi_info */
 		struct {			/* domains */
 			uint32_t addr_format;

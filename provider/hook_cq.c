@@ -38,36 +38,67 @@ static size_t entry_size(int format)
 	}
 }
 
-/* All formats are prefixes of fi_cq_tagged_entry. */
-static void record(struct fid_cq *cq, enum mt_cq_call call, const void *buf,
-		   ssize_t n, const fi_addr_t *src)
+/* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
+ * does not have are not read. */
+static inline void fill(struct mt_rec_cqe *r, const struct hook_obj *o,
+			enum mt_cq_call call, uint64_t ts, const void *entry,
+			fi_addr_t src)
 {
-	const struct hook_obj *o = HOOK_OBJ(cq->ops);
-	int format = o->u.cq_format;
-	size_t step = entry_size(format);
+	const struct fi_cq_tagged_entry *e = entry;
+	int format = o->u.cq.format;
+
+	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
+	r->cq = (uint64_t)(uintptr_t)o->fid;
+	r->context = (uint64_t)(uintptr_t)e->op_context;
+	r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
+	r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
+	r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
+	r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
+	r->src = src;
+	r->olen = 0;
+	r->err = 0;
+	r->prov_errno = 0;
+}
+
+/* One record at a time, through the general reservation. */
+static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
+						  enum mt_cq_call call,
+						  const char *buf, ssize_t n,
+						  const fi_addr_t *src)
+{
 	uint64_t ts = mt_rec_now();
 	ssize_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct fi_cq_tagged_entry *e =
-			(const void *)((const char *)buf + (size_t)i * step);
 		struct mt_rec_cqe *r = mt_rec_reserve(sizeof(*r));
 
 		if (!r)
 			return;
-		mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
-		r->cq = (uint64_t)(uintptr_t)cq;
-		r->context = (uint64_t)(uintptr_t)e->op_context;
-		r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
-		r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
-		r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
-		r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
-		r->src = src ? src[i] : FI_ADDR_NOTAVAIL;
-		r->olen = 0;
-		r->err = 0;
-		r->prov_errno = 0;
+		fill(r, o, call, ts, buf + (size_t)i * o->u.cq.step,
+		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
 	}
+}
+
+/* All entries of one read in one reservation and one publication. */
+static inline void record(struct fid_cq *cq, enum mt_cq_call call,
+			  const char *buf, ssize_t n, const fi_addr_t *src)
+{
+	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	size_t size = (size_t)n * sizeof(struct mt_rec_cqe);
+	struct mt_rec_cqe *r = mt_rec_try(size);
+	uint64_t ts;
+	ssize_t i;
+
+	if (MT_UNLIKELY(!r)) {
+		record_slow(o, call, buf, n, src);
+		return;
+	}
+	ts = __builtin_ia32_rdtsc();
+	for (i = 0; i < n; i++)
+		fill(&r[i], o, call, ts, buf + (size_t)i * o->u.cq.step,
+		     src ? src[i] : FI_ADDR_NOTAVAIL);
+	mt_rec_commit(size);
 }
 
 /* Runs one read with this CQ marked as the one we are inside. */
@@ -172,7 +203,8 @@ void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 
 	if (!o)
 		return;
-	o->u.cq_format = effective_format(attr);
-	hook_obj_announce(o, (uint64_t)o->u.cq_format);
+	o->u.cq.format = effective_format(attr);
+	o->u.cq.step = (uint32_t)entry_size(o->u.cq.format);
+	hook_obj_announce(o, (uint64_t)o->u.cq.format);
 	HOOK_INSTALL(o, HOOK_OPS, cq->ops, hook_cq_ops);
 }
