@@ -101,17 +101,6 @@ static inline void record(struct fid_cq *cq, enum mt_cq_call call,
 	mt_rec_commit(size);
 }
 
-/* Runs one read with this CQ marked as the one we are inside. */
-#define GUARDED(cq, call)						\
-	({								\
-		const void *prev_ = mt_rec_tls.inside;			\
-		ssize_t ret_;						\
-		mt_rec_tls.inside = (cq);				\
-		ret_ = (call);						\
-		mt_rec_tls.inside = prev_;				\
-		ret_;							\
-	})
-
 static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
 			     const void *buf, ssize_t ret, const fi_addr_t *src)
 {
@@ -122,53 +111,57 @@ static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
 	return ret;
 }
 
-static ssize_t cq_read(struct fid_cq *cq, void *buf, size_t count)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->read(cq, buf, count);
-	return finish(cq, MT_CQ_READ, buf,
-		      GUARDED(cq, ORIG(cq)->read(cq, buf, count)), NULL);
-}
+/*
+ * CQ_READ defines the hook 'name' of cq->ops->entry: a read made from
+ * inside a hooked call on the same CQ (util sread looping on
+ * fi_cq_readfrom) goes straight to the provider; any other runs in
+ * name_rec with the CQ marked as the one we are inside, and is recorded.
+ */
+#define CQ_READ(name, entry, call, params, args, src)			\
+	static __attribute__((noinline)) ssize_t name##_rec params	\
+	{								\
+		const void *prev = mt_rec_tls.inside;			\
+		ssize_t ret;						\
+									\
+		mt_rec_tls.inside = cq;					\
+		ret = ORIG(cq)->entry args;				\
+		mt_rec_tls.inside = prev;				\
+		return finish(cq, call, buf, ret, src);			\
+	}								\
+	static ssize_t name params					\
+	{								\
+		if (mt_rec_tls.inside == cq)				\
+			return ORIG(cq)->entry args;			\
+		return name##_rec args;					\
+	}
 
-static ssize_t cq_readfrom(struct fid_cq *cq, void *buf, size_t count,
-			   fi_addr_t *src)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->readfrom(cq, buf, count, src);
-	return finish(cq, MT_CQ_READFROM, buf,
-		      GUARDED(cq, ORIG(cq)->readfrom(cq, buf, count, src)), src);
-}
-
-static ssize_t cq_sread(struct fid_cq *cq, void *buf, size_t count,
-			const void *cond, int timeout)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->sread(cq, buf, count, cond, timeout);
-	return finish(cq, MT_CQ_SREAD, buf,
-		      GUARDED(cq, ORIG(cq)->sread(cq, buf, count, cond, timeout)),
-		      NULL);
-}
-
-static ssize_t cq_sreadfrom(struct fid_cq *cq, void *buf, size_t count,
-			    fi_addr_t *src, const void *cond, int timeout)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->sreadfrom(cq, buf, count, src, cond, timeout);
-	return finish(cq, MT_CQ_SREADFROM, buf,
-		      GUARDED(cq, ORIG(cq)->sreadfrom(cq, buf, count, src, cond,
-						       timeout)), src);
-}
+CQ_READ(cq_read, read, MT_CQ_READ,
+	(struct fid_cq *cq, void *buf, size_t count), (cq, buf, count), NULL)
+CQ_READ(cq_readfrom, readfrom, MT_CQ_READFROM,
+	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src),
+	(cq, buf, count, src), src)
+CQ_READ(cq_sread, sread, MT_CQ_SREAD,
+	(struct fid_cq *cq, void *buf, size_t count, const void *cond,
+	 int timeout),
+	(cq, buf, count, cond, timeout), NULL)
+CQ_READ(cq_sreadfrom, sreadfrom, MT_CQ_SREADFROM,
+	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src,
+	 const void *cond, int timeout),
+	(cq, buf, count, src, cond, timeout), src)
 
 static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 			  uint64_t flags)
 {
 	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	const void *prev = mt_rec_tls.inside;
 	struct mt_rec_cqe *r;
 	ssize_t ret;
 
-	if (mt_rec_tls.inside == cq)
+	if (prev == cq)
 		return ORIG(cq)->readerr(cq, buf, flags);
-	ret = GUARDED(cq, ORIG(cq)->readerr(cq, buf, flags));
+	mt_rec_tls.inside = cq;
+	ret = ORIG(cq)->readerr(cq, buf, flags);
+	mt_rec_tls.inside = prev;
 	if (ret <= 0 || !(r = mt_rec_reserve(sizeof(*r))))
 		return ret;
 	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), MT_CQ_READERR,
