@@ -52,13 +52,14 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	}								\
 	static ssize_t name params					\
 	{								\
+		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
+		const type *orig = c->orig;				\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		struct mt_rec_op *r =					\
-			mt_rec_op_try(HOOK_OBJ(ep->tbl)->layer, op, &a); \
+		struct mt_rec_op *r = mt_rec_op_try(c->layer, op, &a);	\
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
-		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
+		return end(r, orig->entry args);			\
 	}
 
 #define TAGGED_OP(name, entry, op, params, args, ...) \
