@@ -121,6 +121,24 @@ static inline void hook_leave(void)
 	mt_rec_tls.depth--;
 }
 
+/*
+ * HOOK_OPEN defines the hook 'name' of an object-creating entry: the call
+ * runs with the nesting depth raised, so that whatever the provider opens
+ * underneath comes out internal, and 'opened' runs when it succeeded.
+ */
+#define HOOK_OPEN(name, call, params, args, opened)			\
+	static int name params						\
+	{								\
+		int ret;						\
+									\
+		hook_enter();						\
+		ret = call args;					\
+		hook_leave();						\
+		if (!ret)						\
+			opened;						\
+		return ret;						\
+	}
+
 /* Hooks for objects created by class-specific open calls. */
 void hook_domain_opened(struct hook_obj *fabric, struct fid_domain *dom,
 			const struct fi_info *info);

@@ -201,31 +201,16 @@ static ssize_t cancel(fid_t fid, void *ctx)
 	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }
 
-static int tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
-		  struct fid_ep **tx_ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = EPOPS(sep)->tx_ctx(sep, index, attr, tx_ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL);
-	return ret;
-}
-
-static int rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
-		  struct fid_ep **rx_ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = EPOPS(sep)->rx_ctx(sep, index, attr, rx_ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL);
-	return ret;
-}
+HOOK_OPEN(tx_ctx, EPOPS(sep)->tx_ctx,
+	  (struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+	   struct fid_ep **tx_ep, void *context),
+	  (sep, index, attr, tx_ep, context),
+	  hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL))
+HOOK_OPEN(rx_ctx, EPOPS(sep)->rx_ctx,
+	  (struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+	   struct fid_ep **rx_ep, void *context),
+	  (sep, index, attr, rx_ep, context),
+	  hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL))
 
 const struct fi_ops_ep hook_ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
