@@ -20,6 +20,8 @@ struct mt_cmd {
 
 extern const struct mt_cmd mt_cmd_dump;
 extern const struct mt_cmd mt_cmd_tag;
+extern const struct mt_cmd mt_cmd_messages;
+extern const struct mt_cmd mt_cmd_report;
 extern const struct mt_cmd mt_cmd_decode;
 
 /* cmd_tag.c: parses --layout NAME, printing the valid names when unknown. */

@@ -11,6 +11,8 @@
 static const struct mt_cmd *const cmds[] = {
 	&mt_cmd_dump,
 	&mt_cmd_tag,
+	&mt_cmd_messages,
+	&mt_cmd_report,
 	&mt_cmd_decode,
 	NULL
 };

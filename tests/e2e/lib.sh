@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - shared helpers for the end-to-end test scripts (source it).
 #
 # Every run goes through e2e_run, which builds the one mpirun command line
@@ -11,6 +12,8 @@
 #   E2E_TIMEOUT   seconds one mpirun may take (default 60)
 #   E2E_KEEP=1    keep $E2E_TMP (logs, traces, outputs) for a post-mortem
 #   E2E_MPIRUN    mpirun to use (default: mpirun)
+#   E2E_PML       the --mca pml value (default cm; cm,monitoring adds Open
+#                 MPI's per-peer message counters)
 
 # Open MPI refuses to run as root unless told it is wanted.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -57,7 +60,7 @@ e2e_mpirun_args() {
 	*) e2e_fail "unknown tag mode '$mode' (full, ofi_tag_1, ofi_tag_2)" ;;
 	esac
 	printf '%s\n' -np "${E2E_NP:-4}" --oversubscribe \
-		--mca pml cm --mca mtl ofi \
+		--mca pml "${E2E_PML:-cm}" --mca mtl ofi \
 		--mca mtl_ofi_provider_include "$provider" \
 		--mca mtl_ofi_tag_mode "$mode"
 	# sockets' automatic progress thread makes each small message take
@@ -97,7 +100,9 @@ e2e_run_ok() {
 	local out=$1 status=0
 	e2e_run "$@" || status=$?
 	[ $status -eq 0 ] && return 0
-	sed 's/^/    /' "$out.err" | tail -n 30 >&2
+	[ -d "$E2E_TMP" ] ||
+		e2e_fail "scratch directory $E2E_TMP vanished during the run (removed by someone else?)"
+	[ -r "$out.err" ] && sed 's/^/    /' "$out.err" | tail -n 30 >&2
 	[ $status -eq 124 ] &&
 		e2e_fail "mpirun timed out after ${E2E_TIMEOUT:-60} s: ${*:5}"
 	e2e_fail "mpirun exited with status $status: ${*:5}"
@@ -119,4 +124,19 @@ e2e_same_output() {
 	diff -u "$1" "$2" >"$E2E_TMP/diff" && return 0
 	sed 's/^/    /' "$E2E_TMP/diff" >&2
 	e2e_fail "$3"
+}
+
+# e2e_need_subcommand MSGTRACE NAME: fail clearly until `msgtrace NAME`
+# exists.
+e2e_need_subcommand() {
+	e2e_need_file "$1" "the msgtrace command"
+	"$1" "$2" --help >/dev/null 2>&1 ||
+		e2e_fail "msgtrace $2 not built: '$1 $2 --help' fails"
+}
+
+# e2e_messages_csv MSGTRACE TRACEDIR CSV: the trace's messages as CSV.
+e2e_messages_csv() {
+	"$1" messages "$2" --csv >"$3" 2>"$3.err" && return 0
+	sed 's/^/    /' "$3.err" >&2
+	e2e_fail "msgtrace messages $2 --csv failed"
 }

@@ -42,6 +42,7 @@ struct probed {
 
 static FILE *logf;
 static int world_rank = -1;
+static int no_ssend;		/* --no-ssend */
 static struct comm_info comms[MAX_COMMS];
 static int ncomms;
 static struct probed probed[MAX_MSGS];
@@ -63,9 +64,20 @@ void mpilog_fail(const char *fmt, ...)
 	exit(1);
 }
 
+void mpilog_check(int rc, const char *what)
+{
+	if (rc != MPI_SUCCESS)
+		mpilog_fail("%s failed with MPI error %d", what, rc);
+}
+
 int mpilog_world_rank(void)
 {
 	return world_rank;
+}
+
+int mpilog_no_ssend(void)
+{
+	return no_ssend;
 }
 
 static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -89,16 +101,25 @@ void mpilog_init(int *argc, char ***argv)
 	char path[4096];
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-	for (int i = 1; i < *argc; i++) {
-		if (strcmp((*argv)[i], "--log"))
+	for (int i = 1; i < *argc;) {
+		int used = 0;
+
+		if (!strcmp((*argv)[i], "--no-ssend")) {
+			no_ssend = 1;
+			used = 1;
+		} else if (!strcmp((*argv)[i], "--log")) {
+			if (i + 1 >= *argc)
+				mpilog_fail("option --log needs a directory");
+			dir = (*argv)[i + 1];
+			used = 2;
+		}
+		if (!used) {
+			i++;
 			continue;
-		if (i + 1 >= *argc)
-			mpilog_fail("option --log needs a directory");
-		dir = (*argv)[i + 1];
-		memmove(&(*argv)[i], &(*argv)[i + 2],
-			(size_t)(*argc - i - 1) * sizeof(char *));
-		*argc -= 2;
-		break;
+		}
+		memmove(&(*argv)[i], &(*argv)[i + used],
+			(size_t)(*argc - i - used + 1) * sizeof(char *));
+		*argc -= used;
 	}
 	if (dir && *dir) {
 		snprintf(path, sizeof(path), "%s/rank%d.log", dir, world_rank);
@@ -232,6 +253,10 @@ static void log_send(const char *call, int bytes, int dst, int tag,
 int mpilog_send(enum mpilog_send_call call, const void *buf, int bytes,
 		int dst, int tag, MPI_Comm comm, MPI_Request *req)
 {
+	if (no_ssend && call == MPILOG_SSEND)
+		call = MPILOG_SEND;
+	if (no_ssend && call == MPILOG_ISSEND)
+		call = MPILOG_ISEND;
 	log_send(send_calls[call], bytes, dst, tag, find_comm(comm));
 	switch (call) {
 	case MPILOG_SEND:

@@ -5,9 +5,12 @@
  * MPI program itself sees it. Test programs post their point-to-point
  * operations through the mpilog_* wrappers below, which make the MPI call
  * and log it; each rank writes "<logdir>/rank<world rank>.log", where logdir
- * is the program's first argument "--log DIR" or the environment variable
- * MSGTRACE_TEST_LOG (no log is written when neither is set). This helper
- * knows MPI only: nothing of libfabric or of msgtrace's trace format.
+ * is given by the program's option "--log DIR" or the environment variable
+ * MSGTRACE_TEST_LOG (no log is written when neither is set). The option
+ * "--no-ssend" makes every MPILOG_SSEND/ISSEND a standard MPI_Send/Isend
+ * (logged as such): Open MPI 4.1.4 hangs on synchronous sends in
+ * ofi_tag_1/ofi_tag_2. This helper knows MPI only: nothing of libfabric or
+ * of msgtrace's trace format.
  *
  * Lines, in posting order; seq=<k> counts the rank's SEND, RECV and PROBE
  * lines from 0 in the order they were posted. A receive's line is written
@@ -51,7 +54,8 @@ enum mpilog_send_call {
 	MPILOG_RSEND
 };
 
-/* Opens the log. Call right after MPI_Init; removes "--log DIR" from argv. */
+/* Opens the log. Call right after MPI_Init; removes "--log DIR" and
+ * "--no-ssend" from argv. */
 void mpilog_init(int *argc, char ***argv);
 /* Flushes receives still pending (there must be none) and closes the log. */
 void mpilog_finalize(void);
@@ -61,6 +65,10 @@ void mpilog_comm(MPI_Comm comm, const char *label);
 void mpilog_coll(MPI_Comm comm, const char *op);
 /* Prints "rank <r>: <what>" to stderr and aborts the job. */
 void mpilog_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* mpilog_fail unless rc is MPI_SUCCESS. */
+void mpilog_check(int rc, const char *what);
+/* Whether --no-ssend was given. */
+int mpilog_no_ssend(void);
 /* Rank in MPI_COMM_WORLD, valid after mpilog_init. */
 int mpilog_world_rank(void);
 

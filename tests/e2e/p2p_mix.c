@@ -20,7 +20,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "mpilog.h"
 #include "payload.h"
@@ -39,47 +38,12 @@ enum {
 enum { R_RECVS, R_SUM, R_PROBES, R_CANCELLED, R_TRUNCATED, R_SPLIT_SUM,
        R_ALLREDUCE, R_COUNT };
 static long result[R_COUNT];
-static int no_ssend;
 
-static void check_rc(int rc, const char *what)
-{
-	if (rc != MPI_SUCCESS)
-		mpilog_fail("%s failed with MPI error %d", what, rc);
-}
-
-static void send_payload(enum mpilog_send_call call, int bytes, int dst,
-			 int tag, MPI_Comm comm)
-{
-	int me;
-	unsigned char *buf;
-
-	MPI_Comm_rank(comm, &me);
-	buf = payload_new(bytes, me, tag);
-	check_rc(mpilog_send(call, buf, bytes, dst, tag, comm, NULL), "send");
-	free(buf);
-}
-
-/* Receives one message into a buffer of bytes bytes and checks it against
- * the payload of the sender and tag the status names. */
+/* Receives and checks one message, counting it in the results. */
 static void recv_payload(int bytes, int src, int tag, MPI_Comm comm)
 {
-	unsigned char *buf = payload_new(bytes, 0, 0);
-	MPI_Status st;
-	int n;
-
-	check_rc(mpilog_recv(buf, bytes, src, tag, comm, &st), "recv");
-	MPI_Get_count(&st, MPI_BYTE, &n);
-	result[R_SUM] += payload_check(buf, n, st.MPI_SOURCE, st.MPI_TAG,
-				       "recv");
+	result[R_SUM] += payload_recv(bytes, src, tag, comm);
 	result[R_RECVS]++;
-	free(buf);
-}
-
-static enum mpilog_send_call sync_call(enum mpilog_send_call call)
-{
-	if (!no_ssend)
-		return call;
-	return call == MPILOG_ISSEND ? MPILOG_ISEND : MPILOG_SEND;
 }
 
 /* Blocking ring 0->1->2->3->0 for every size; even ranks send first so
@@ -88,12 +52,12 @@ static void phase_ring(int rank)
 {
 	for (int i = 0; i < NSIZES; i++) {
 		if (rank % 2 == 0)
-			send_payload(MPILOG_SEND, sizes[i], (rank + 1) % 4,
+			payload_send(MPILOG_SEND, sizes[i], (rank + 1) % 4,
 				     TAG_RING + i, MPI_COMM_WORLD);
 		recv_payload(sizes[i], (rank + 3) % 4, TAG_RING + i,
 			     MPI_COMM_WORLD);
 		if (rank % 2 == 1)
-			send_payload(MPILOG_SEND, sizes[i], (rank + 1) % 4,
+			payload_send(MPILOG_SEND, sizes[i], (rank + 1) % 4,
 				     TAG_RING + i, MPI_COMM_WORLD);
 	}
 }
@@ -109,13 +73,13 @@ static void phase_pairs(int rank)
 	for (int i = 0; i < NSIZES; i++) {
 		in[i] = payload_new(sizes[i], 0, 0);
 		out[i] = payload_new(sizes[i], rank, TAG_PAIR + i);
-		check_rc(mpilog_irecv(in[i], sizes[i], peer, TAG_PAIR + i,
+		mpilog_check(mpilog_irecv(in[i], sizes[i], peer, TAG_PAIR + i,
 				      MPI_COMM_WORLD, &req[2 * i]), "irecv");
-		check_rc(mpilog_send(MPILOG_ISEND, out[i], sizes[i], peer,
+		mpilog_check(mpilog_send(MPILOG_ISEND, out[i], sizes[i], peer,
 				     TAG_PAIR + i, MPI_COMM_WORLD,
 				     &req[2 * i + 1]), "isend");
 	}
-	check_rc(mpilog_waitall(2 * NSIZES, req), "waitall");
+	mpilog_check(mpilog_waitall(2 * NSIZES, req), "waitall");
 	for (int i = 0; i < NSIZES; i++) {
 		result[R_SUM] += payload_check(in[i], sizes[i], peer,
 					       TAG_PAIR + i, "irecv");
@@ -139,12 +103,12 @@ static void phase_wildcards(int rank)
 						 TAG_WILD_LARGE);
 		MPI_Request req;
 
-		send_payload(MPILOG_SEND, sizes[0], 0, TAG_WILD_SMALL + rank,
+		payload_send(MPILOG_SEND, sizes[0], 0, TAG_WILD_SMALL + rank,
 			     MPI_COMM_WORLD);
-		check_rc(mpilog_send(MPILOG_ISEND, buf, sizes[1], 0,
+		mpilog_check(mpilog_send(MPILOG_ISEND, buf, sizes[1], 0,
 				     TAG_WILD_LARGE, MPI_COMM_WORLD, &req),
 			 "isend");
-		check_rc(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
+		mpilog_check(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
 		free(buf);
 	}
 	mpilog_coll(MPI_COMM_WORLD, "barrier");
@@ -161,19 +125,19 @@ static void phase_sync(int rank)
 	switch (rank) {
 	case 0:
 		buf = payload_new(sizes[2], 0, TAG_SYNC + 2);
-		check_rc(mpilog_send(sync_call(MPILOG_ISSEND), buf, sizes[2],
+		mpilog_check(mpilog_send(MPILOG_ISSEND, buf, sizes[2],
 				     2, TAG_SYNC + 2, MPI_COMM_WORLD, &req),
 			 "issend");
 		recv_payload(sizes[0], 2, TAG_SYNC + 1, MPI_COMM_WORLD);
-		check_rc(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
+		mpilog_check(mpilog_wait(&req, MPI_STATUS_IGNORE), "wait");
 		free(buf);
 		break;
 	case 1:
-		send_payload(sync_call(MPILOG_SSEND), sizes[1], 3, TAG_SYNC,
+		payload_send(MPILOG_SSEND, sizes[1], 3, TAG_SYNC,
 			     MPI_COMM_WORLD);
 		break;
 	case 2:
-		send_payload(sync_call(MPILOG_SSEND), sizes[0], 0,
+		payload_send(MPILOG_SSEND, sizes[0], 0,
 			     TAG_SYNC + 1, MPI_COMM_WORLD);
 		recv_payload(sizes[2], 0, TAG_SYNC + 2, MPI_COMM_WORLD);
 		break;
@@ -195,39 +159,38 @@ static void phase_probes(int rank)
 
 	switch (rank) {
 	case 0:
-		send_payload(MPILOG_SEND, sizes[1], 2, TAG_MPROBE,
+		payload_send(MPILOG_SEND, sizes[1], 2, TAG_MPROBE,
 			     MPI_COMM_WORLD);
 		break;
 	case 1:
-		check_rc(mpilog_iprobe(3, TAG_NEVER, MPI_COMM_WORLD, &flag,
+		mpilog_check(mpilog_iprobe(3, TAG_NEVER, MPI_COMM_WORLD, &flag,
 				       &st), "iprobe");
 		result[R_PROBES] += flag;
-		check_rc(mpilog_probe(3, TAG_PROBE, MPI_COMM_WORLD, &st),
+		mpilog_check(mpilog_probe(3, TAG_PROBE, MPI_COMM_WORLD, &st),
 			 "probe");
-		check_rc(mpilog_iprobe(3, TAG_PROBE, MPI_COMM_WORLD, &flag,
+		mpilog_check(mpilog_iprobe(3, TAG_PROBE, MPI_COMM_WORLD, &flag,
 				       &st), "iprobe");
 		result[R_PROBES] += 1 + flag;
 		recv_payload(sizes[2], 3, TAG_PROBE, MPI_COMM_WORLD);
 		break;
 	case 2:
-		check_rc(mpilog_probe(MPI_ANY_SOURCE, TAG_MPROBE,
+		mpilog_check(mpilog_probe(MPI_ANY_SOURCE, TAG_MPROBE,
 				      MPI_COMM_WORLD, &st), "probe");
 		/* The message is there: MPI_Probe saw it. */
-		check_rc(mpilog_improbe(MPI_ANY_SOURCE, TAG_MPROBE,
+		mpilog_check(mpilog_improbe(MPI_ANY_SOURCE, TAG_MPROBE,
 					MPI_COMM_WORLD, &flag, &msg, &st),
 			 "improbe");
 		if (!flag)
 			mpilog_fail("MPI_Improbe missed a message MPI_Probe saw");
 		result[R_PROBES] += 2;
 		buf = payload_new(sizes[1], 0, 0);
-		check_rc(mpilog_mrecv(buf, sizes[1], &msg, &st), "mrecv");
-		result[R_SUM] += payload_check(buf, sizes[1], 0, TAG_MPROBE,
-					       "mrecv");
+		mpilog_check(mpilog_mrecv(buf, sizes[1], &msg, &st), "mrecv");
+		result[R_SUM] += payload_check_status(buf, &st, "mrecv");
 		result[R_RECVS]++;
 		free(buf);
 		break;
 	case 3:
-		send_payload(MPILOG_SEND, sizes[2], 1, TAG_PROBE,
+		payload_send(MPILOG_SEND, sizes[2], 1, TAG_PROBE,
 			     MPI_COMM_WORLD);
 		break;
 	}
@@ -248,15 +211,15 @@ static void phase_cancel_truncate(int rank)
 	int rc, eclass;
 
 	if (rank == 0)
-		send_payload(MPILOG_SEND, sizes[2], 3, TAG_TRUNC,
+		payload_send(MPILOG_SEND, sizes[2], 3, TAG_TRUNC,
 			     MPI_COMM_WORLD);
 	if (rank == 2) {
 		int cancelled;
 
-		check_rc(mpilog_irecv(buf, sizeof(buf), MPI_ANY_SOURCE,
+		mpilog_check(mpilog_irecv(buf, sizeof(buf), MPI_ANY_SOURCE,
 				      TAG_CANCEL, MPI_COMM_WORLD, &req),
 			 "irecv");
-		check_rc(mpilog_cancel_recv(&req, &cancelled), "cancel");
+		mpilog_check(mpilog_cancel_recv(&req, &cancelled), "cancel");
 		result[R_CANCELLED] = cancelled;
 	}
 	if (rank == 3) {
@@ -293,8 +256,8 @@ static void phase_split(int rank)
 	mpilog_comm(split, rank % 2 ? "odd" : "even");
 	MPI_Comm_rank(split, &me);
 	if (me == 0) {
-		send_payload(MPILOG_SEND, sizes[0], 1, TAG_SPLIT, split);
-		send_payload(MPILOG_SEND, sizes[2], 1, TAG_SPLIT + 1, split);
+		payload_send(MPILOG_SEND, sizes[0], 1, TAG_SPLIT, split);
+		payload_send(MPILOG_SEND, sizes[2], 1, TAG_SPLIT + 1, split);
 	} else {
 		long before = result[R_SUM];
 
@@ -321,7 +284,7 @@ static void print_results(int rank)
 	if (rank != 0)
 		return;
 	printf("p2p_mix: 4 ranks, sizes 8 1024 65536 1048576%s\n",
-	       no_ssend ? ", no synchronous sends" : "");
+	       mpilog_no_ssend() ? ", no synchronous sends" : "");
 	for (int r = 0; r < 4; r++) {
 		printf("rank %d:", r);
 		for (int i = 0; i < R_COUNT; i++)
@@ -336,13 +299,9 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	mpilog_init(&argc, &argv);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-ssend"))
-			no_ssend = 1;
-		else
-			mpilog_fail("unknown option %s (usage: p2p_mix "
-				    "[--log DIR] [--no-ssend])", argv[i]);
-	}
+	if (argc > 1)
+		mpilog_fail("unknown option %s (usage: p2p_mix [--log DIR] "
+			    "[--no-ssend])", argv[1]);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size != 4)

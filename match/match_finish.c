@@ -1,0 +1,186 @@
+/*
+ * match_finish.c - the end of the input: what never found a partner, what
+ * is still pending (the hang diagnosis) and the near misses that explain it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "match_priv.h"
+
+static int add_pending(struct mt_match *m, const struct op *o, size_t *cap)
+{
+	struct mt_match_summary *s = &m->sum;
+
+	if (s->n_pending == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct mt_match_pending *p = realloc(s->pending, c * sizeof(*p));
+
+		if (!p)
+			return MT_MATCH_ERR_NOMEM;
+		s->pending = p;
+		*cap = c;
+	}
+	struct mt_match_pending *p = &s->pending[s->n_pending++];
+
+	memset(p, 0, sizeof(*p));
+	p->op = o->p;
+	p->rank = ep_rank(m, o->p.ep);
+	p->peer_rank = ep_rank(m, o->p.peer);
+	if (p->peer_rank < 0 && o->p.dir == MT_MATCH_DIR_RECV)
+		p->peer_rank = comm_rank(m, o->p.ep, &o->p.f);
+	return MT_MATCH_OK;
+}
+
+/*
+ * Would unmatched send s reach pending receive r but for one field? The
+ * provider's test is (send tag ^ filter) & ~ignore == 0 plus the directed
+ * source; name the single field that fails, or "nothing" when none does
+ * (the send came too late, or its record was lost).
+ */
+static int near_field(const struct mt_match *m, const struct op *s,
+		      const struct mt_match_op *r, struct mt_match_near *n)
+{
+	uint64_t diff = s->p.tagged ? (s->p.tag ^ r->tag) & ~r->ignore : 0;
+	int addr = r->peer >= 0 && r->peer != s->p.ep;
+
+	if (s->p.peer != r->ep || s->p.tagged != r->tagged)
+		return 0;
+	memset(n, 0, sizeof(*n));
+	if (!diff) {
+		n->addr_only = (uint8_t)addr;
+		n->field = addr ? MT_MATCH_F_SRC : MT_MATCH_F_COUNT;
+		return 1;
+	}
+	if (addr)
+		return 0;
+	for (unsigned f = 0; f < MT_MATCH_F_COUNT; f++)
+		if (m->cfg.field_mask[f] && !(diff & ~m->cfg.field_mask[f])) {
+			n->field = (uint8_t)f;
+			return 1;
+		}
+	return 0;
+}
+
+static void find_near(struct mt_match *m, struct mt_match_pending *p,
+		      const uint32_t *sends, size_t n_sends)
+{
+	for (size_t i = 0; i < n_sends && p->n_near < MT_MATCH_NEAR; i++) {
+		struct mt_match_near *n = &p->near[p->n_near];
+
+		if (near_field(m, &m->op[sends[i]], &p->op, n)) {
+			build_msg(m, sends[i], NIL, &n->send);
+			n->send.status = MT_MATCH_ST_UNMATCHED_SEND;
+			p->n_near++;
+		}
+	}
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct mt_match_pending *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->op.ts < y->op.ts ? -1 : x->op.ts > y->op.ts;
+}
+
+/*
+ * Pending receives are hang suspects, except those on an endpoint that was
+ * closed normally and that no unmatched send comes close to: Open MPI leaves
+ * such receives (pre-posted, abandoned) at finalize; they are only counted.
+ */
+static int pending_recvs(struct mt_match *m, const uint32_t *sends,
+			 size_t n_sends, size_t *cap)
+{
+	for (uint32_t i = 1; i < m->n_op; i++) {
+		struct op *o = &m->op[i];
+
+		if (!o->state || o->p.dir != MT_MATCH_DIR_RECV ||
+		    (o->state & (OP_DONE | OP_PEEK)))
+			continue;
+		if (add_pending(m, o, cap))
+			return MT_MATCH_ERR_NOMEM;
+		struct mt_match_pending *p = &m->sum.pending[m->sum.n_pending - 1];
+
+		find_near(m, p, sends, n_sends);
+		const struct owed *ow = owed_for(m, o);
+
+		if (ow) {
+			p->unacked = 1;
+			p->unacked_claimed = ow->claimed;
+			p->unacked_msg = ow->msg;
+		}
+		if (!p->n_near && !p->unacked && m->ep[o->p.ep].close_ts != MT_MATCH_NOTIME &&
+		    !(o->state & OP_PAIRED)) {
+			m->sum.n_pending--;
+			m->sum.abandoned_at_close++;
+		}
+	}
+	return MT_MATCH_OK;
+}
+
+/* Sends still waiting for a receive: the unmatched ones. */
+static int collect_sends(struct mt_match *m, uint32_t **out, size_t *n,
+			 size_t *cap)
+{
+	uint32_t *v = NULL;
+	size_t k = 0;
+
+	for (uint32_t i = 1; i < m->n_op; i++)
+		if ((m->op[i].state & OP_QUEUED) &&
+		    m->op[i].p.dir == MT_MATCH_DIR_SEND) {
+			if (!(k & (k + 1)) || !v) {
+				uint32_t *nv = realloc(v, (k + 1) * 2 * sizeof(*nv));
+
+				if (!nv)
+					return free(v), MT_MATCH_ERR_NOMEM;
+				v = nv;
+			}
+			v[k++] = i;
+			if (!(m->op[i].state & OP_DONE) &&
+			    add_pending(m, &m->op[i], cap))
+				return free(v), MT_MATCH_ERR_NOMEM;
+		}
+	*out = v;
+	*n = k;
+	return MT_MATCH_OK;
+}
+
+int mt_match_finish(struct mt_match *m)
+{
+	uint32_t *sends = NULL;
+	size_t n_sends = 0, cap = 0;
+	int rc = MT_MATCH_OK;
+
+	/* Receives still posted will never complete: they block no one. */
+	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
+		rc = recv_settle(m, (int32_t)e, 1);
+	if (!rc)
+		rc = collect_sends(m, &sends, &n_sends, &cap);
+	if (!rc)
+		rc = pending_recvs(m, sends, n_sends, &cap);
+	for (uint32_t i = 1; i < m->n_op && !rc; i++) {
+		struct op *o = &m->op[i];
+
+		if (!o->state)
+			continue;
+		if (o->state & OP_PAIRED) {
+			uint32_t j = o->peer_op;
+
+			if (o->p.dir == MT_MATCH_DIR_SEND &&
+			    !(o->state & OP_DONE))
+				m->sum.pending_delivered_sends++;
+			rc = o->p.dir == MT_MATCH_DIR_SEND ? flush_pair(m, i, j) :
+				flush_pair(m, j, i);
+		} else if (o->state & OP_QUEUED) {
+			rc = emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?
+					MT_MATCH_ST_UNMATCHED_SEND :
+					MT_MATCH_ST_UNMATCHED_RECV);
+		}
+	}
+	free(sends);
+	if (m->sum.n_pending)
+		qsort(m->sum.pending, m->sum.n_pending, sizeof(*m->sum.pending),
+		      cmp_pending);
+	return rc;
+}

@@ -1,0 +1,335 @@
+/*
+ * match_ops.c - posted operations and their completions: pairing by context,
+ * probes and claims, and the order in which receives enter matching.
+ */
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+
+#include "match_priv.h"
+
+static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
+{
+	/* The sender knows its own world rank and its rank in the
+	 * communicator: receives that only know the latter learn it here. */
+	if (op->f.cid < 0 || op->f.comm_src < 0 || op->peer < 0)
+		return MT_MATCH_OK;
+	/* Senders repeat the same few triples: a per-endpoint cache of the
+	 * last ones spares the map (this runs for every send). */
+	struct ep *e = &m->ep[op->ep];
+	unsigned slot = ((unsigned)op->peer ^ (unsigned)op->f.cid) % EP_LEARNT;
+
+	if (e->learnt[slot].cid == op->f.cid && e->learnt[slot].peer == op->peer &&
+	    e->learnt[slot].comm_src == op->f.comm_src)
+		return MT_MATCH_OK;
+	e->learnt[slot].cid = op->f.cid;
+	e->learnt[slot].peer = op->peer;
+	e->learnt[slot].comm_src = op->f.comm_src;
+	struct map_key k = { .a = (uint64_t)op->f.cid,
+			     .b = (uint64_t)(uint32_t)op->f.comm_src,
+			     .c = (uint32_t)op->peer };
+	int32_t rank = ep_rank(m, op->ep);
+
+	return rank < 0 ? MT_MATCH_OK : map_put(&m->comm, &k, (uint32_t)rank + 1);
+}
+
+int32_t comm_rank(const struct mt_match *m, int32_t ep,
+		  const struct mt_match_fields *f)
+{
+	if (f->cid < 0 || f->comm_src < 0)
+		return -1;
+	struct map_key k = { .a = (uint64_t)f->cid,
+			     .b = (uint64_t)(uint32_t)f->comm_src,
+			     .c = (uint32_t)ep };
+	const struct map_slot *s = map_get(&m->comm, &k);
+
+	return s ? (int32_t)s->v - 1 : -1;
+}
+
+static void list_append(struct mt_match *m, uint32_t i)
+{
+	struct ep *e = &m->ep[m->op[i].p.ep];
+
+	m->op[i].l_prev = e->lt;
+	m->op[i].l_next = NIL;
+	if (e->lt)
+		m->op[e->lt].l_next = i;
+	else
+		e->lh = i;
+	e->lt = i;
+	m->op[i].state |= OP_LISTED;
+}
+
+void list_unlink(struct mt_match *m, uint32_t i)
+{
+	struct op *o = &m->op[i];
+	struct ep *e = &m->ep[o->p.ep];
+
+	if (!(o->state & OP_LISTED))
+		return;
+	if (o->l_prev)
+		m->op[o->l_prev].l_next = o->l_next;
+	else
+		e->lh = o->l_next;
+	if (o->l_next)
+		m->op[o->l_next].l_prev = o->l_prev;
+	else
+		e->lt = o->l_prev;
+	if (o->state & OP_DONE)
+		e->n_deferred--;
+	o->state &= ~(uint32_t)OP_LISTED;
+}
+
+static struct map_key claim_key(const struct mt_match *m, int32_t ep,
+				uint64_t context)
+{
+	return (struct map_key){ .a = context, .b = 1,
+				 .c = (uint32_t)ep_proc(m, ep) };
+}
+
+/* An FI_CLAIM receive names the message its probe claimed by context: it
+ * adds no new receive, it only waits for the claimed one's data. */
+static int post_claim(struct mt_match *m, const struct mt_match_op *op,
+		      int *taken)
+{
+	struct map_key k = claim_key(m, op->ep, op->context);
+	struct map_slot *s = map_get(&m->claims, &k);
+
+	*taken = s != NULL;
+	if (!s)
+		return MT_MATCH_OK;
+	uint32_t i = s->v;
+
+	map_del(&m->claims, s);
+	m->op[i].state &= ~(uint32_t)OP_CLAIMED;
+	m->op[i].p.len = op->len;
+	return ctx_push(m, i);
+}
+
+int mt_match_post(struct mt_match *m, const struct mt_match_op *op)
+{
+	if (ep_proc(m, op->ep) < 0 || op->dir > MT_MATCH_DIR_RECV)
+		return MT_MATCH_ERR_INVAL;
+	m->sum.ops++;
+	if (op->dir == MT_MATCH_DIR_RECV && (op->flags & FI_CLAIM) &&
+	    !(op->flags & FI_PEEK)) {
+		int taken, rc = post_claim(m, op, &taken);
+
+		if (rc || taken)
+			return rc;
+	}
+	uint32_t i = op_alloc(m);
+
+	if (!i)
+		return MT_MATCH_ERR_NOMEM;
+	struct op *o = &m->op[i];
+
+	o->p = *op;
+	o->seq = ++m->seq;
+	o->done_ts = MT_MATCH_NOTIME;
+	o->rsrc_ep = -1;
+	if (op->dir == MT_MATCH_DIR_SEND) {
+		m->posted_sends++;
+		m->live_sends++;
+		if (op->inject || (op->selective && !(op->flags & FI_COMPLETION))) {
+			o->state |= OP_DONE;
+			o->done_ts = op->ts;
+		} else if (ctx_push(m, i)) {
+			return MT_MATCH_ERR_NOMEM;
+		}
+		return learn_comm(m, op) ? MT_MATCH_ERR_NOMEM : pair_send(m, i);
+	}
+	if (op->flags & FI_PEEK) {
+		o->state |= OP_PEEK;
+		m->sum.probes++;
+		return ctx_push(m, i);
+	}
+	m->posted_recvs++;
+	m->live_recvs++;
+	list_append(m, i);
+	return ctx_push(m, i);
+}
+
+static void take_completion(struct op *o, const struct mt_match_cqe *c)
+{
+	o->done_ts = c->ts;
+	o->done_len = c->len;
+	o->rtag = o->p.tagged ? c->tag : 0;
+	o->rsrc = c->src_id;
+	o->rf = c->f;
+	o->rsrc_ep = c->src_ep >= 0 ? c->src_ep : o->p.peer;
+}
+
+static void warn_op(struct mt_match *m, uint32_t i, unsigned w)
+{
+	struct mt_match_msg msg;
+	struct mt_match_warn *wn = &m->sum.warn[w];
+
+	if (m->op[i].p.dir == MT_MATCH_DIR_SEND)
+		build_msg(m, i, NIL, &msg);
+	else
+		build_msg(m, NIL, i, &msg);
+	if (wn->n_examples < MT_MATCH_EXAMPLES)
+		wn->example[wn->n_examples++] = msg;
+	wn->count++;
+}
+
+/* A probe's completion: a miss (FI_ENOMSG) or a hit; a hit with FI_CLAIM
+ * takes its message now, so it enters matching here, at the claim. */
+static int probe_done(struct mt_match *m, uint32_t i,
+		      const struct mt_match_cqe *c)
+{
+	struct op *o = &m->op[i];
+
+	if (c->err == FI_ENOMSG) {
+		m->sum.probe_misses++;
+	} else if (c->err) {
+		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+	} else {
+		m->sum.probe_hits++;
+		if (o->p.flags & FI_CLAIM) {
+			struct map_key k = claim_key(m, o->p.ep, o->p.context);
+
+			m->sum.claims++;
+			m->posted_recvs++;
+			m->live_recvs++;
+			take_completion(o, c);
+			o->done_ts = MT_MATCH_NOTIME;
+			o->state = OP_CLAIMED | OP_FINAL;
+			if (map_put(&m->claims, &k, i))
+				return MT_MATCH_ERR_NOMEM;
+			return pair_recv(m, i);
+		}
+	}
+	op_free(m, i);
+	return MT_MATCH_OK;
+}
+
+static int send_done(struct mt_match *m, uint32_t i,
+		     const struct mt_match_cqe *c)
+{
+	struct op *o = &m->op[i];
+
+	o->state |= OP_DONE;
+	o->done_ts = c->ts;
+	if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
+		o->state |= OP_CANCEL;
+		return emit_alone(m, i, MT_MATCH_ST_CANCELLED);
+	}
+	if (c->err)
+		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+	return try_emit(m, i);
+}
+
+static int recv_done(struct mt_match *m, uint32_t i,
+		     const struct mt_match_cqe *c)
+{
+	struct op *o = &m->op[i];
+	int32_t ep = o->p.ep;
+
+	take_completion(o, c);
+	if (c->err == FI_ETRUNC) {
+		o->state |= OP_TRUNC;
+	} else if (c->err) {
+		list_unlink(m, i);
+		if (c->err == FI_ECANCELED) {
+			o->state |= OP_CANCEL | OP_DONE;
+			if (emit_alone(m, i, MT_MATCH_ST_CANCELLED))
+				return MT_MATCH_ERR_NOMEM;
+		} else {
+			warn_op(m, i, MT_MATCH_W_OP_ERROR);
+			m->live_recvs--;
+			m->ended_recvs++;
+			op_free(m, i);
+		}
+		return recv_settle(m, ep, 0);
+	}
+	o->state |= OP_DONE;
+	if (!(o->state & OP_LISTED))	/* a claimed message's data arrived */
+		return try_emit(m, i);
+	m->ep[ep].n_deferred++;
+	return recv_settle(m, ep, 0);
+}
+
+int mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
+{
+	int32_t proc = ep_proc(m, c->ep);
+
+	if (proc < 0)
+		return MT_MATCH_ERR_INVAL;
+	m->sum.cqes++;
+	uint32_t i = ctx_pop(m, proc, c->context);
+
+	if (!i) {
+		m->sum.warn[MT_MATCH_W_ORPHAN_CQE].count++;
+		return MT_MATCH_OK;
+	}
+	if (m->op[i].state & OP_PEEK)
+		return probe_done(m, i, c);
+	if (m->op[i].p.dir == MT_MATCH_DIR_SEND)
+		return send_done(m, i, c);
+	return recv_done(m, i, c);
+}
+
+int mt_match_close(struct mt_match *m, int32_t ep, uint64_t ts)
+{
+	if (ep_proc(m, ep) < 0)
+		return MT_MATCH_ERR_INVAL;
+	m->ep[ep].close_ts = ts;
+	return MT_MATCH_OK;
+}
+
+/*
+ * Must completed receive d wait for the earlier receive p? While p is still
+ * posted, if p could take d's message (the provider's test: tag bits outside
+ * ignore, directed source; when unsure, yes: that only delays d). Once p
+ * completed but waits itself, if p carries the same key (same order rule).
+ */
+static int blocks(const struct op *p, const struct op *d, uint64_t loose)
+{
+	if (p->p.tagged != d->p.tagged)
+		return 0;
+	if (p->state & OP_DONE)
+		return p->rsrc == d->rsrc && !((p->rtag ^ d->rtag) & ~loose);
+	if (p->p.peer >= 0 && d->rsrc_ep >= 0 && p->p.peer != d->rsrc_ep)
+		return 0;
+	return !p->p.tagged || !((d->rtag ^ p->p.tag) & ~p->p.ignore);
+}
+
+#define BLOCKERS 64
+
+/*
+ * Moves the completed receives of ep into matching, in posting order. A
+ * completed receive must wait while an earlier-posted receive that could
+ * take the same message is still posted: that one gets the earlier send.
+ * Unrelated receives left posted (pre-posted, abandoned) block nothing.
+ * at_end: input is over, receives still posted will never complete.
+ */
+int recv_settle(struct mt_match *m, int32_t ep, int at_end)
+{
+	struct ep *e = &m->ep[ep];
+	uint32_t blk[BLOCKERS], n_blk = 0;
+	int overflow = 0;
+
+	for (uint32_t i = e->lh, next; i && e->n_deferred; i = next) {
+		struct op *o = &m->op[i];
+		int blocked = overflow;
+
+		next = o->l_next;
+		if (!(o->state & OP_DONE) && at_end)
+			continue;
+		for (uint32_t j = 0; j < n_blk && !blocked; j++)
+			blocked = blocks(&m->op[blk[j]], o, m->cfg.loose_mask);
+		if (!(o->state & OP_DONE) || blocked) {
+			if (n_blk < BLOCKERS)
+				blk[n_blk++] = i;
+			else
+				overflow = 1;
+			continue;
+		}
+		list_unlink(m, i);
+		o->state |= OP_FINAL;
+		if (pair_recv(m, i))
+			return MT_MATCH_ERR_NOMEM;
+	}
+	return MT_MATCH_OK;
+}

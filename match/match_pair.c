@@ -1,0 +1,357 @@
+/*
+ * match_pair.c - message matching: per key, the i-th send in the sender's
+ * posting order with the i-th receive in the receiver's order; and the
+ * message records that come out once both sides are complete.
+ */
+#include <string.h>
+#include <stdlib.h>
+
+#include "match_priv.h"
+
+static struct map_key send_key(const struct mt_match *m, const struct op *s)
+{
+	return (struct map_key){ .a = s->p.tagged ? s->p.tag & ~m->cfg.loose_mask : 0,
+				 .b = s->p.src_id, .c = (uint32_t)s->p.peer };
+}
+
+static struct map_key recv_key(const struct mt_match *m, const struct op *r)
+{
+	return (struct map_key){ .a = r->rtag & ~m->cfg.loose_mask,
+				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
+}
+
+/* The key entry of k, made if add and absent (NIL when absent or out of
+ * memory); *slot is its map slot, valid until the next key change. */
+static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add,
+			struct map_slot **slot)
+{
+	int added = 0;
+	struct map_slot *s = add ? map_find_or_add(&m->keys, k, &added) :
+		map_get(&m->keys, k);
+
+	*slot = s;
+	if (!s || !added)
+		return s ? s->v : NIL;
+	uint32_t i = m->free_key;
+
+	if (i) {
+		m->free_key = m->key[i].next_free;
+	} else {
+		if (m->n_key >= m->cap_key &&
+		    grow_array((void **)&m->key, &m->cap_key, sizeof(*m->key))) {
+			map_del(&m->keys, s);
+			return NIL;
+		}
+		i = m->n_key++;
+	}
+	m->key[i] = (struct key){ .k = *k };
+	s->v = i;
+	return i;
+}
+
+/* Drops key ki once neither side waits on it: memory follows what is in
+ * flight, not the number of distinct tags ever seen. */
+static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
+{
+	struct key *k = &m->key[ki];
+
+	if (k->sh || k->rh)
+		return;
+	map_del(&m->keys, slot);
+	k->next_free = m->free_key;
+	m->free_key = ki;
+}
+
+static void q_push(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
+{
+	m->op[i].q_next = NIL;
+	if (*t)
+		m->op[*t].q_next = i;
+	else
+		*h = i;
+	*t = i;
+	m->op[i].state |= OP_QUEUED;
+}
+
+static void q_remove(struct mt_match *m, uint32_t *h, uint32_t *t,
+		     uint32_t prev, uint32_t i)
+{
+	uint32_t next = m->op[i].q_next;
+
+	if (prev)
+		m->op[prev].q_next = next;
+	else
+		*h = next;
+	if (*t == i)
+		*t = prev;
+	m->op[i].q_next = NIL;
+	m->op[i].state &= ~(uint32_t)OP_QUEUED;
+}
+
+/*
+ * The partner for op i in queue h: the oldest. When the message carries no
+ * source identity, the oldest from the source endpoint the receive knows
+ * (fi_cq_readfrom or a directed receive); failing that, the oldest at all,
+ * and the pairing is ambiguous.
+ */
+static uint32_t pick(struct mt_match *m, uint32_t h, int32_t want_ep, int nosrc,
+		     int from_sends, uint32_t *prev, int *ambig)
+{
+	*prev = NIL;
+	*ambig = 0;
+	if (!nosrc)
+		return h;
+	for (uint32_t i = h, p = NIL; i; p = i, i = m->op[i].q_next) {
+		int32_t ep = from_sends ? m->op[i].p.ep : m->op[i].rsrc_ep;
+
+		if (want_ep < 0 || ep < 0 || ep == want_ep) {
+			*prev = p;
+			*ambig = want_ep < 0 || ep < 0;
+			return i;
+		}
+	}
+	return NIL;
+}
+
+static void mark_paired(struct mt_match *m, uint32_t seq)
+{
+	if (!m->cfg.check)
+		return;
+	size_t byte = seq / 8;
+
+	if (byte >= m->paired_cap) {
+		size_t cap = m->paired_cap ? m->paired_cap * 2 : 4096;
+		uint8_t *b;
+
+		while (cap <= byte)
+			cap *= 2;
+		b = realloc(m->paired_bits, cap);
+		if (!b) {
+			violate(m, "out of memory for the check bitmap");
+			return;
+		}
+		memset(b + m->paired_cap, 0, cap - m->paired_cap);
+		m->paired_bits = b;
+		m->paired_cap = cap;
+	}
+	if (m->paired_bits[byte] & (1u << (seq % 8)))
+		violate(m, "an operation was matched twice");
+	m->paired_bits[byte] |= (uint8_t)(1u << (seq % 8));
+}
+
+static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
+{
+	if (m->cfg.check) {
+		struct map_key ks = send_key(m, &m->op[s]);
+		struct map_key kr = recv_key(m, &m->op[r]);
+
+		if (ks.a != kr.a || ks.b != kr.b || ks.c != kr.c)
+			violate(m, "a send was paired with a receive of another key");
+	}
+	mark_paired(m, m->op[s].seq);
+	mark_paired(m, m->op[r].seq);
+	m->op[s].peer_op = r;
+	m->op[r].peer_op = s;
+	m->op[s].state |= OP_PAIRED;
+	m->op[r].state |= OP_PAIRED;
+	if (ambig)
+		m->op[r].state |= OP_AMBIG;
+	if (owe_ack(m, s, r))
+		return MT_MATCH_ERR_NOMEM;
+	return try_emit(m, s);
+}
+
+/* Op i (a send, or a receive whose turn came) meets the oldest partner
+ * waiting on its key, or waits there itself. */
+static int pair(struct mt_match *m, uint32_t i, int send)
+{
+	struct op *o = &m->op[i];
+	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
+	struct map_slot *slot;
+	uint32_t ki = key_get(m, &k, 1, &slot), prev, j;
+	int ambig;
+
+	if (!ki)
+		return MT_MATCH_ERR_NOMEM;
+	struct key *kk = &m->key[ki];
+
+	j = pick(m, send ? kk->rh : kk->sh, send ? o->p.ep : o->rsrc_ep,
+		 k.b == MT_MATCH_NOSRC, !send, &prev, &ambig);
+	if (!j) {
+		if (send)
+			q_push(m, &kk->sh, &kk->st, i);
+		else
+			q_push(m, &kk->rh, &kk->rt, i);
+		return MT_MATCH_OK;
+	}
+	if (send)
+		q_remove(m, &kk->rh, &kk->rt, prev, j);
+	else
+		q_remove(m, &kk->sh, &kk->st, prev, j);
+	key_release(m, ki, slot);
+	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
+}
+
+int pair_send(struct mt_match *m, uint32_t s)
+{
+	ack_sent(m, s);
+	return pair(m, s, 1);
+}
+
+int pair_recv(struct mt_match *m, uint32_t r)
+{
+	return pair(m, r, 0);
+}
+
+/* Takes op i out of the key queue it waits in (cancel, end of input). */
+void unqueue(struct mt_match *m, uint32_t i)
+{
+	const struct op *o = &m->op[i];
+	int send = o->p.dir == MT_MATCH_DIR_SEND;
+	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
+	struct map_slot *slot;
+	uint32_t ki = key_get(m, &k, 0, &slot);
+
+	if (!ki || !(o->state & OP_QUEUED))
+		return;
+	struct key *kk = &m->key[ki];
+	uint32_t *h = send ? &kk->sh : &kk->rh, *t = send ? &kk->st : &kk->rt;
+
+	for (uint32_t j = *h, p = NIL; j; p = j, j = m->op[j].q_next)
+		if (j == i) {
+			q_remove(m, h, t, p, i);
+			break;
+		}
+	key_release(m, ki, slot);
+}
+
+void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
+	       struct mt_match_msg *msg)
+{
+	const struct op *so = s ? &m->op[s] : NULL, *ro = r ? &m->op[r] : NULL;
+
+	memset(msg, 0, sizeof(*msg));
+	msg->t_send_post = msg->t_send_done = MT_MATCH_NOTIME;
+	msg->t_recv_post = msg->t_recv_done = MT_MATCH_NOTIME;
+	msg->send_ep = msg->recv_ep = -1;
+	if (so) {
+		msg->send_ep = so->p.ep;
+		msg->recv_ep = so->p.peer;
+		msg->f = so->p.f;
+		msg->raw_tag = so->p.tag;
+		msg->bytes = so->p.len;
+		msg->t_send_post = so->p.ts;
+		msg->t_send_done = so->done_ts;
+	}
+	if (ro) {
+		msg->recv_ep = ro->p.ep;
+		msg->recv_buf = ro->p.len;
+		msg->t_recv_post = ro->p.ts;
+		msg->t_recv_done = ro->done_ts;
+		if (!so) {
+			int done = (ro->state & OP_DONE) || (ro->state & OP_FINAL);
+
+			msg->send_ep = ro->rsrc_ep;
+			msg->f = done ? ro->rf : ro->p.f;
+			msg->raw_tag = done ? ro->rtag : ro->p.tag;
+			msg->bytes = ro->done_len;
+		}
+	}
+	msg->send_rank = ep_rank(m, msg->send_ep);
+	msg->recv_rank = ep_rank(m, msg->recv_ep);
+	if (msg->send_rank < 0 && ro && !so)
+		msg->send_rank = comm_rank(m, ro->p.ep, &msg->f);
+	if (so && ro)
+		msg->status = (ro->state & OP_TRUNC) || so->p.len > ro->p.len ?
+			MT_MATCH_ST_TRUNCATED : (ro->state & OP_AMBIG) ?
+			MT_MATCH_ST_AMBIGUOUS : MT_MATCH_ST_MATCHED;
+}
+
+static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
+{
+	struct mt_match_warn *wn = &m->sum.warn[w];
+
+	if (wn->n_examples < MT_MATCH_EXAMPLES)
+		wn->example[wn->n_examples++] = *msg;
+	wn->count++;
+}
+
+/* Queues msg for the caller and counts what it says. */
+static int account(struct mt_match *m, const struct mt_match_msg *msg)
+{
+	static const int8_t warn_of[MT_MATCH_ST_COUNT] = {
+		[MT_MATCH_ST_MATCHED] = -1,
+		[MT_MATCH_ST_UNMATCHED_SEND] = MT_MATCH_W_SEND_NO_RECV,
+		[MT_MATCH_ST_UNMATCHED_RECV] = MT_MATCH_W_RECV_NO_SEND,
+		[MT_MATCH_ST_TRUNCATED] = MT_MATCH_W_TRUNCATED,
+		[MT_MATCH_ST_CANCELLED] = -1,
+		[MT_MATCH_ST_AMBIGUOUS] = MT_MATCH_W_AMBIGUOUS,
+	};
+
+	m->sum.messages++;
+	m->sum.by_status[msg->status]++;
+	if (warn_of[msg->status] >= 0)
+		warn(m, (unsigned)warn_of[msg->status], msg);
+	if (msg->t_recv_done != MT_MATCH_NOTIME &&
+	    msg->t_send_post != MT_MATCH_NOTIME &&
+	    msg->t_recv_done < msg->t_send_post)
+		warn(m, MT_MATCH_W_RECV_BEFORE_SEND, msg);
+	if (m->cfg.check) {
+		if (msg->t_send_done != MT_MATCH_NOTIME &&
+		    msg->t_send_done < msg->t_send_post)
+			violate(m, "a send completed before it was posted");
+		if (msg->t_recv_done != MT_MATCH_NOTIME &&
+		    msg->t_recv_done < msg->t_recv_post)
+			violate(m, "a receive completed before it was posted");
+	}
+	return emit_msg(m, msg);
+}
+
+static void retire(struct mt_match *m, uint32_t i)
+{
+	if (m->op[i].p.dir == MT_MATCH_DIR_SEND) {
+		m->live_sends--;
+		m->ended_sends++;
+	} else {
+		m->live_recvs--;
+		m->ended_recvs++;
+	}
+	op_free(m, i);
+}
+
+/* Emits the message of op i once both its send and receive completed. */
+int try_emit(struct mt_match *m, uint32_t i)
+{
+	if (!(m->op[i].state & OP_PAIRED))
+		return MT_MATCH_OK;
+	uint32_t j = m->op[i].peer_op;
+	uint32_t s = m->op[i].p.dir == MT_MATCH_DIR_SEND ? i : j;
+	uint32_t r = s == i ? j : i;
+
+	if (!(m->op[s].state & OP_DONE) || !(m->op[r].state & OP_DONE))
+		return MT_MATCH_OK;
+	return flush_pair(m, s, r);
+}
+
+/* Emits the paired s and r now, whatever is still missing. */
+int flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
+{
+	struct mt_match_msg msg;
+
+	build_msg(m, s, r, &msg);
+	retire(m, s);
+	retire(m, r);
+	return account(m, &msg);
+}
+
+int emit_alone(struct mt_match *m, uint32_t i, unsigned status)
+{
+	struct mt_match_msg msg;
+	int send = m->op[i].p.dir == MT_MATCH_DIR_SEND;
+
+	unqueue(m, i);
+	build_msg(m, send ? i : NIL, send ? NIL : i, &msg);
+	msg.status = (uint8_t)status;
+	retire(m, i);
+	return account(m, &msg);
+}

@@ -1,0 +1,166 @@
+/*
+ * match_priv.h - the matcher's internal state, shared by the match/ sources only.
+ * Operations live in one pool and are named by uint32 indices (0 = none),
+ * so that growing the pool never leaves a dangling pointer in a queue.
+ */
+#ifndef MATCH_PRIV_H
+#define MATCH_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mt_match.h"
+
+#define NIL 0u
+
+/* A hash map from a 20-byte key to a uint32, linear probing. */
+struct map_key {
+	uint64_t a, b;
+	uint32_t c;
+};
+
+struct map_slot {
+	struct map_key k;
+	uint32_t v;		/* 0: empty slot */
+};
+
+struct map {
+	struct map_slot *slot;
+	uint32_t mask;		/* capacity - 1; capacity a power of two */
+	uint32_t used;
+};
+
+int map_init(struct map *mp, uint32_t cap);
+void map_fini(struct map *mp);
+/* Returns the slot of k, or NULL when absent. */
+struct map_slot *map_get(const struct map *mp, const struct map_key *k);
+/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
+ * out of memory. The slot stays valid until the next add or delete. */
+struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
+				  int *added);
+/* Sets k -> v (v != 0), adding or replacing. */
+int map_put(struct map *mp, const struct map_key *k, uint32_t v);
+void map_del(struct map *mp, struct map_slot *s);
+
+enum op_state {
+	OP_CTX = 1u << 0,	/* waiting for its completion */
+	OP_DONE = 1u << 1,	/* completed (or completes at post) */
+	OP_FINAL = 1u << 2,	/* receive: its place in matching order fixed */
+	OP_PAIRED = 1u << 3,
+	OP_QUEUED = 1u << 4,	/* in a key queue, waiting for a partner */
+	OP_LISTED = 1u << 5,	/* receive: in its endpoint's posting list */
+	OP_PEEK = 1u << 6,	/* probe */
+	OP_CLAIMED = 1u << 7,	/* probe claimed a message; FI_CLAIM recv next */
+	OP_TRUNC = 1u << 8,
+	OP_CANCEL = 1u << 9,
+	OP_AMBIG = 1u << 10,
+	OP_ERROR = 1u << 11,
+};
+
+struct op {
+	struct mt_match_op p;	/* as posted */
+	uint64_t done_ts;
+	uint64_t done_len;
+	uint64_t rtag;		/* receive: tag of its completion */
+	uint64_t rsrc;		/* receive: source identity of its completion */
+	struct mt_match_fields rf; /* receive: completion decoded */
+	int32_t rsrc_ep;	/* receive: known source endpoint, or -1 */
+	uint32_t seq;		/* posting sequence number (1, 2, ...) */
+	uint32_t ctx_next;	/* same-context FIFO; free list */
+	uint32_t q_next;	/* key queue */
+	uint32_t l_prev, l_next; /* endpoint posting list */
+	uint32_t peer_op;	/* partner once paired */
+	uint32_t state;		/* enum op_state */
+};
+
+/* A synchronous send received, whose ACK has not been sent yet. */
+struct owed {
+	struct mt_match_msg msg;
+	uint8_t claimed;
+	uint32_t next_free;
+};
+
+/* Waiting sends and receives of one key. */
+struct key {
+	uint32_t sh, st;	/* send queue head, tail */
+	uint32_t rh, rt;	/* receive queue */
+	uint32_t next_free;
+	struct map_key k;
+};
+
+#define CTX_FAST 4096		/* direct-mapped slots of waiting contexts */
+#define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
+
+struct ep {
+	int32_t proc, rank;
+	struct { int64_t cid; int32_t peer, comm_src; } learnt[EP_LEARNT];
+	uint32_t lh, lt;	/* receives in posting order, until final */
+	uint32_t n_deferred;	/* completed but not final */
+	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
+};
+
+struct mt_match {
+	struct mt_match_cfg cfg;
+	struct op *op;		/* pool; op[0] unused */
+	uint32_t n_op, cap_op, free_op;
+	struct key *key;	/* key[0] unused */
+	uint32_t n_key, cap_key, free_key;
+	struct ep *ep;
+	uint32_t n_ep;
+	uint32_t ctx_fast[CTX_FAST]; /* ops waiting for completion, by context */
+	uint32_t ctx_over[CTX_FAST]; /* ops of each slot's hash in the map */
+	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
+	struct map keys;	/* (ep, tag, src) -> key */
+	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
+	struct map claims;	/* (proc, context) -> receive a probe claimed */
+	struct map owed;	/* (ssender ep, tag) -> unacknowledged Ssend */
+	struct owed *owe;	/* owe[0] unused */
+	uint32_t n_owe, cap_owe, free_owe;
+	struct mt_match_msg *out;
+	size_t out_head, out_n, out_cap;
+	uint32_t seq;
+	struct mt_match_summary sum;
+	/* check mode: posting seqs already paired, one bit each */
+	uint8_t *paired_bits;
+	size_t paired_cap;
+	uint64_t violations;
+	char violation[160];
+	uint64_t live_sends, live_recvs, posted_sends, posted_recvs;
+	uint64_t ended_sends, ended_recvs;
+};
+
+int grow_array(void **arr, uint32_t *cap, size_t elem);
+uint32_t op_alloc(struct mt_match *m);
+void op_free(struct mt_match *m, uint32_t i);
+int ctx_push(struct mt_match *m, uint32_t i);
+uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
+static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
+}
+
+static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
+}
+
+
+int pair_send(struct mt_match *m, uint32_t s);
+int pair_recv(struct mt_match *m, uint32_t r);
+int try_emit(struct mt_match *m, uint32_t i);
+int flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
+void unqueue(struct mt_match *m, uint32_t i);
+int emit_alone(struct mt_match *m, uint32_t i, unsigned status);
+int emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
+void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
+	       struct mt_match_msg *msg);
+void violate(struct mt_match *m, const char *what);
+int owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
+void ack_sent(struct mt_match *m, uint32_t s);
+const struct owed *owed_for(const struct mt_match *m, const struct op *r);
+int recv_settle(struct mt_match *m, int32_t ep, int at_end);
+void list_unlink(struct mt_match *m, uint32_t i);
+int32_t comm_rank(const struct mt_match *m, int32_t ep,
+		  const struct mt_match_fields *f);
+
+#endif /* MATCH_PRIV_H */

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# hang.sh EXPECT PROVIDER TAGMODE NP PROVIDER_DIR MSGTRACE PROGRAM [ARGS...]
+#
+# Runs a hang program (hang_ssend_tag1, hang_mprobe_ssend, hang_barrier3)
+# traced, with its mpilog log, and checks what the trace says.
+#   EXPECT=hang    the job must hang (killed after E2E_HANG_TIMEOUT s,
+#                  default 15): the Open MPI 4.1.4 defect is reproduced.
+#                  The logs written before the kill must be there, the
+#                  trace must hold every process, msgtrace messages must
+#                  account for every logged user message with each logged
+#                  MPI_Ssend left without its ACK, and msgtrace report must
+#                  list a rank (the logged Ssend's sender, if any) waiting
+#                  for an ssend_ack, with an explanation under it (near
+#                  miss, or Ssend taken by a claim).
+#   EXPECT=finish  the control run: the same program where it does not
+#                  hang must finish, every message and ACK matched.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/e2e/lib.sh
+. "$here/lib.sh"
+
+[ $# -ge 7 ] || { echo "usage: $0 hang|finish PROVIDER TAGMODE NP PROVIDER_DIR MSGTRACE PROGRAM [ARGS...]" >&2; exit 2; }
+expect=$1 provider=$2 mode=$3 E2E_NP=$4 E2E_PROVIDER_DIR=$5 msgtrace=$6 prog=$7
+shift 7
+E2E_NAME="$(basename "$prog")[$expect $provider $mode${*:+ $*}]"
+e2e_need_file "$prog" "the test program"
+e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" "the msgtrace provider"
+e2e_need_subcommand "$msgtrace" messages
+e2e_need_subcommand "$msgtrace" report
+e2e_setup
+mkdir "$E2E_TMP/log"
+
+case $expect in
+hang)
+	status=0
+	E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-15} e2e_run "$E2E_TMP/out" \
+		"$E2E_TMP/trace" "$provider" "$mode" "$prog" --log "$E2E_TMP/log" \
+		"$@" || status=$?
+	if [ $status -ne 124 ]; then
+		sed 's/^/    /' "$E2E_TMP/out.err" | tail -n 20 >&2
+		e2e_fail "expected a hang (timeout, status 124), got status $status;" \
+			"if Open MPI no longer has this defect, this test needs a new hang"
+	fi
+	[ "$(cat "$E2E_TMP"/log/rank*.log | wc -l)" -ge "$E2E_NP" ] ||
+		e2e_fail "the logs lost lines at the kill: $(cat "$E2E_TMP"/log/rank*.log | wc -l) lines for $E2E_NP ranks"
+	;;
+finish)
+	e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "$provider" "$mode" "$prog" \
+		--log "$E2E_TMP/log" "$@"
+	;;
+*)
+	e2e_fail "unknown expectation '$expect' (hang or finish)"
+	;;
+esac
+e2e_check_trace "$E2E_TMP/trace" "$E2E_NP"
+e2e_messages_csv "$msgtrace" "$E2E_TMP/trace" "$E2E_TMP/messages.csv"
+# The hang's signature: the program's synchronous sends whose ACK never
+# matched (the barrier's are internal, not in the log).
+hung=0
+[ "$expect" = hang ] && hung=$(cat "$E2E_TMP"/log/rank*.log | grep -c 'call=ssend' || true)
+"$here/compare_log_csv.sh" --hung-ssends "$hung" "$E2E_TMP/log" \
+	"$E2E_TMP/messages.csv" ||
+	e2e_fail "the trace disagrees with the program's log (above)"
+[ "$expect" = hang ] || exit 0
+
+# msgtrace report must name the hang: the Ssend's sender still waiting for
+# its ACK, and (indented below) why.
+"$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report failed on the trace"; }
+sed -n '/^PENDING/,$p' "$E2E_TMP/report"
+sender=$(cat "$E2E_TMP"/log/rank*.log | sed -n 's/^SEND world_src=\([0-9]*\) .*call=ssend.*/\1/p' |
+	head -n 1)
+# Wording may change; the shape is "  rank R waits: <recv> ssend_ack ..."
+# followed by a more indented line that says why.
+awk -v want="^  rank ${sender:-[0-9]+} waits: [a-z]+ ssend_ack " '
+	$0 ~ want { found = 1; next }
+	found == 1 { explained = /^      /; exit }
+	END { exit !(found && explained) }' "$E2E_TMP/report" ||
+	e2e_fail "msgtrace report does not list rank ${sender:-any} waiting for an ssend_ack, with a reason"

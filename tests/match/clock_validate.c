@@ -1,0 +1,375 @@
+/*
+ * clock_validate - validates the clock correction against a known truth.
+ *
+ * Takes an event graph on one true clock (synthetic, clock_synth.c), puts
+ * per-host offsets, drifts, CLOCK_REALTIME errors and jitter on a copy,
+ * corrects the copy with mt_clock_correct and compares it with the truth:
+ * clock-condition violations after correction, absolute timestamp error
+ * (median and max, against 0.1 and 0.5 of the smallest true one-way latency
+ * of the run) and the change of local intervals (under 1%). The corrected
+ * times are on the reference domain's clock, so the truth is compared on
+ * that clock too: the only free choice a correction has.
+ *
+ * Without options it runs a suite of runs and exits 1 if any misses a target.
+ * With --messages it takes the event graph of a real run instead: the
+ * matched messages of `msgtrace messages --csv` on a one-host trace, whose
+ * times are the truth (one clock).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock_csv.h"
+#include "clock_synth.h"
+
+struct figures {
+	uint64_t events, msgs;
+	uint32_t domains;
+	uint64_t viol_before, viol_linear, viol_after;
+	int64_t lat_min;
+	int64_t err_median, err_max;
+	double interval_change, interval_max;
+	struct mt_clock_result res;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int compare(const struct synth *s, const struct perturbed *pt,
+		   int64_t *const *out, struct figures *f)
+{
+	const struct mt_clock_result *r = &f->res;
+	int64_t *err = malloc((f->events + 1) * sizeof(*err));
+	uint64_t k = 0;
+	double changed = 0, length = 0;
+
+	if (!err)
+		return -1;
+	f->interval_max = 0;
+	for (uint32_t p = 0; p < s->np; p++) {
+		uint32_t ref = r->domains[r->domains[r->proc_domain[p]].ref].first_proc;
+
+		for (uint64_t j = 0; j < s->n[p]; j++) {
+			err[k++] = llabs(out[p][j] - llround(perturbed_clock(pt, ref, s->t[p][j])));
+			if (!j)
+				continue;
+			double want = (double)(s->t[p][j] - s->t[p][j - 1]);
+			double d = fabs((double)(out[p][j] - out[p][j - 1]) - want);
+
+			changed += d;
+			length += want;
+			if (want >= MT_CLOCK_LONG_INTERVAL_NS && d / want > f->interval_max)
+				f->interval_max = d / want;
+		}
+	}
+	qsort(err, k, sizeof(*err), cmp_i64);
+	f->err_median = k ? err[k / 2] : 0;
+	f->err_max = k ? err[k - 1] : 0;
+	f->interval_change = length > 0 ? changed / length : 0;
+	free(err);
+	return 0;
+}
+
+static int verbose;
+
+/* What the correction estimated next to what was applied: a domain's
+ * offset against its reference at res.t0 is the difference of their clocks
+ * there. */
+static void explain(const struct mt_clock_result *r, const struct perturbed *pt)
+{
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		const struct mt_clock_domain *dm = &r->domains[d];
+		uint32_t p = dm->first_proc, q = r->domains[dm->ref].first_proc;
+		double at = (double)(r->t0 - pt->t_start) * 1e-6;
+
+		printf("  domain %u (proc %u, ref %u, est %d): offset %.0f +- %.0f ns (true %.0f), drift %.3f +- %.3f ppm (true %.3f), gamma %.5f\n",
+		       d, p, dm->ref, (int)dm->est, dm->offset_ns, dm->offset_sd_ns,
+		       pt->offset_ns[p] - pt->offset_ns[q] +
+		       (pt->drift_ppm[p] - pt->drift_ppm[q]) * at, dm->drift_ppm,
+		       dm->drift_sd_ppm, pt->drift_ppm[p] - pt->drift_ppm[q], dm->gamma);
+	}
+	for (uint32_t k = 0; k < r->nlinks; k++)
+		printf("  link %u->%u: %llu msgs, lmin %lld ns (src %d)\n",
+		       r->links[k].from, r->links[k].to,
+		       (unsigned long long)r->links[k].msgs,
+		       (long long)r->links[k].lmin_ns, (int)r->links[k].src);
+	printf("  jumps %llu, clc moved %llu (max %lld, median %lld ns), total max %lld median %lld ns\n",
+	       (unsigned long long)r->jumps, (unsigned long long)r->clc_moved,
+	       (long long)r->clc_max_ns, (long long)r->clc_median_ns,
+	       (long long)r->corr_max_ns, (long long)r->corr_median_ns);
+}
+
+/* Perturbs, corrects and compares one event graph. */
+static int run_one(const struct synth *s, const struct perturb_cfg *pc,
+		   enum mt_clock_mode mode, struct figures *f)
+{
+	struct perturbed pt;
+	struct mt_clock_proc *procs = calloc(s->np, sizeof(*procs));
+	int64_t **out = calloc(s->np, sizeof(*out));
+	struct mt_err err = { "" };
+	int rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	if (!procs || !out || synth_perturb(s, pc, &pt)) {
+		free(procs);
+		free(out);
+		fprintf(stderr, "clock_validate: out of memory\n");
+		return -1;
+	}
+	synth_procs(s, &pt, procs);
+	for (uint32_t p = 0; p < s->np; p++) {
+		out[p] = malloc((s->n[p] + 1) * sizeof(int64_t));
+		if (!out[p])
+			goto done;
+		f->events += s->n[p];
+	}
+	if (mt_clock_correct(mode, NULL, s->np, procs, s->nm, s->msgs, out,
+			     &f->res, &err) != MT_OK) {
+		fprintf(stderr, "clock_validate: %s\n", err.msg);
+		goto done;
+	}
+	if (verbose)
+		explain(&f->res, &pt);
+	f->msgs = s->nm;
+	f->domains = f->res.ndomains;
+	f->viol_before = f->res.viol_before;
+	f->viol_linear = f->res.viol_linear;
+	f->viol_after = f->res.viol_after;
+	f->lat_min = s->lat_min_ns;
+	rc = compare(s, &pt, out, f);
+	mt_clock_result_free(&f->res);
+done:
+	for (uint32_t p = 0; p < s->np; p++)
+		free(out[p]);
+	free(out);
+	free(procs);
+	perturbed_free(s, &pt);
+	return rc;
+}
+
+/* All targets; with a wandering clock (not a linear error) only those a
+ * correction can promise without a reference clock: causality restored,
+ * local intervals kept within 1% overall. */
+static int check(const struct figures *f, int wander)
+{
+	if (wander)
+		return f->viol_after == 0 && f->interval_change < 0.01;
+	return f->viol_after == 0 &&
+	       (double)f->err_median < 0.1 * (double)f->lat_min &&
+	       (double)f->err_max < 0.5 * (double)f->lat_min &&
+	       f->interval_change < 0.01 && f->interval_max < 0.01;
+}
+
+static void header(void)
+{
+	printf("%-22s %8s %7s %3s %21s %7s %8s %8s %8s %8s %s\n", "run",
+	       "events", "msgs", "dom", "violations b/lin/aft", "latmin",
+	       "err_med", "err_max", "intv_sum", "intv_max", "result");
+}
+
+static void row(const char *name, const struct figures *f, int ok)
+{
+	printf("%-22s %8llu %7llu %3u %7llu/%6llu/%6llu %7lld %8lld %8lld %7.4f%% %7.4f%% %s\n",
+	       name, (unsigned long long)f->events, (unsigned long long)f->msgs,
+	       f->domains, (unsigned long long)f->viol_before,
+	       (unsigned long long)f->viol_linear,
+	       (unsigned long long)f->viol_after, (long long)f->lat_min,
+	       (long long)f->err_median, (long long)f->err_max,
+	       100 * f->interval_change, 100 * f->interval_max,
+	       ok ? "ok" : "MISSED");
+}
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: clock_validate [options]\n"
+		"Corrects perturbed copies of synthetic MPI-like event graphs and\n"
+		"compares them with the truth. Without options: the whole suite.\n"
+		"  --procs N       processes (2-64)\n"
+		"  --per-host K    processes per host, sharing a clock (1)\n"
+		"  --msgs M        messages, about (20000)\n"
+		"  --seed S        random seed (1)\n"
+		"  --offset NS     max clock offset, +- (1000000)\n"
+		"  --drift PPM     max clock drift, +- (50)\n"
+		"  --jitter NS     per-event timestamp noise, +- (20)\n"
+		"  --wander NS     clock wander amplitude, period half the run (0)\n"
+		"  --mode M        none, linear, clc, auto (clc)\n"
+		"  --messages CSV  a real run's event graph instead: the output of\n"
+		"                  `msgtrace messages --csv` on a one-host trace,\n"
+		"                  one clock domain per rank (see --per-host)\n"
+		"  --verbose       per run: each domain's estimate next to the truth,\n"
+		"                  the links' minimum latencies, the CLC's work\n"
+		"  --help          this text\n"
+		"Targets: no violation after correction; median error < 0.1 and max\n"
+		"< 0.5 of the smallest true one-way latency; local intervals changed\n"
+		"by < 1%% (sum over all, and each interval of 10 us or more).\n"
+		"With --wander only no violation and the 1%% sum are asserted.\n");
+}
+
+/* The event graph of a real run (see clock_csv.h) as a struct synth. */
+static int run_csv(const char *path, uint32_t per_host,
+		   const struct perturb_cfg *pc, enum mt_clock_mode mode)
+{
+	struct mt_clock_times *m;
+	struct mt_clock_graph g;
+	struct mt_err err = { "" };
+	struct figures f;
+	uint64_t n;
+	uint32_t np;
+	char why[512];
+	int ok = 0;
+
+	if (clock_csv_read(path, &m, &n, &np, why, sizeof(why))) {
+		fprintf(stderr, "clock_validate: %s\n", why);
+		return 1;
+	}
+	if (mt_clock_graph_build(np, m, n, &g, &err) != MT_OK) {
+		fprintf(stderr, "clock_validate: %s: %s\n", path, err.msg);
+		free(m);
+		return 1;
+	}
+	struct synth s = {
+		.np = np, .n = g.nevents, .t = g.t, .nm = g.nmsgs,
+		.msgs = g.msgs, .lat_min_ns = INT64_MAX,
+		.host = calloc(np + 1, sizeof(*s.host)),
+	};
+
+	for (uint32_t p = 0; s.host && p < np; p++)
+		snprintf(s.host[p], sizeof(s.host[p]), "node%u", p / per_host);
+	for (uint64_t i = 0; i < s.nm; i++) {
+		int64_t d = s.t[s.msgs[i].recv_proc][s.msgs[i].recv_ev] -
+			    s.t[s.msgs[i].send_proc][s.msgs[i].send_ev];
+
+		s.lat_min_ns = d < s.lat_min_ns ? d : s.lat_min_ns;
+	}
+	if (!s.host || np < 2 || !s.nm || s.lat_min_ns <= 0) {
+		fprintf(stderr, "clock_validate: %s: %s\n", path,
+			!s.host ? "out of memory" :
+			s.lat_min_ns <= 0 ? "a message is received before it is sent: not one clock" :
+			"needs messages between at least two ranks");
+	} else if (!run_one(&s, pc, mode, &f)) {
+		ok = check(&f, pc->wander_ns > 0);
+		header();
+		row(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &f, ok);
+	}
+	free(s.host);
+	mt_clock_graph_free(&g);
+	free(m);
+	return ok ? 0 : 1;
+}
+
+struct run_spec {
+	uint32_t procs, per_host;
+	uint64_t msgs, seed;
+	double wander_ns;
+};
+
+/* The targets' scenario (offset, drift, jitter), then clocks that also
+ * wander by a few microseconds: violations survive the linear map there
+ * and the CLC has to remove them. */
+static const struct run_spec suite[] = {
+	{ 8, 1, 20000, 1, 0 }, { 8, 1, 20000, 2, 0 }, { 8, 1, 20000, 3, 0 },
+	{ 4, 1, 10000, 4, 0 }, { 8, 2, 20000, 5, 0 }, { 6, 3, 20000, 6, 0 },
+	{ 5, 1, 20000, 7, 0 }, { 8, 4, 40000, 8, 0 },
+	{ 32, 4, 100000, 9, 0 }, { 64, 1, 300000, 10, 0 },
+	{ 8, 1, 20000, 11, 2000 }, { 8, 2, 20000, 12, 3000 },
+	{ 4, 1, 20000, 13, 5000 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "procs", required_argument, NULL, 'p' },
+		{ "per-host", required_argument, NULL, 'k' },
+		{ "msgs", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "offset", required_argument, NULL, 'o' },
+		{ "drift", required_argument, NULL, 'd' },
+		{ "jitter", required_argument, NULL, 'j' },
+		{ "wander", required_argument, NULL, 'w' },
+		{ "messages", required_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct synth_cfg sc;
+	struct perturb_cfg pc = {
+		.max_offset_ns = 1e6, .max_drift_ppm = 50, .jitter_ns = 20,
+		.ntp_ns = 500000,
+	};
+	enum mt_clock_mode mode = MT_CLOCK_MODE_CLC;
+	const char *csv = NULL;
+	int custom = 0, failed = 0, opt;
+
+	synth_cfg_default(&sc);
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		custom |= opt != 'M' && opt != 'o' && opt != 'd' && opt != 'j' &&
+			  opt != 'w' && opt != 'v';
+		switch (opt) {
+		case 'p': sc.nprocs = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'k': sc.per_host = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'm': sc.msgs = strtoull(optarg, NULL, 0); break;
+		case 's': sc.seed = strtoull(optarg, NULL, 0); break;
+		case 'o': pc.max_offset_ns = strtod(optarg, NULL); break;
+		case 'd': pc.max_drift_ppm = strtod(optarg, NULL); break;
+		case 'j': pc.jitter_ns = strtoll(optarg, NULL, 0); break;
+		case 'w': pc.wander_ns = strtod(optarg, NULL); break;
+		case 'f': csv = optarg; break;
+		case 'v': verbose = 1; break;
+		case 'M':
+			if (mt_clock_mode_parse(optarg, &mode) != MT_OK) {
+				fprintf(stderr, "clock_validate: --mode %s: expected none, linear, clc or auto\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc || sc.nprocs < 2 || sc.nprocs > 64 || sc.per_host < 1 ||
+	    !sc.msgs || pc.jitter_ns < 0 || !(pc.max_offset_ns >= 0) ||
+	    !(pc.max_drift_ppm >= 0) || !(pc.wander_ns >= 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (csv) {
+		pc.seed = sc.seed * 7919 + 1;
+		return run_csv(csv, sc.per_host, &pc, mode);
+	}
+	header();
+	for (size_t i = 0; i < (custom ? 1 : sizeof(suite) / sizeof(suite[0])); i++) {
+		struct synth s;
+		struct figures f;
+		char name[64];
+
+		if (!custom) {
+			sc.nprocs = suite[i].procs;
+			sc.per_host = suite[i].per_host;
+			sc.msgs = suite[i].msgs;
+			sc.seed = suite[i].seed;
+			pc.wander_ns = suite[i].wander_ns;
+		}
+		pc.seed = sc.seed * 7919 + 1;
+		snprintf(name, sizeof(name), "p%u/h%u/seed%llu%s", sc.nprocs,
+			 sc.per_host, (unsigned long long)sc.seed,
+			 pc.wander_ns > 0 ? "/wander" : "");
+		if (synth_generate(&sc, &s) || run_one(&s, &pc, mode, &f)) {
+			fprintf(stderr, "clock_validate: %s: could not run\n", name);
+			return 1;
+		}
+		int ok = check(&f, pc.wander_ns > 0);
+
+		row(name, &f, ok);
+		failed += !ok;
+		synth_free(&s);
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * cmd_report.c - `msgtrace report`: what a trace says about the run, its
+ * traffic, its problems and, if it hung, who waits for whom.
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "mt_sink.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: msgtrace report [OPTIONS] DIR|FILE...\n"
+		"Summarise a msgtrace trace after pairing every send with its receive:\n"
+		"  RUN       ranks, hosts, provider, tag layout and its field widths,\n"
+		"            duration, records, records lost, files left unclosed\n"
+		"  MESSAGES  counts per kind (user, coll, ssend, ssend_ack, untagged; see\n"
+		"            `msgtrace messages --help`) and status, probes\n"
+		"  PAIRS     messages and bytes per sender -> receiver, user / internal,\n"
+		"            effective bandwidth (bytes over receive completion minus send\n"
+		"            post, matched messages); a matrix up to 12 ranks\n"
+		"  SIZES     histogram in power-of-two classes with bandwidth per class\n"
+		"  THROUGHPUT  bytes received per twentieth of the run\n"
+		"  WARNINGS  counts and first examples: send without receive, receive\n"
+		"            without send, receive done before its send was posted, send\n"
+		"            longer than the receive buffer, ambiguous pairing, ...\n"
+		"  PENDING   operations still posted at the end (after a kill, an abort\n"
+		"            or a hang): per rank the receives still waiting and the\n"
+		"            sends never completed, and for each waiting receive the\n"
+		"            unmatched sends to it that differ in one field only\n"
+		"            (source address, cid, tag or protocol bit). Receives left\n"
+		"            posted on an endpoint closed normally, with no such near\n"
+		"            miss, are only counted: Open MPI abandons some at finalize.\n\n"
+		"Options:\n"
+		"  --json           the same content as one JSON object\n"
+		"  -o, --output F   write to F instead of standard output\n"
+		"  --layout NAME    decode tags with this layout instead of detecting it\n"
+		"  -h, --help       this text\n\n"
+		"Times are seconds since the first record (ns on the trace clock in JSON).\n"
+		"Exit status: 0 success, 1 bad trace (the report covers the records\n"
+		"before the bad one), 2 usage error.\n");
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct mt_pipe_cli cli = {
+		.name = "report", .cmd = "msgtrace report", .usage = usage,
+		.sink = &mt_sink_text, .json = &mt_sink_json,
+	};
+
+	return mt_pipe_main(&cli, argc, argv);
+}
+
+const struct mt_cmd mt_cmd_report = {
+	.name = "report",
+	.summary = "run summary, traffic per pair and size, warnings, hangs",
+	.run = run,
+};

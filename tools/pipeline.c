@@ -1,0 +1,254 @@
+/*
+ * pipeline.c - the one place where msgtrace's stages meet: reader merge ->
+ * decode (feed.c) -> match -> [clock correction, a later stage] -> sink.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "feed.h"
+#include "mt_sink.h"
+
+#define BATCH 1024
+
+static void describe(struct mt_run *run, const struct mt_trace *t,
+		     const struct feed *fd)
+{
+	memset(run, 0, sizeof(*run));
+	run->trace = t;
+	run->nranks = t->nprocs;
+	run->t0_ns = INT64_MAX;
+	run->t1_ns = INT64_MIN;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		size_t q;
+
+		for (q = 0; q < p && strcmp(t->procs[q].host, pr->host); q++)
+			;
+		run->nhosts += q == p;
+		for (size_t f = 0; f < pr->nfiles; f++) {
+			const struct mt_trace_file *fl = pr->files[f];
+			int64_t a = mt_trace_ticks_ns(&pr->clock, fl->first_ts) +
+				pr->merge_offset_ns;
+			int64_t b = mt_trace_ticks_ns(&pr->clock, fl->last_ts) +
+				pr->merge_offset_ns;
+
+			if (!fl->nrecs)
+				continue;
+			run->t0_ns = a < run->t0_ns ? a : run->t0_ns;
+			run->t1_ns = b > run->t1_ns ? b : run->t1_ns;
+			for (int l = 0; l < MT_LOSS_COUNT; l++)
+				run->lost += fl->hdr->lost[l];
+			run->unclean_files += !mt_trace_file_clean(fl);
+		}
+	}
+	if (run->t0_ns > run->t1_ns)
+		run->t0_ns = run->t1_ns = 0;
+	if (t->neps) {
+		const struct mt_rec_ep *e = t->eps[0].rec;
+
+		snprintf(run->provider, sizeof(run->provider), "%.31s", e->prov_name);
+		snprintf(run->fabric, sizeof(run->fabric), "%.31s", e->fabric_name);
+		run->layout = fd->lay[0];
+		run->layout_conf = fd->conf[0];
+		for (size_t i = 1; i < t->neps; i++)
+			run->layouts_differ += fd->lay[i].id != fd->lay[0].id;
+	} else {
+		mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &run->layout);
+	}
+}
+
+/* Hands every finished message to the sink, a batch at a time. This is
+ * where a clock-correction stage (mt_clock_correct) will rewrite each
+ * batch's times before the sink sees them. */
+static int drain(struct mt_match *m, const struct mt_sink_ops *sink, void *st)
+{
+	static struct mt_match_msg batch[BATCH];
+	size_t n;
+
+	while ((n = mt_match_take(m, batch, BATCH)))
+		if (sink->consume(st, batch, n))
+			return -1;
+	return 0;
+}
+
+/* Percent done on stderr when it is a terminal and the trace is large. */
+static void progress(const char *cmd, uint64_t done, uint64_t total, int end)
+{
+	if (total < (1u << 22) || !isatty(STDERR_FILENO))
+		return;
+	if (end)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	else
+		fprintf(stderr, "\r%s: %llu of %llu records (%.0f%%)", cmd,
+			(unsigned long long)done, (unsigned long long)total,
+			100.0 * (double)done / (double)total);
+}
+
+/* Merge every record through the matcher into the sink. */
+static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
+		  struct mt_match *m, const struct mt_sink_ops *sink, void *st,
+		  struct mt_run *run)
+{
+	struct mt_trace_merge *mg;
+	struct mt_trace_event ev;
+	struct mt_err err = { { 0 } };
+	enum mt_status s = mt_trace_merge_open(t, &mg);
+	int rc = MT_EXIT_OK, mrc = MT_MATCH_OK;
+	uint64_t total = 0;
+
+	for (size_t f = 0; f < t->nfiles; f++)
+		total += t->files[f]->nrecs;
+
+	if (s) {
+		fprintf(stderr, "%s: cannot start the merge: %s\n", cmd,
+			mt_status_str(s));
+		return MT_EXIT_BAD_INPUT;
+	}
+	while (!mrc && (s = mt_trace_merge_next(mg, &ev, &err)) == MT_OK) {
+		run->events++;
+		mrc = feed_event(fd, &ev);
+		if (!mrc && (run->events & 1023) == 0 && drain(m, sink, st))
+			mrc = MT_MATCH_ERR_NOMEM;
+		if ((run->events & ((1u << 22) - 1)) == 0)
+			progress(cmd, run->events, total, 0);
+	}
+	progress(cmd, run->events, total, 1);
+	mt_trace_merge_close(mg);
+	if (s != MT_END && s != MT_OK) {
+		/* Report, but still analyse the records before the bad one. */
+		fprintf(stderr, "%s: %s (%s); records after it are ignored\n", cmd,
+			err.msg, mt_status_str(s));
+		rc = MT_EXIT_BAD_INPUT;
+	}
+	if (mrc) {
+		fprintf(stderr, "%s: matching failed: %s\n", cmd,
+			mrc == MT_MATCH_ERR_NOMEM ? "out of memory" : "bad operation");
+		return MT_EXIT_BAD_INPUT;
+	}
+	run->skipped = fd->skipped;
+	return rc;
+}
+
+int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
+		FILE *out)
+{
+	struct mt_trace *t = NULL;
+	struct mt_match *m = NULL;
+	struct mt_match_cfg cfg;
+	struct feed fd = { 0 };
+	struct mt_err err = { { 0 } };
+	struct mt_run run;
+	void *st = NULL;
+	enum mt_status s = mt_trace_open(o->paths, o->npaths, &t, &err);
+	int rc = MT_EXIT_BAD_INPUT, src;
+
+	if (s) {
+		fprintf(stderr, "%s: %s\n", o->cmd, err.msg[0] ? err.msg :
+			mt_status_str(s));
+		return s == MT_ERR_ARG ? MT_EXIT_USAGE : MT_EXIT_BAD_INPUT;
+	}
+	if ((s = feed_init(&fd, t, o->layout, &err))) {
+		fprintf(stderr, "%s: %s\n", o->cmd, mt_status_str(s));
+		goto end;
+	}
+	feed_match_cfg(&fd, &cfg);
+#ifndef NDEBUG
+	cfg.check = 1;			/* debug builds assert the invariants */
+#endif
+	if (mt_match_new(&cfg, &m) || feed_attach(&fd, m)) {
+		fprintf(stderr, "%s: out of memory\n", o->cmd);
+		goto end;
+	}
+	describe(&run, t, &fd);
+	if (sink->init(&st, out, &run)) {
+		fprintf(stderr, "%s: cannot start the %s output\n", o->cmd, sink->name);
+		goto end;
+	}
+	src = stream(o->cmd, t, &fd, m, sink, st, &run);
+	if (mt_match_finish(m) || drain(m, sink, st))
+		src = MT_EXIT_BAD_INPUT;
+#ifndef NDEBUG
+	char why[256];
+
+	if (mt_match_check(m, why, sizeof(why))) {
+		fprintf(stderr, "%s: internal error: matcher invariant broken: %s\n",
+			o->cmd, why);
+		src = MT_EXIT_BAD_INPUT;
+	}
+#endif
+	if (sink->finalize(st, &run, mt_match_summary(m)))
+		src = MT_EXIT_BAD_INPUT;
+	rc = src;
+end:
+	mt_match_free(m);
+	feed_fini(&fd);
+	mt_trace_close(t);
+	return rc;
+}
+
+int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE, .cmd = cli->cmd };
+	const struct mt_sink_ops *sink = cli->sink;
+	const char *path = NULL;
+	FILE *out = stdout;
+	int c, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json))
+			c = '?';
+		switch (c) {
+		case 'c':
+			sink = cli->csv;
+			break;
+		case 'j':
+			sink = cli->json;
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		case 'l':
+			if (mt_cmd_parse_layout(cli->name, optarg, &o.layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'h':
+			cli->usage(stdout);
+			return MT_EXIT_OK;
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
+				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
+			return MT_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "%s: no trace given (see %s --help)\n", o.cmd, o.cmd);
+		return MT_EXIT_USAGE;
+	}
+	o.paths = (const char *const *)argv + optind;
+	o.npaths = (size_t)(argc - optind);
+	if (path && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", o.cmd, path,
+			strerror(errno));
+		return MT_EXIT_USAGE;
+	}
+	rc = mt_pipe_run(&o, sink, out);
+	if (out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "%s: cannot write '%s'\n", o.cmd, path);
+		rc = MT_EXIT_BAD_INPUT;
+	}
+	return rc;
+}

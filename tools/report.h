@@ -1,0 +1,46 @@
+/*
+ * report.h - the statistics of `msgtrace report` (private to tools/),
+ * accumulated from message batches and rendered by sink_text and sink_json:
+ * per-pair messages and bytes split user / internal, message sizes in
+ * power-of-two classes, effective bandwidth (bytes over receive completion
+ * minus send post) per pair and per size class, throughput over time.
+ */
+#ifndef MT_REPORT_H
+#define MT_REPORT_H
+
+#include "mt_sink.h"
+
+#define REPORT_CLASSES 42	/* 0 B, then [2^(c-1), 2^c) up to 2^40 and more */
+#define REPORT_BINS 20		/* throughput: the run cut in 20 */
+
+enum { REPORT_USER, REPORT_INTERNAL };
+
+struct report_cell {
+	uint64_t msgs[2], bytes[2];	/* REPORT_USER / REPORT_INTERNAL */
+	uint64_t bw_bytes, bw_ns;	/* matched messages with a duration */
+};
+
+struct report {
+	size_t n;			/* ranks: matrix is n x n */
+	struct report_cell *pair;	/* [sender * n + receiver] */
+	struct report_cell size[REPORT_CLASSES];
+	uint64_t bin_bytes[REPORT_BINS];
+	int64_t t0, t1;
+	uint64_t kind[MT_MATCH_KIND_COUNT];
+	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+};
+
+int report_init(struct report *r, const struct mt_run *run);
+void report_add(struct report *r, const struct mt_match_msg *m, size_t n);
+void report_fini(struct report *r);
+/* Lower bound of size class c: "0 B", "1 B", "2 B", ... "1 KiB" (the
+ * class holds sizes up to twice that, exclusive). */
+const char *report_class_label(unsigned c, char *buf, size_t len);
+/* Is this kind MPI-internal? (collectives, ACKs, untagged protocol) */
+int report_internal(unsigned kind);
+/* MB/s (10^6 bytes per second) of bytes over ns, 0 when ns is 0. */
+double report_mbps(uint64_t bytes, uint64_t ns);
+/* Seconds since the start of the run. */
+double report_sec(const struct report *r, uint64_t t);
+
+#endif /* MT_REPORT_H */

@@ -1,0 +1,345 @@
+/*
+ * sink_text.c - `msgtrace report`: the run, per-pair traffic, sizes,
+ * bandwidth, throughput over time, warnings and pending operations, in
+ * under 80 columns.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define TOP_PAIRS 16		/* pairs listed, by bytes */
+#define MATRIX_MAX 12		/* ranks up to which the matrix is drawn */
+
+struct text {
+	FILE *out;
+	struct report r;
+};
+
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+static const char *rank_str(int32_t rank, char *buf, size_t len)
+{
+	if (rank >= 0)
+		snprintf(buf, len, "%d", rank);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* "rank 0 -> 1 cid 0 tag 5 user 64 B, sent 0.123 s" */
+static void msg_line(const struct report *r, const struct mt_match_msg *m,
+		     char *buf, size_t len)
+{
+	char s[16], d[16], t[16], sz[16], when[32] = "";
+
+	if (m->f.has_tag)
+		snprintf(t, sizeof(t), "%d", m->f.tag);
+	else
+		snprintf(t, sizeof(t), "?");
+	if (m->t_send_post != MT_MATCH_NOTIME)
+		snprintf(when, sizeof(when), ", sent %.6f s",
+			 report_sec(r, m->t_send_post));
+	else if (m->t_recv_done != MT_MATCH_NOTIME)
+		snprintf(when, sizeof(when), ", received %.6f s",
+			 report_sec(r, m->t_recv_done));
+	snprintf(buf, len, "rank %s -> %s cid %" PRId64 " tag %s %s %s%s",
+		 rank_str(m->send_rank, s, sizeof(s)),
+		 rank_str(m->recv_rank, d, sizeof(d)), m->f.cid, t,
+		 mt_match_kind_str(m->f.kind), human(m->bytes, sz, sizeof(sz)),
+		 when);
+	if (m->status == MT_MATCH_ST_TRUNCATED) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " into a %s buffer",
+			 human(m->recv_buf, sz, sizeof(sz)));
+	}
+}
+
+static int text_init(void **state, FILE *out, const struct mt_run *run)
+{
+	struct text *x = calloc(1, sizeof(*x));
+
+	if (!x || report_init(&x->r, run))
+		return free(x), -1;
+	x->out = out;
+	*state = x;
+	return 0;
+}
+
+static int text_consume(void *state, const struct mt_match_msg *b, size_t n)
+{
+	report_add(&((struct text *)state)->r, b, n);
+	return 0;
+}
+
+static void run_section(FILE *o, const struct mt_run *run)
+{
+	const struct mt_tag_layout *l = &run->layout;
+
+	fprintf(o, "RUN\n  %zu ranks on %zu host%s, provider %s, fabric %s\n",
+		run->nranks, run->nhosts, run->nhosts == 1 ? "" : "s",
+		run->provider[0] ? run->provider : "?",
+		run->fabric[0] ? run->fabric : "?");
+	fprintf(o, "  layout %s (%s confidence): cid %u bits", l->name,
+		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
+	if (l->cid_usable_bits != l->cid_bits)
+		fprintf(o, " (%u usable)", l->cid_usable_bits);
+	if (l->src_in == MT_SRC_DATA)
+		fprintf(o, ", source in CQ data");
+	else if (l->src_in == MT_SRC_TAG)
+		fprintf(o, ", source %u bits", l->src_bits);
+	fprintf(o, ", tag %u bits\n", l->tag_bits);
+	if (run->layouts_differ)
+		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
+	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost, "
+		"%zu file%s not closed (killed or aborted)\n",
+		(double)(run->t1_ns - run->t0_ns) / 1e9, run->events, run->lost,
+		run->unclean_files, run->unclean_files == 1 ? "" : "s");
+	if (run->skipped)
+		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
+			"were skipped\n", run->skipped);
+}
+
+static void totals_section(FILE *o, const struct report *r,
+			   const struct mt_match_summary *s)
+{
+	char b[16];
+
+	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
+		" messages, %s:", r->msgs,
+		human(r->bytes, b, sizeof(b)));
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
+			k + 1 < MT_MATCH_KIND_COUNT ? "," : "\n");
+	fprintf(o, " ");
+	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)
+		fprintf(o, " %" PRIu64 " %s%s", s->by_status[st],
+			mt_match_status_str(st), st + 1 < MT_MATCH_ST_COUNT ? "," : "\n");
+	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
+		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
+		s->probe_misses, s->claims);
+}
+
+static int by_bytes(const void *a, const void *b, void *arg)
+{
+	const struct report_cell *p = arg;
+	const size_t *x = a, *y = b;
+	uint64_t bx = p[*x].bytes[0] + p[*x].bytes[1];
+	uint64_t by = p[*y].bytes[0] + p[*y].bytes[1];
+
+	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
+}
+
+static void pairs_section(FILE *o, const struct report *r)
+{
+	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
+	char ub[16], ib[16];
+
+	if (!idx)
+		return;
+	for (size_t i = 0; i < n * n; i++)
+		if (r->pair[i].msgs[0] + r->pair[i].msgs[1])
+			idx[k++] = i;
+	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
+	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
+		"receive done\nminus send post, matched messages)\n");
+	fprintf(o, "  %-9s %9s %11s %9s %11s %10s\n", "pair", "user", "user bytes",
+		"internal", "int. bytes", "MB/s");
+	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
+		const struct report_cell *c = &r->pair[idx[j]];
+		char p[48];
+
+		snprintf(p, sizeof(p), "%zu -> %zu", idx[j] / n, idx[j] % n);
+		fprintf(o, "  %-9s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", p,
+			c->msgs[0], human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
+			human(c->bytes[1], ib, sizeof(ib)),
+			report_mbps(c->bw_bytes, c->bw_ns));
+	}
+	if (k > TOP_PAIRS)
+		fprintf(o, "  ... %zu more pairs (--json lists all)\n", k - TOP_PAIRS);
+	if (r->no_rank)
+		fprintf(o, "  %" PRIu64 " messages with a side of unknown rank\n",
+			r->no_rank);
+	free(idx);
+	if (!n || n > MATRIX_MAX)
+		return;
+	fprintf(o, "\n  messages user+internal, row = sender\n  %4s", "");
+	for (size_t d = 0; d < n; d++)
+		fprintf(o, " %5zu", d);
+	fprintf(o, "\n");
+	for (size_t s = 0; s < n; s++) {
+		fprintf(o, "  %4zu", s);
+		for (size_t d = 0; d < n; d++) {
+			const struct report_cell *c = &r->pair[s * n + d];
+
+			fprintf(o, " %5" PRIu64, c->msgs[0] + c->msgs[1]);
+		}
+		fprintf(o, "\n");
+	}
+}
+
+static void sizes_section(FILE *o, const struct report *r)
+{
+	char lab[16], b[16];
+
+	fprintf(o, "\nMESSAGE SIZES (class = from this size to twice it)\n");
+	fprintf(o, "  %-9s %9s %9s %11s %10s\n", "size", "user", "internal",
+		"bytes", "MB/s");
+	for (unsigned c = 0; c < REPORT_CLASSES; c++) {
+		const struct report_cell *x = &r->size[c];
+
+		if (!(x->msgs[0] + x->msgs[1]))
+			continue;
+		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f\n",
+			report_class_label(c, lab, sizeof(lab)), x->msgs[0], x->msgs[1],
+			human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
+			report_mbps(x->bw_bytes, x->bw_ns));
+	}
+}
+
+static void time_section(FILE *o, const struct report *r)
+{
+	uint64_t max = 0;
+	double w = (double)(r->t1 - r->t0 + 1) / REPORT_BINS;
+
+	for (int i = 0; i < REPORT_BINS; i++)
+		max = r->bin_bytes[i] > max ? r->bin_bytes[i] : max;
+	fprintf(o, "\nTHROUGHPUT OVER TIME (bytes received, all pairs)\n");
+	for (int i = 0; i < REPORT_BINS && max; i++) {
+		int bar = (int)(r->bin_bytes[i] * 40 / max);
+
+		fprintf(o, "  %9.6f s %10.1f MB/s |%.*s\n", i * w / 1e9,
+			report_mbps(r->bin_bytes[i], (uint64_t)w), bar,
+			"########################################");
+	}
+}
+
+static void warn_section(FILE *o, const struct report *r,
+			 const struct mt_match_summary *s)
+{
+	char line[200];
+	int any = 0;
+
+	fprintf(o, "\nWARNINGS\n");
+	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
+		const struct mt_match_warn *wn = &s->warn[w];
+
+		if (!wn->count)
+			continue;
+		any = 1;
+		fprintf(o, "  %" PRIu64 " x %s\n", wn->count, mt_match_warning_str(w));
+		for (unsigned e = 0; e < wn->n_examples; e++) {
+			msg_line(r, &wn->example[e], line, sizeof(line));
+			fprintf(o, "      e.g. %s\n", line);
+		}
+	}
+	if (!any)
+		fprintf(o, "  none\n");
+}
+
+static void pending_op(FILE *o, const struct report *r,
+		       const struct mt_match_pending *p)
+{
+	const struct mt_match_op *op = &p->op;
+	char peer[64], tag[16], line[200], sz[16];
+
+	if (op->f.has_tag)
+		snprintf(tag, sizeof(tag), "%d", op->f.tag);
+	else
+		snprintf(tag, sizeof(tag), "ANY");
+	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
+			 p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
+		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
+		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
+	else
+		snprintf(peer, sizeof(peer), "any source");
+	if (op->dir == MT_MATCH_DIR_RECV)
+		fprintf(o, "  rank %d waits: recv %s from %s cid %" PRId64
+			" tag %s, %s buf, posted %.6f s\n", p->rank,
+			mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
+			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts));
+	else
+		fprintf(o, "  rank %d: send %s to rank %d cid %" PRId64 " tag %s, "
+			"%s, posted %.6f s, never completed%s\n", p->rank,
+			mt_match_kind_str(op->f.kind), p->peer_rank, op->f.cid, tag,
+			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts),
+			p->delivered ? " (delivered)" : "");
+	if (p->unacked) {
+		msg_line(r, &p->unacked_msg, line, sizeof(line));
+		fprintf(o, "      its Ssend was received%s, never acknowledged:\n"
+			"        %s\n", p->unacked_claimed ?
+			" by a claim (MPI_Improbe+MPI_Mrecv)" : "", line);
+	}
+	for (unsigned i = 0; i < p->n_near; i++) {
+		const struct mt_match_near *n = &p->near[i];
+
+		msg_line(r, &n->send, line, sizeof(line));
+		if (n->field == MT_MATCH_F_COUNT)
+			fprintf(o, "      would match:\n        %s\n", line);
+		else
+			fprintf(o, "      near miss, differs only in %s:\n        %s\n",
+				n->addr_only ? "source address" :
+				mt_match_field_str(n->field), line);
+	}
+}
+
+static void pending_section(FILE *o, const struct report *r,
+			    const struct mt_match_summary *s)
+{
+	fprintf(o, "\nPENDING AT THE END OF THE TRACE (hang suspects)\n");
+	for (size_t i = 0; i < s->n_pending; i++)
+		pending_op(o, r, &s->pending[i]);
+	if (!s->n_pending)
+		fprintf(o, "  none\n");
+	if (s->abandoned_at_close)
+		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close, "
+			"with no send near them: not shown)\n", s->abandoned_at_close);
+	if (s->pending_delivered_sends)
+		fprintf(o, "  (%" PRIu64 " sends delivered but their completion was "
+			"never read)\n", s->pending_delivered_sends);
+}
+
+static int text_finalize(void *state, const struct mt_run *run,
+			 const struct mt_match_summary *sum)
+{
+	struct text *x = state;
+	FILE *o = x->out;
+	int rc;
+
+	run_section(o, run);
+	totals_section(o, &x->r, sum);
+	pairs_section(o, &x->r);
+	sizes_section(o, &x->r);
+	time_section(o, &x->r);
+	warn_section(o, &x->r, sum);
+	pending_section(o, &x->r, sum);
+	rc = fflush(o) || ferror(o) ? -1 : 0;
+	report_fini(&x->r);
+	free(x);
+	return rc;
+}
+
+const struct mt_sink_ops mt_sink_text = {
+	.name = "text",
+	.init = text_init,
+	.consume = text_consume,
+	.finalize = text_finalize,
+};
