@@ -14,9 +14,11 @@
 
 #define ORIG(cq) HOOK_ORIG((cq)->ops, struct fi_ops_cq)
 
-/* FI_CQ_FORMAT_UNSPEC: the util CQ (tcp, rxm, and the providers built on
- * it) and sockets deliver fi_cq_entry then, so UNSPEC is taken as CONTEXT,
- * unless the provider wrote its choice back into the attributes. */
+/* The format is read back from the attributes after the open: providers
+ * that pick one for FI_CQ_FORMAT_UNSPEC write it there (sockets writes
+ * CONTEXT, psm writes TAGGED). The util CQ (tcp, rxm, shm ...) leaves UNSPEC
+ * and delivers fi_cq_entry (ofi_cq_init: UNSPEC reads as CONTEXT), so a
+ * remaining UNSPEC is taken as CONTEXT. */
 static int effective_format(const struct fi_cq_attr *attr)
 {
 	if (!attr || attr->format == FI_CQ_FORMAT_UNSPEC)
