@@ -193,3 +193,179 @@ Test(clone, failed_close_keeps_the_hooks)
 	cr_assert_eq(fi_close(&ep.fid), 0);
 	cr_assert_eq(count(MT_REC_CLOSE), 2);
 }
+
+/* A util-like CQ: read calls fi_cq_readfrom on itself, which must not be
+ * recorded a second time. Entries are DATA format. */
+static int reads_from;
+
+static ssize_t p_cq_readfrom(struct fid_cq *cq, void *buf, size_t count,
+			     fi_addr_t *src)
+{
+	struct fi_cq_data_entry *e = buf;
+
+	(void)cq;
+	reads_from++;
+	if (count < 2)
+		return -FI_EAGAIN;
+	e[0] = (struct fi_cq_data_entry){ (void *)0x10, FI_RECV | FI_TAGGED, 8, NULL, 77 };
+	e[1] = (struct fi_cq_data_entry){ (void *)0x20, FI_SEND, 0, NULL, 0 };
+	if (src)
+		src[0] = 5, src[1] = 6;
+	return 2;
+}
+
+static ssize_t p_cq_read(struct fid_cq *cq, void *buf, size_t count)
+{
+	return fi_cq_readfrom(cq, buf, count, NULL);
+}
+
+static ssize_t p_cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
+			    uint64_t flags)
+{
+	(void)cq, (void)flags;
+	buf->op_context = (void *)0x30;
+	buf->err = FI_ETRUNC;
+	buf->olen = 100;
+	return 1;
+}
+
+static struct fi_ops_cq p_cq_ops = {
+	.size = sizeof(struct fi_ops_cq), .read = p_cq_read,
+	.readfrom = p_cq_readfrom, .readerr = p_cq_readerr,
+};
+
+/* The n-th committed record of a type, NULL if there are fewer. */
+static const void *nth(unsigned type, int n)
+{
+	const struct mt_rec_buf *b = mt_rec_tls.buf;
+	const char *p = (const char *)b->hdr + MT_FILE_HDR_SIZE;
+	uint64_t off = 0;
+
+	while (off < b->hdr->committed) {
+		const struct mt_rec_hdr *h = (const void *)(p + off);
+
+		if (h->type == type && n-- == 0)
+			return h;
+		off += h->size;
+	}
+	return NULL;
+}
+
+Test(clone, cq_entries_decoded_once_per_read)
+{
+	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_DATA };
+	struct fid_cq cq = { .fid = { .fclass = FI_CLASS_CQ, .ops = &p_fid_ops },
+			     .ops = &p_cq_ops };
+	struct fi_cq_data_entry e[2];
+	struct fi_cq_err_entry err = { 0 };
+	const struct mt_rec_cqe *r;
+	fi_addr_t src[2];
+
+	hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	cr_assert_eq(fi_cq_read(&cq, e, 1), -FI_EAGAIN);
+	cr_assert_eq(mt_rec_tls.buf->hdr->empty_polls, 1);
+	cr_assert_eq(fi_cq_read(&cq, e, 2), 2);
+	cr_assert_eq(reads_from, 2, "the provider's own readfrom ran");
+	cr_assert_eq(count(MT_REC_CQE), 2, "recorded once, by the outer read");
+	r = nth(MT_REC_CQE, 0);
+	cr_assert_eq(r->h.aux, MT_CQ_READ);
+	cr_assert_eq(r->context, 0x10);
+	cr_assert_eq(r->flags, FI_RECV | FI_TAGGED);
+	cr_assert_eq(r->len, 8);
+	cr_assert_eq(r->data, 77);
+	cr_assert_eq(r->tag, 0, "DATA format has no tag");
+	cr_assert_eq(r->src, FI_ADDR_NOTAVAIL);
+	cr_assert_eq(fi_cq_readfrom(&cq, e, 2, src), 2);
+	r = nth(MT_REC_CQE, 3);
+	cr_assert_eq(r->h.aux, MT_CQ_READFROM);
+	cr_assert_eq(r->context, 0x20);
+	cr_assert_eq(r->src, 6);
+	cr_assert_eq(fi_cq_readerr(&cq, &err, 0), 1);
+	r = nth(MT_REC_CQE, 4);
+	cr_assert_eq(r->h.aux, MT_CQ_READERR);
+	cr_assert_eq(r->err, FI_ETRUNC);
+	cr_assert_eq(r->olen, 100);
+	cr_assert_eq(((const struct mt_rec_obj *)nth(MT_REC_OBJ, 2))->attr,
+		     FI_CQ_FORMAT_DATA);
+}
+
+/* Scalable endpoints: contexts opened from a hooked sep are hooked and
+ * name the sep as their parent. */
+static struct fid_ep tx;
+
+static int p_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		    struct fid_ep **tx_ep, void *context)
+{
+	(void)sep, (void)index, (void)attr, (void)context;
+	tx.fid.fclass = FI_CLASS_TX_CTX;
+	tx.fid.ops = &p_fid_ops;
+	tx.ops = &p_ep_ops;
+	tx.tagged = &p_tagged.t;
+	*tx_ep = &tx;
+	return 0;
+}
+
+Test(clone, scalable_endpoint_contexts)
+{
+	static struct fi_ops_ep sep_ops = { .size = sizeof(struct fi_ops_ep),
+					    .tx_ctx = p_tx_ctx };
+	struct fid_ep sep = { .fid = { .fclass = FI_CLASS_SEP, .ops = &p_fid_ops },
+			      .ops = &sep_ops, .cm = &p_cm_ops };
+	const struct mt_rec_obj *o;
+	const struct mt_rec_op *op;
+	struct fid_ep *t;
+
+	hook_ep_opened(HOOK_OBJ(dom.ops), &sep, info);
+	cr_assert_eq(fi_tx_context(&sep, 0, NULL, &t, NULL), 0);
+	cr_assert_eq(t, &tx);
+	cr_assert_neq(tx.tagged, &p_tagged.t, "tx context hooked");
+	cr_assert_eq(fi_tsend(t, "x", 1, NULL, 3, 0x99, NULL), 0);
+	o = nth(MT_REC_OBJ, 3);
+	cr_assert_eq(o->h.aux, FI_CLASS_TX_CTX);
+	cr_assert_eq(o->parent, (uint64_t)(uintptr_t)&sep);
+	op = nth(MT_REC_OP, 0);
+	cr_assert_eq(op->ep, (uint64_t)(uintptr_t)&tx);
+	cr_assert_eq(op->tag, 0x99);
+}
+
+/* AV inserts: one record per address that got an fi_addr, with the bytes
+ * of a sockaddr_in (the domain's address format). */
+static int p_av_insert(struct fid_av *av, const void *addr, size_t count,
+		       fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	(void)av, (void)addr, (void)flags, (void)context;
+	fi_addr[0] = 7;
+	fi_addr[1] = FI_ADDR_NOTAVAIL;
+	fi_addr[2] = 9;
+	return (int)count - 1;
+}
+
+Test(clone, av_insert_records_each_valid_address)
+{
+	static struct fi_ops_av av_ops = { .size = sizeof(struct fi_ops_av),
+					   .insert = p_av_insert };
+	struct fid_av av = { .fid = { .fclass = FI_CLASS_AV, .ops = &p_fid_ops },
+			     .ops = &av_ops };
+	struct fi_av_attr attr = { .type = FI_AV_MAP };
+	struct fid_domain dom4 = { .fid = { .fclass = FI_CLASS_DOMAIN, .ops = &p_fid_ops },
+				   .ops = &p_dom_ops };
+	unsigned char addrs[3][16];
+	const struct mt_rec_av *r;
+	fi_addr_t out[3];
+	int i;
+
+	info->addr_format = FI_SOCKADDR_IN;
+	hook_domain_opened(NULL, &dom4, info);
+	hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
+	for (i = 0; i < 3; i++)
+		memset(addrs[i], 0x10 + i, sizeof(addrs[i]));
+	cr_assert_eq(fi_av_insert(&av, addrs, 3, out, 0, NULL), 2);
+	cr_assert_eq(count(MT_REC_AV), 2);
+	r = nth(MT_REC_AV, 0);
+	cr_assert_eq(r->fi_addr, 7);
+	cr_assert_eq(r->addr_len, 16);
+	cr_assert_eq(r->addr[0], 0x10);
+	r = nth(MT_REC_AV, 1);
+	cr_assert_eq(r->fi_addr, 9);
+	cr_assert_eq(r->addr[15], 0x12, "third address: stride of 16 bytes");
+}
