@@ -83,6 +83,6 @@ out:
 	free(t);
 	mt_clock_graph_free(&g);
 	if (st == MT_ERR_NOMEM)
-		return clk_fail(err, st, "clock correction of %zu messages: out of memory", n);
+		return mt_err_set(err, st, "clock correction of %zu messages: out of memory", n);
 	return st;
 }

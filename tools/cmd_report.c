@@ -33,6 +33,9 @@ static void usage(FILE *out)
 		"            miss, are only counted: Open MPI abandons some at finalize.\n\n"
 		"Options:\n"
 		"  --json           the same content as one JSON object\n"
+		"  --html           the same content as one self-contained HTML page\n"
+		"                   (inline SVG charts: matrix heatmaps, sizes,\n"
+		"                   bandwidth, throughput, latency, tag layout; prints)\n"
 		"  -o, --output F   write to F instead of standard output\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n"
 		"  -h, --help       this text\n\n"
@@ -46,6 +49,7 @@ static int run(int argc, char **argv)
 	static const struct mt_pipe_cli cli = {
 		.name = "report", .cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
+		.html = &mt_sink_html,
 	};
 
 	return mt_pipe_main(&cli, argc, argv);
