@@ -286,3 +286,58 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		out->confidence = MT_CONF_OVERRIDE;
 	}
 }
+
+/*
+ * The processes of one job use one layout. An endpoint whose own operations
+ * leave it undecided (confidence none or low: a rank that only sent, or
+ * only probed) takes the job's layout, provided its own operations do not
+ * rule it out. The job's layout is the one every well-decided endpoint
+ * (medium or high) found; with none decided, the only layout that no
+ * endpoint's operations rule out. Nothing changes when decided endpoints
+ * disagree or several layouts remain.
+ */
+void mt_tag_detect_job(const struct mt_tag_evidence *ev,
+		       struct mt_tag_detect_result *res, size_t n)
+{
+	enum mt_tag_layout_id job = MT_TAG_LAYOUT_NONE;
+	size_t sure = 0;
+	char why[MT_TAG_LINE_LEN];
+	const char *reason = "well-decided endpoints use";
+
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].confidence != MT_CONF_MEDIUM && res[i].confidence != MT_CONF_HIGH)
+			continue;
+		if (job != MT_TAG_LAYOUT_NONE && job != res[i].layout)
+			return;
+		job = res[i].layout;
+		sure++;
+	}
+	for (int l = MT_TAG_LAYOUT_RAW + 1; l < MT_TAG_LAYOUT_COUNT && !sure; l++) {
+		size_t fit = 0, seen = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!ev[i].sends && !ev[i].recvs)
+				continue;
+			seen++;
+			fit += !ruled_out(&ev[i], l, why, sizeof(why));
+		}
+		if (!seen || fit < seen)
+			continue;
+		if (job != MT_TAG_LAYOUT_NONE)
+			return;		/* two layouts fit everywhere */
+		job = (enum mt_tag_layout_id)l;
+		sure = seen;
+		reason = "endpoints with operations all allow only";
+	}
+	if (job == MT_TAG_LAYOUT_NONE)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].confidence > MT_CONF_LOW || res[i].layout == job ||
+		    ruled_out(&ev[i], job, why, sizeof(why)))
+			continue;
+		res[i].layout = job;
+		res[i].confidence = MT_CONF_MEDIUM;
+		line(&res[i], "the job's %zu %s %s, which this endpoint's operations "
+		     "allow: taking it", sure, reason, mt_tag_layout_name(job));
+	}
+}

@@ -51,6 +51,7 @@ const char *mt_tag_status_str(int status)
 	case MT_TAG_ERR_LAYOUT: return "unknown tag layout";
 	case MT_TAG_ERR_MTF: return "mem_tag_format leaves too few communicator id bits";
 	case MT_TAG_ERR_RANGE: return "value does not fit its field";
+	case MT_TAG_ERR_NOMEM: return "out of memory";
 	}
 	return "unknown status";
 }

@@ -7,7 +7,9 @@
  * row each in MT_TAG_LAYOUTS: Open MPI's OFI MTL (ofi_tag_full, ofi_tag_1,
  * ofi_tag_2; v4.1 and v5.0), MPICH ch4:ofi (3.3, 3.4-4.0, 4.1-4.2 protocol
  * bits, with and without CQ data) and "raw". An evidence accumulator detects
- * which layout an endpoint used. Pure functions over plain integers: this
+ * which layout an endpoint used. A usage analysis (tagmode.c) says how full
+ * each field was in a run and what every other layout would have truncated
+ * or aliased. Pure functions over plain integers: this
  * library knows nothing of libfabric (callers translate FI_* flags into the
  * MT_TAG_IN_* / MT_TAG_RECV_* bits below), of trace files, and never prints.
  */
@@ -15,6 +17,7 @@
 #define MT_DECODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum mt_tag_status {
@@ -22,6 +25,7 @@ enum mt_tag_status {
 	MT_TAG_ERR_LAYOUT = -1,	/* unknown layout id or name */
 	MT_TAG_ERR_MTF = -2,	/* mem_tag_format leaves the cid under 8 bits */
 	MT_TAG_ERR_RANGE = -3,	/* encode: a field does not fit (truncated) */
+	MT_TAG_ERR_NOMEM = -4,	/* usage analysis: out of memory */
 };
 const char *mt_tag_status_str(int status);
 
@@ -210,6 +214,95 @@ void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
 			      uint64_t ignore, unsigned recv_in);
 void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id override,
 		   struct mt_tag_detect_result *out);
+/* After mt_tag_detect on each of a job's n endpoints: undecided ones take
+ * the layout the decided ones agree on, when their evidence allows it. */
+void mt_tag_detect_job(const struct mt_tag_evidence *ev,
+		       struct mt_tag_detect_result *res, size_t n);
+
+/*
+ * Tag-mode analysis (tagmode.c): fed the decoded fields of every message of
+ * a run, says how full each field was, what another layout (with another
+ * mem_tag_format) would have done to the same values, and how many more
+ * nonblocking-collective tags Open MPI can reserve on each communicator
+ * before a narrow tag field wraps them into the user range. Fit and alias
+ * are decided by mt_tag_encode/mt_tag_decode, never by separate arithmetic.
+ */
+#define MT_TAG_OMPI_NBC_BASE (-27)		/* first nonblocking-coll tag */
+#define MT_TAG_OMPI_NBC_END (-(INT32_MAX / 2) + 1) /* Open MPI recycles here */
+#define MT_TAG_WHATIF_EX 4			/* examples kept per field */
+
+enum mt_tag_ufield { MT_TAG_U_CID, MT_TAG_U_SRC, MT_TAG_U_UTAG, MT_TAG_U_ITAG,
+		     MT_TAG_U_COUNT };
+const char *mt_tag_ufield_name(enum mt_tag_ufield f);
+
+struct mt_tag_usage;
+int mt_tag_usage_new(struct mt_tag_usage **out);
+void mt_tag_usage_free(struct mt_tag_usage *u);
+/* One message. Fields not in f->valid are not counted; internal: MPI's own
+ * traffic (f->flags & MT_F_INTERNAL); any_tag: the receive that took it
+ * was MPI_ANY_TAG. */
+int mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
+		     bool any_tag);
+
+struct mt_tag_ustat {			/* values of one field in the run */
+	uint64_t msgs, distinct;
+	int64_t min, max;		/* 0, 0 when no message */
+};
+void mt_tag_usage_stat(const struct mt_tag_usage *u, enum mt_tag_ufield f,
+		       struct mt_tag_ustat *out);
+/* The distinct values of a field, ascending; returns how many there are
+ * (writes at most max). */
+size_t mt_tag_usage_values(const struct mt_tag_usage *u, enum mt_tag_ufield f,
+			   int64_t *out, size_t max);
+
+struct mt_tag_room {			/* a field's headroom in one layout */
+	bool in_tag;		/* false: the layout has no such field */
+	uint8_t bits;		/* usable width (cid: after mem_tag_format) */
+	uint8_t bits_used;	/* width the extreme value needs (sign included) */
+	int64_t limit;		/* largest value (internal tags: smallest) */
+	uint64_t left;		/* values left beyond the extreme one */
+	double pct_used;	/* extreme value over limit, in percent */
+};
+void mt_tag_usage_room(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
+		       enum mt_tag_ufield f, struct mt_tag_room *out);
+
+struct mt_tag_misfit {
+	int64_t value;		/* as the run used it */
+	int64_t becomes;	/* what the receiver would decode */
+	bool alias;		/* becomes is a value the run also used */
+	bool flips;		/* tag: user becomes internal or back */
+};
+struct mt_tag_whatif_field {
+	uint64_t values, misfit, alias, flips;
+	unsigned n_ex;
+	struct mt_tag_misfit ex[MT_TAG_WHATIF_EX];	/* first misfits, ascending */
+};
+struct mt_tag_whatif {
+	int layout_status;	/* MT_TAG_ERR_MTF: Open MPI would not start */
+	bool fits;		/* every value of every field fits */
+	struct mt_tag_whatif_field f[MT_TAG_U_COUNT];
+};
+/* The run's values encoded with layout l (mem_tag_format applied by
+ * mt_tag_layout_get, whose status goes in layout_status). */
+int mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
+			int layout_status, struct mt_tag_whatif *out);
+/* Every misfit of field f under l, ascending; returns how many. */
+size_t mt_tag_usage_misfits(const struct mt_tag_usage *u,
+			    const struct mt_tag_layout *l, enum mt_tag_ufield f,
+			    struct mt_tag_misfit *out, size_t max);
+
+struct mt_tag_nbc {			/* one communicator's internal tags */
+	mt_comm_t cid;
+	int32_t min_tag;	/* most negative internal tag seen */
+	bool narrow;		/* the tag field wraps before Open MPI recycles */
+	bool wrapped;		/* min_tag reached the field's smallest value */
+	uint64_t left;		/* nonblocking-collective reservations left */
+	uint64_t user_msgs, wild_user_msgs; /* user-tag messages; by MPI_ANY_TAG */
+};
+/* Communicators with internal traffic, fewest reservations left first;
+ * returns how many there are (writes at most max). */
+size_t mt_tag_usage_nbc(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
+			struct mt_tag_nbc *out, size_t max);
 
 /* The hot path, inline: analysis decodes every operation of a trace. */
 static inline int32_t mt_tag_value_(const struct mt_tag_layout *l, uint64_t tag)

@@ -3,7 +3,6 @@
  * asks for (AUTO: linear only across several domains, CLC only while
  * violations remain) and fills the report.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,34 +70,21 @@ void mt_clock_opts_default(struct mt_clock_opts *o)
 	o->windows = 128;
 }
 
-enum mt_status clk_fail(struct mt_err *err, enum mt_status st,
-			const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 static enum mt_status check_opts(const struct mt_clock_opts *o,
 				 struct mt_err *err)
 {
 	if (!(o->gamma > 0 && o->gamma < 1))
-		return clk_fail(err, MT_ERR_ARG, "clock option gamma=%g: must be in (0, 1)",
+		return mt_err_set(err, MT_ERR_ARG, "clock option gamma=%g: must be in (0, 1)",
 				o->gamma);
 	if (!(o->slope > 0 && o->slope <= 1))
-		return clk_fail(err, MT_ERR_ARG, "clock option slope=%g: must be in (0, 1]",
+		return mt_err_set(err, MT_ERR_ARG, "clock option slope=%g: must be in (0, 1]",
 				o->slope);
 	if (o->noise_ns < 0 || o->realtime_sd_ns <= 0 || o->lmin_default_ns <= 0 ||
 	    !(o->drift_prior_ppm > 0))
-		return clk_fail(err, MT_ERR_ARG,
+		return mt_err_set(err, MT_ERR_ARG,
 				"clock options: noise_ns must be >= 0; realtime_sd_ns, drift_prior_ppm and lmin_default_ns > 0");
 	if (o->windows < 1)
-		return clk_fail(err, MT_ERR_ARG, "clock option windows=0: must be >= 1");
+		return mt_err_set(err, MT_ERR_ARG, "clock option windows=0: must be >= 1");
 	return MT_OK;
 }
 
@@ -114,7 +100,7 @@ static enum mt_status copy_sorted(const struct clk *c, uint32_t p)
 		o[0] = t[0];
 	for (uint64_t j = 1; j < n; j++) {
 		if (t[j] < t[j - 1])
-			return clk_fail(c->err, MT_ERR_ARG,
+			return mt_err_set(c->err, MT_ERR_ARG,
 					"process %u: event %llu at %lld ns is before event %llu at %lld ns",
 					p, (unsigned long long)j, (long long)t[j],
 					(unsigned long long)(j - 1), (long long)t[j - 1]);
@@ -129,13 +115,13 @@ static enum mt_status check_input(const struct clk *c)
 		const struct mt_clock_proc *pr = &c->procs[p];
 
 		if (pr->nevents && !pr->t)
-			return clk_fail(c->err, MT_ERR_ARG, "process %u: %llu events but no timestamps",
+			return mt_err_set(c->err, MT_ERR_ARG, "process %u: %llu events but no timestamps",
 					p, (unsigned long long)pr->nevents);
 		if (pr->nevents >= UINT32_MAX)
-			return clk_fail(c->err, MT_ERR_ARG, "process %u: %llu events: at most %u supported",
+			return mt_err_set(c->err, MT_ERR_ARG, "process %u: %llu events: at most %u supported",
 					p, (unsigned long long)pr->nevents, UINT32_MAX - 1);
 		if (pr->ncal && !pr->cal)
-			return clk_fail(c->err, MT_ERR_ARG, "process %u: %u calibration pairs missing",
+			return mt_err_set(c->err, MT_ERR_ARG, "process %u: %u calibration pairs missing",
 					p, pr->ncal);
 	}
 	for (uint64_t i = 0; i < c->nm; i++) {
@@ -144,14 +130,14 @@ static enum mt_status check_input(const struct clk *c)
 		if (m->send_proc >= c->np || m->recv_proc >= c->np ||
 		    m->send_ev >= c->procs[m->send_proc].nevents ||
 		    m->recv_ev >= c->procs[m->recv_proc].nevents)
-			return clk_fail(c->err, MT_ERR_ARG,
+			return mt_err_set(c->err, MT_ERR_ARG,
 					"message %llu: event (process %u, %llu) -> (process %u, %llu) does not exist",
 					(unsigned long long)i, m->send_proc,
 					(unsigned long long)m->send_ev, m->recv_proc,
 					(unsigned long long)m->recv_ev);
 	}
 	if (c->nm >= UINT32_MAX)
-		return clk_fail(c->err, MT_ERR_ARG, "%llu messages: at most %u supported",
+		return mt_err_set(c->err, MT_ERR_ARG, "%llu messages: at most %u supported",
 				(unsigned long long)c->nm, UINT32_MAX - 1);
 	return MT_OK;
 }
@@ -224,9 +210,9 @@ enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 
 	memset(res, 0, sizeof(*res));
 	if ((unsigned)mode > MT_CLOCK_MODE_AUTO)
-		return clk_fail(err, MT_ERR_ARG, "clock mode %d unknown", (int)mode);
+		return mt_err_set(err, MT_ERR_ARG, "clock mode %d unknown", (int)mode);
 	if ((nprocs && (!procs || !out)) || (nmsgs && !msgs))
-		return clk_fail(err, MT_ERR_ARG, "clock correction: missing input arrays");
+		return mt_err_set(err, MT_ERR_ARG, "clock correction: missing input arrays");
 	if (!c.o) {
 		mt_clock_opts_default(&defaults);
 		c.o = &defaults;

@@ -440,6 +440,6 @@ enum mt_status clk_clc(struct clk *c)
 out:
 	clc_free(&s);
 	if (st != MT_OK)
-		return clk_fail(c->err, st, "clock CLC stage: out of memory");
+		return mt_err_set(c->err, st, "clock CLC stage: out of memory");
 	return MT_OK;
 }

@@ -146,5 +146,5 @@ nomem:
 	free(dom);
 	free(msgs);
 	free(viol);
-	return clk_fail(c->err, MT_ERR_NOMEM, "clock domains: out of memory");
+	return mt_err_set(c->err, MT_ERR_NOMEM, "clock domains: out of memory");
 }

@@ -57,7 +57,7 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 				free(fill);
 				free(slots);
 				mt_clock_graph_free(g);
-				return clk_fail(err, MT_ERR_ARG,
+				return mt_err_set(err, MT_ERR_ARG,
 						"message %llu: process %u, only %u processes",
 						(unsigned long long)i, owner(&m[i], w), nprocs);
 			}
@@ -105,7 +105,7 @@ nomem:
 	free(fill);
 	free(slots);
 	mt_clock_graph_free(g);
-	return clk_fail(err, MT_ERR_NOMEM, "clock graph: out of memory");
+	return mt_err_set(err, MT_ERR_NOMEM, "clock graph: out of memory");
 }
 
 void mt_clock_graph_apply(const struct mt_clock_graph *g, int64_t *const *out,

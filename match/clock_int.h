@@ -94,8 +94,4 @@ uint64_t clk_violations(const struct clk *c);
 /* Correction and interval figures of res, from input and c->out. */
 enum mt_status clk_report(struct clk *c);
 
-enum mt_status clk_fail(struct mt_err *err, enum mt_status st,
-			const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 #endif /* MT_CLOCK_INT_H */

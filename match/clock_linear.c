@@ -474,7 +474,7 @@ static enum mt_status combine(struct lin *l)
 	st = MT_OK;
 	goto out;
 fail:
-	st = clk_fail(l->c->err, MT_ERR_NOMEM,
+	st = mt_err_set(l->c->err, MT_ERR_NOMEM,
 		      "clock linear stage: least-squares solve failed");
 out:
 	free(ea);
@@ -523,7 +523,7 @@ enum mt_status clk_linear_map(struct clk *c)
 	if (st == MT_OK)
 		st = combine(&l);
 	else
-		clk_fail(c->err, st, "clock linear stage: out of memory");
+		mt_err_set(c->err, st, "clock linear stage: out of memory");
 	if (st == MT_OK)
 		apply(c);
 	lin_free(&l);

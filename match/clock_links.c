@@ -34,7 +34,7 @@ enum mt_status clk_links(struct clk *c)
 	c->msg_link = clk_alloc_big((c->nm + 1) * sizeof(*c->msg_link));
 	if (!mind || !r->links || !c->msg_link || clk_pairs_init(&map, 64, r->ndomains) != MT_OK) {
 		free(mind);
-		return clk_fail(c->err, MT_ERR_NOMEM, "clock links: out of memory");
+		return mt_err_set(c->err, MT_ERR_NOMEM, "clock links: out of memory");
 	}
 	for (uint64_t i = 0; i < c->nm; i++) {
 		const struct mt_clock_msg *m = &c->msgs[i];
@@ -94,5 +94,5 @@ enum mt_status clk_links(struct clk *c)
 nomem:
 	clk_pairs_free(&map);
 	free(mind);
-	return clk_fail(c->err, MT_ERR_NOMEM, "clock links: out of memory");
+	return mt_err_set(c->err, MT_ERR_NOMEM, "clock links: out of memory");
 }

@@ -76,7 +76,7 @@ out:
 	free(pr);
 	mt_clock_graph_free(&g);
 	if (st == MT_ERR_NOMEM)
-		return clk_fail(err, st, "clock correction of %zu messages: out of memory", n);
+		return mt_err_set(err, st, "clock correction of %zu messages: out of memory", n);
 	return st;
 }
 
@@ -92,7 +92,7 @@ enum mt_status mt_clock_correct_msgs(enum mt_clock_mode mode,
 	enum mt_status st;
 
 	if (!t)
-		return clk_fail(err, MT_ERR_NOMEM,
+		return mt_err_set(err, MT_ERR_NOMEM,
 				"clock correction of %zu messages: out of memory", n);
 	for (size_t i = 0; i < n; i++)
 		mt_clock_times_of_msg(&m[i], nprocs, &t[i]);

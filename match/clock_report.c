@@ -34,7 +34,7 @@ enum mt_status clk_report(struct clk *c)
 	if (!total || !clc) {
 		free(total);
 		free(clc);
-		return clk_fail(c->err, MT_ERR_NOMEM, "clock report: out of memory");
+		return mt_err_set(c->err, MT_ERR_NOMEM, "clock report: out of memory");
 	}
 	for (uint32_t p = 0; p < c->np; p++) {
 		const struct mt_clock_domain *d = &r->domains[r->proc_domain[p]];

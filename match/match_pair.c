@@ -246,6 +246,7 @@ void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	if (ro) {
 		msg->recv_ep = ro->p.ep;
 		msg->recv_buf = ro->p.len;
+		msg->recv_f = ro->p.f;
 		msg->t_recv_post = ro->p.ts;
 		msg->t_recv_done = ro->done_ts;
 		if (!so) {

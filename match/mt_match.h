@@ -102,6 +102,7 @@ struct mt_match_fields {
 	int32_t tag;		/* MPI tag, signed */
 	uint8_t kind;		/* enum mt_match_kind */
 	uint8_t has_tag;	/* tag is meaningful */
+	uint8_t any_src;	/* receive filter: MPI_ANY_SOURCE */
 };
 
 enum mt_match_dir { MT_MATCH_DIR_SEND = 0, MT_MATCH_DIR_RECV = 1 };
@@ -159,6 +160,8 @@ struct mt_match_msg {
 	int32_t send_rank, recv_rank;	/* world ranks, -1 unknown */
 	int32_t send_ep, recv_ep;	/* -1 unknown */
 	struct mt_match_fields f;	/* from the send when there is one */
+	struct mt_match_fields recv_f;	/* the receive's filter (has_tag 0:
+					 * MPI_ANY_TAG); zero without one */
 	uint8_t status;			/* enum mt_match_status */
 	uint64_t raw_tag;
 	uint64_t bytes;			/* sent length, or received if no send */
@@ -205,8 +208,25 @@ struct mt_match_summary {
 	uint64_t abandoned_at_close, pending_delivered_sends;
 };
 
+/* Why a receive was truncated, most specific first (match_trunc.c). */
+#define MT_MATCH_TRUNC_CAUSES(X) \
+	X(COLLISION, "tag collision after truncation") /* send's fields differ \
+		from the receive's, yet the wire tags matched */ \
+	X(WILDCARD, "wildcard receive matched another stream") \
+	X(BUFFER, "receive buffer too small")
+
+enum mt_match_trunc_cause {
+#define MT_MATCH_TRUNC_ENUM(n, s) MT_MATCH_TRUNC_##n,
+	MT_MATCH_TRUNC_CAUSES(MT_MATCH_TRUNC_ENUM)
+#undef MT_MATCH_TRUNC_ENUM
+	MT_MATCH_TRUNC_COUNT
+};
+
 struct mt_match;
 
+const char *mt_match_trunc_cause_str(unsigned cause);
+/* The most likely cause of a message with status MT_MATCH_ST_TRUNCATED. */
+enum mt_match_trunc_cause mt_match_trunc_cause(const struct mt_match_msg *msg);
 const char *mt_match_kind_str(unsigned kind);
 const char *mt_match_status_str(unsigned status);
 const char *mt_match_warning_str(unsigned w);

@@ -232,3 +232,24 @@ void clockstage_describe(const struct clockstage *cs, struct mt_run *run)
 	if (cs->solved)
 		span(cs, run);
 }
+
+/* The world ranks in domain d as ranges: "0-3,7". */
+const char *mt_run_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+			       char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (uint32_t r = 0; r < c->nranks && k < len; r++) {
+		uint32_t e = r;
+
+		if (c->res->proc_domain[r] != d)
+			continue;
+		while (e + 1 < c->nranks && c->res->proc_domain[e + 1] == d)
+			e++;
+		k += (size_t)snprintf(buf + k, len - k, e > r ? "%s%u-%u" : "%s%u",
+				      k ? "," : "", r, e);
+		r = e;
+	}
+	return buf;
+}

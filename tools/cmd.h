@@ -20,9 +20,11 @@ struct mt_cmd {
 
 extern const struct mt_cmd mt_cmd_dump;
 extern const struct mt_cmd mt_cmd_tag;
+extern const struct mt_cmd mt_cmd_decode;
 extern const struct mt_cmd mt_cmd_messages;
 extern const struct mt_cmd mt_cmd_report;
-extern const struct mt_cmd mt_cmd_decode;
+extern const struct mt_cmd mt_cmd_export;
+extern const struct mt_cmd mt_cmd_tags;
 
 /* cmd_tag.c: parses --layout NAME, printing the valid names when unknown. */
 int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);

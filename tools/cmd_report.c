@@ -38,6 +38,9 @@ static void usage(FILE *out)
 		"            intervals between one process's events\n\n"
 		"Options:\n"
 		"  --json           the same content as one JSON object\n"
+		"  --html           the same content as one self-contained HTML page\n"
+		"                   (inline SVG charts: matrix heatmaps, sizes,\n"
+		"                   bandwidth, throughput, latency, tag layout; prints)\n"
 		"  -o, --output F   write to F instead of standard output\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n");
 	mt_pipe_clock_help(out);
@@ -53,6 +56,7 @@ static int run(int argc, char **argv)
 	static const struct mt_pipe_cli cli = {
 		.name = "report", .cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
+		.html = &mt_sink_html,
 	};
 
 	return mt_pipe_main(&cli, argc, argv);

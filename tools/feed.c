@@ -108,12 +108,13 @@ static enum mt_status detect(struct feed *fd, enum mt_tag_layout_id force,
 							 recv_in(r));
 		}
 	}
+	for (size_t i = 0; i < t->neps; i++)
+		mt_tag_detect(&ev[i], force, &fd->det[i]);
+	if (force == MT_TAG_LAYOUT_NONE)
+		mt_tag_detect_job(ev, fd->det, t->neps);
 	for (size_t i = 0; i < t->neps; i++) {
-		struct mt_tag_detect_result res;
-
-		mt_tag_detect(&ev[i], force, &res);
-		fd->conf[i] = res.confidence;
-		if (mt_tag_layout_get(res.layout, t->eps[i].rec->mem_tag_format,
+		fd->conf[i] = fd->det[i].confidence;
+		if (mt_tag_layout_get(fd->det[i].layout, t->eps[i].rec->mem_tag_format,
 				      &fd->lay[i]))
 			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &fd->lay[i]);
 	}
@@ -147,12 +148,13 @@ enum mt_status feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->t = t;
 	fd->lay = calloc(n, sizeof(*fd->lay));
 	fd->conf = calloc(n, sizeof(*fd->conf));
+	fd->det = calloc(n, sizeof(*fd->det));
 	fd->sel_tx = calloc(n, 1);
 	fd->sel_rx = calloc(n, 1);
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
-	if (!fd->lay || !fd->conf || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
+	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
 	    !fd->pc || !fd->addr)
 		return MT_ERR_NOMEM;
 	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
@@ -185,6 +187,7 @@ void feed_fini(struct feed *fd)
 {
 	free(fd->lay);
 	free(fd->conf);
+	free(fd->det);
 	free(fd->sel_tx);
 	free(fd->sel_rx);
 	free(fd->proc_ep);
@@ -208,8 +211,9 @@ void feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 }
 
 static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,
-		      struct mt_match_fields *o)
+		      int any_src, struct mt_match_fields *o)
 {
+	o->any_src = (uint8_t)any_src;
 	o->cid = (f->valid & MT_V_CID) ? (int64_t)f->cid : -1;
 	o->comm_src = (f->valid & MT_V_SOURCE) && f->source >= 0 ? f->source : -1;
 	o->tag = f->tag;
@@ -274,13 +278,13 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 		mt_tag_decode(l, o.tag, r->data, has_data(r) ? MT_TAG_IN_DATA : 0, &f);
 		o.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
-		to_fields(&f, tagged, 0, &o.f);
+		to_fields(&f, tagged, 0, 0, &o.f);
 	} else {
 		struct mt_tag_filter flt;
 
 		mt_tag_decode_recv(l, o.tag, o.ignore, recv_in(r), &flt);
 		o.src_id = MT_MATCH_NOSRC;
-		to_fields(&flt.f, tagged, flt.any_tag, &o.f);
+		to_fields(&flt.f, tagged, flt.any_tag, flt.any_source, &o.f);
 	}
 	return mt_match_post(fd->m, &o);
 }
@@ -332,7 +336,7 @@ static int feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 
 	mt_tag_decode(l, r->tag, r->data, in, &f);
 	c.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
-	to_fields(&f, tagged, 0, &c.f);
+	to_fields(&f, tagged, 0, 0, &c.f);
 	return mt_match_complete(fd->m, &c);
 }
 

@@ -23,6 +23,7 @@ struct feed {
 	struct mt_match *m;
 	struct mt_tag_layout *lay;	/* per endpoint (index in t->eps) */
 	enum mt_tag_confidence *conf;
+	struct mt_tag_detect_result *det; /* per endpoint: with the evidence */
 	uint8_t *sel_tx, *sel_rx;	/* FI_SELECTIVE_COMPLETION per direction */
 	int32_t *proc_ep;		/* first endpoint of each process, or -1 */
 	uint64_t skipped;

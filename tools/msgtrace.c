@@ -11,9 +11,11 @@
 static const struct mt_cmd *const cmds[] = {
 	&mt_cmd_dump,
 	&mt_cmd_tag,
+	&mt_cmd_decode,
 	&mt_cmd_messages,
 	&mt_cmd_report,
-	&mt_cmd_decode,
+	&mt_cmd_export,
+	&mt_cmd_tags,
 	NULL
 };
 

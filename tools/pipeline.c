@@ -8,14 +8,16 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clockstage.h"
 #include "cmd.h"
 #include "feed.h"
 #include "mt_sink.h"
+#include "progress.h"
 
 #define BATCH 1024
+#define PIPE_BASE_OPTS 7	/* mt_pipe_main's own options */
+#define PIPE_EXTRA_OPTS 4	/* a command's own, at most */
 
 static void describe(struct mt_run *run, const struct mt_trace *t,
 		     const struct feed *fd)
@@ -56,6 +58,8 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 		snprintf(run->provider, sizeof(run->provider), "%.31s", e->prov_name);
 		snprintf(run->fabric, sizeof(run->fabric), "%.31s", e->fabric_name);
 		run->layout = fd->lay[0];
+		run->ep_layout = fd->lay;
+		run->ep_detect = fd->det;
 		run->layout_conf = fd->conf[0];
 		for (size_t i = 1; i < t->neps; i++)
 			run->layouts_differ += fd->lay[i].id != fd->lay[0].id;
@@ -93,19 +97,6 @@ static int drain(struct mt_match *m, struct dest *d)
 	return 0;
 }
 
-/* Percent done on stderr when it is a terminal and the trace is large. */
-static void progress(const char *cmd, uint64_t done, uint64_t total, int end)
-{
-	if (total < (1u << 22) || !isatty(STDERR_FILENO))
-		return;
-	if (end)
-		fprintf(stderr, "\r%*s\r", 60, "");
-	else
-		fprintf(stderr, "\r%s: %llu of %llu records (%.0f%%)", cmd,
-			(unsigned long long)done, (unsigned long long)total,
-			100.0 * (double)done / (double)total);
-}
-
 /* Merge every record through the matcher into the sink. */
 static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		  struct mt_match *m, struct dest *d, struct mt_run *run)
@@ -115,11 +106,12 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 	struct mt_err err = { { 0 } };
 	enum mt_status s = mt_trace_merge_open(t, &mg);
 	int rc = MT_EXIT_OK, mrc = MT_MATCH_OK;
+	struct progress pg;
 	uint64_t total = 0;
 
-	for (size_t f = 0; f < t->nfiles; f++)
-		total += t->files[f]->nrecs;
-
+	for (size_t i = 0; i < t->nfiles; i++)
+		total += t->files[i]->nrecs;
+	progress_start(&pg, cmd, total);
 	if (s) {
 		fprintf(stderr, "%s: cannot start the merge: %s\n", cmd,
 			mt_status_str(s));
@@ -130,10 +122,10 @@ static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		mrc = feed_event(fd, &ev);
 		if (!mrc && (run->events & 1023) == 0 && drain(m, d))
 			mrc = MT_MATCH_ERR_NOMEM;
-		if ((run->events & ((1u << 22) - 1)) == 0)
-			progress(cmd, run->events, total, 0);
+		if ((run->events & (PROGRESS_EVERY - 1)) == 0)
+			progress_tick(&pg, run->events);
 	}
-	progress(cmd, run->events, total, 1);
+	progress_end(&pg);
 	mt_trace_merge_close(mg);
 	if (s != MT_END && s != MT_OK) {
 		/* Report, but still analyse the records before the bad one. */
@@ -178,6 +170,7 @@ static int pass(const struct mt_pipe_opts *o, const struct mt_trace *t,
 	}
 	describe(&run, t, &fd);
 	clockstage_describe(d->cs, &run);
+	d->st = o->sink_arg;
 	if (d->sink && d->sink->init(&d->st, out, &run)) {
 		fprintf(stderr, "%s: cannot start the %s output\n", o->cmd,
 			d->sink->name);
@@ -262,26 +255,30 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	struct option longopts[PIPE_BASE_OPTS + PIPE_EXTRA_OPTS + 1] = {
 		{ "csv", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", no_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'l' },
 		{ "clock", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
 	};
 	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE, .cmd = cli->cmd,
+				  .sink_arg = cli->sink_arg,
 				  .clock = MT_CLOCK_MODE_AUTO };
 	const struct mt_sink_ops *sink = cli->sink;
 	const char *path = NULL;
 	FILE *out = stdout;
 	int c, rc;
 
+	for (size_t i = 0; cli->extra && cli->extra[i].name && i < PIPE_EXTRA_OPTS; i++)
+		longopts[PIPE_BASE_OPTS + i] = cli->extra[i];
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json))
+		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json) ||
+		    (c == 'H' && !cli->html))
 			c = '?';
 		switch (c) {
 		case 'c':
@@ -289,6 +286,9 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			break;
 		case 'j':
 			sink = cli->json;
+			break;
+		case 'H':
+			sink = cli->html;
 			break;
 		case 'o':
 			path = optarg;
@@ -298,16 +298,18 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 				return MT_EXIT_USAGE;
 			break;
 		case 'k':
-			if (mt_clock_mode_parse(optarg, &o.clock)) {
-				fprintf(stderr, "%s: --clock '%s': expected none, "
-					"linear, clc or auto\n", o.cmd, optarg);
+			if (mt_pipe_parse_clock(o.cmd, optarg, &o.clock))
 				return MT_EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			cli->usage(stdout);
 			return MT_EXIT_OK;
 		default:
+			if (c >= 256 && cli->opt) {
+				if (cli->opt(c, optarg, cli->sink_arg))
+					return MT_EXIT_USAGE;
+				break;
+			}
 			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
 				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
 			return MT_EXIT_USAGE;
@@ -330,6 +332,16 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 		rc = MT_EXIT_BAD_INPUT;
 	}
 	return rc;
+}
+
+int mt_pipe_parse_clock(const char *cmd, const char *arg,
+			enum mt_clock_mode *mode)
+{
+	if (!mt_clock_mode_parse(arg, mode))
+		return 0;
+	fprintf(stderr, "%s: --clock '%s': expected none, linear, clc or auto\n",
+		cmd, arg);
+	return -1;
 }
 
 void mt_pipe_clock_help(FILE *out)

@@ -1,6 +1,8 @@
 /*
  * report.c - statistics for `msgtrace report` (see report.h).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,4 +102,87 @@ void report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 				r->bin_bytes[bin] += m->bytes;
 		}
 	}
+}
+
+const char *report_human(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+static const char *rank_str(int32_t rank, char *buf, size_t len)
+{
+	if (rank >= 0)
+		snprintf(buf, len, "%d", rank);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void report_msg_line(const struct report *r, const struct mt_match_msg *m,
+		     char *buf, size_t len)
+{
+	char s[16], d[16], t[16], sz[16], when[32] = "";
+
+	if (m->f.has_tag)
+		snprintf(t, sizeof(t), "%d", m->f.tag);
+	else
+		snprintf(t, sizeof(t), "?");
+	if (m->t_send_post != MT_MATCH_NOTIME)
+		snprintf(when, sizeof(when), ", sent %.6f s",
+			 report_sec(r, m->t_send_post));
+	else if (m->t_recv_done != MT_MATCH_NOTIME)
+		snprintf(when, sizeof(when), ", received %.6f s",
+			 report_sec(r, m->t_recv_done));
+	snprintf(buf, len, "rank %s -> %s cid %" PRId64 " tag %s %s %s%s",
+		 rank_str(m->send_rank, s, sizeof(s)),
+		 rank_str(m->recv_rank, d, sizeof(d)), m->f.cid, t,
+		 mt_match_kind_str(m->f.kind), report_human(m->bytes, sz, sizeof(sz)),
+		 when);
+	if (m->status == MT_MATCH_ST_TRUNCATED) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " into a %s buffer",
+			 report_human(m->recv_buf, sz, sizeof(sz)));
+	}
+}
+
+void report_pending_line(const struct report *r,
+			 const struct mt_match_pending *p, char *buf, size_t len)
+{
+	const struct mt_match_op *op = &p->op;
+	char peer[64], tag[16], sz[16];
+
+	if (op->f.has_tag)
+		snprintf(tag, sizeof(tag), "%d", op->f.tag);
+	else
+		snprintf(tag, sizeof(tag), "ANY");
+	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
+			 p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
+		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
+	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
+		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
+	else
+		snprintf(peer, sizeof(peer), "any source");
+	if (op->dir == MT_MATCH_DIR_RECV)
+		snprintf(buf, len, "rank %d waits: recv %s from %s cid %" PRId64
+			 " tag %s, %s buf, posted %.6f s", p->rank,
+			 mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
+			 report_human(op->len, sz, sizeof(sz)), report_sec(r, op->ts));
+	else
+		snprintf(buf, len, "rank %d: send %s to rank %d cid %" PRId64
+			 " tag %s, %s, posted %.6f s, never completed%s", p->rank,
+			 mt_match_kind_str(op->f.kind), p->peer_rank, op->f.cid, tag,
+			 report_human(op->len, sz, sizeof(sz)), report_sec(r, op->ts),
+			 p->delivered ? " (delivered)" : "");
 }

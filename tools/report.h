@@ -42,5 +42,16 @@ int report_internal(unsigned kind);
 double report_mbps(uint64_t bytes, uint64_t ns);
 /* Seconds since the start of the run. */
 double report_sec(const struct report *r, uint64_t t);
+/* "1.5 KiB" */
+const char *report_human(uint64_t bytes, char *buf, size_t len);
+/* One message in a line: "rank 0 -> 1 cid 0 tag 5 user 64 B, sent 0.123 s"
+ * (" into a 32 B buffer" when truncated). */
+void report_msg_line(const struct report *r, const struct mt_match_msg *m,
+		     char *buf, size_t len);
+/* One pending operation in a line: "rank 2 waits: receive user from rank 1
+ * cid 0 tag 7, 64 B buffer, posted 0.5 s" or "rank 1: send ... never
+ * completed". */
+void report_pending_line(const struct report *r,
+			 const struct mt_match_pending *p, char *buf, size_t len);
 
 #endif /* MT_REPORT_H */

@@ -18,58 +18,6 @@ struct text {
 	struct report r;
 };
 
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	unsigned u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-	return buf;
-}
-
-static const char *rank_str(int32_t rank, char *buf, size_t len)
-{
-	if (rank >= 0)
-		snprintf(buf, len, "%d", rank);
-	else
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-/* "rank 0 -> 1 cid 0 tag 5 user 64 B, sent 0.123 s" */
-static void msg_line(const struct report *r, const struct mt_match_msg *m,
-		     char *buf, size_t len)
-{
-	char s[16], d[16], t[16], sz[16], when[32] = "";
-
-	if (m->f.has_tag)
-		snprintf(t, sizeof(t), "%d", m->f.tag);
-	else
-		snprintf(t, sizeof(t), "?");
-	if (m->t_send_post != MT_MATCH_NOTIME)
-		snprintf(when, sizeof(when), ", sent %.6f s",
-			 report_sec(r, m->t_send_post));
-	else if (m->t_recv_done != MT_MATCH_NOTIME)
-		snprintf(when, sizeof(when), ", received %.6f s",
-			 report_sec(r, m->t_recv_done));
-	snprintf(buf, len, "rank %s -> %s cid %" PRId64 " tag %s %s %s%s",
-		 rank_str(m->send_rank, s, sizeof(s)),
-		 rank_str(m->recv_rank, d, sizeof(d)), m->f.cid, t,
-		 mt_match_kind_str(m->f.kind), human(m->bytes, sz, sizeof(sz)),
-		 when);
-	if (m->status == MT_MATCH_ST_TRUNCATED) {
-		size_t n = strlen(buf);
-
-		snprintf(buf + n, len - n, " into a %s buffer",
-			 human(m->recv_buf, sz, sizeof(sz)));
-	}
-}
-
 static int text_init(void **state, FILE *out, const struct mt_run *run)
 {
 	struct text *x = calloc(1, sizeof(*x));
@@ -122,7 +70,7 @@ static void totals_section(FILE *o, const struct report *r,
 
 	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
 		" messages, %s:", r->msgs,
-		human(r->bytes, b, sizeof(b)));
+		report_human(r->bytes, b, sizeof(b)));
 	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
 		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
 			k + 1 < MT_MATCH_KIND_COUNT ? "," : "\n");
@@ -166,8 +114,8 @@ static void pairs_section(FILE *o, const struct report *r)
 
 		snprintf(p, sizeof(p), "%zu -> %zu", idx[j] / n, idx[j] % n);
 		fprintf(o, "  %-9s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", p,
-			c->msgs[0], human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
-			human(c->bytes[1], ib, sizeof(ib)),
+			c->msgs[0], report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
+			report_human(c->bytes[1], ib, sizeof(ib)),
 			report_mbps(c->bw_bytes, c->bw_ns));
 	}
 	if (k > TOP_PAIRS)
@@ -207,7 +155,7 @@ static void sizes_section(FILE *o, const struct report *r)
 			continue;
 		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f\n",
 			report_class_label(c, lab, sizeof(lab)), x->msgs[0], x->msgs[1],
-			human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
+			report_human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
 			report_mbps(x->bw_bytes, x->bw_ns));
 	}
 }
@@ -244,7 +192,7 @@ static void warn_section(FILE *o, const struct report *r,
 		any = 1;
 		fprintf(o, "  %" PRIu64 " x %s\n", wn->count, mt_match_warning_str(w));
 		for (unsigned e = 0; e < wn->n_examples; e++) {
-			msg_line(r, &wn->example[e], line, sizeof(line));
+			report_msg_line(r, &wn->example[e], line, sizeof(line));
 			fprintf(o, "      e.g. %s\n", line);
 		}
 	}
@@ -255,35 +203,12 @@ static void warn_section(FILE *o, const struct report *r,
 static void pending_op(FILE *o, const struct report *r,
 		       const struct mt_match_pending *p)
 {
-	const struct mt_match_op *op = &p->op;
-	char peer[64], tag[16], line[200], sz[16];
+	char line[200];
 
-	if (op->f.has_tag)
-		snprintf(tag, sizeof(tag), "%d", op->f.tag);
-	else
-		snprintf(tag, sizeof(tag), "ANY");
-	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
-		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
-			 p->peer_rank);
-	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
-		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
-	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
-		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
-	else
-		snprintf(peer, sizeof(peer), "any source");
-	if (op->dir == MT_MATCH_DIR_RECV)
-		fprintf(o, "  rank %d waits: recv %s from %s cid %" PRId64
-			" tag %s, %s buf, posted %.6f s\n", p->rank,
-			mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
-			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts));
-	else
-		fprintf(o, "  rank %d: send %s to rank %d cid %" PRId64 " tag %s, "
-			"%s, posted %.6f s, never completed%s\n", p->rank,
-			mt_match_kind_str(op->f.kind), p->peer_rank, op->f.cid, tag,
-			human(op->len, sz, sizeof(sz)), report_sec(r, op->ts),
-			p->delivered ? " (delivered)" : "");
+	report_pending_line(r, p, line, sizeof(line));
+	fprintf(o, "  %s\n", line);
 	if (p->unacked) {
-		msg_line(r, &p->unacked_msg, line, sizeof(line));
+		report_msg_line(r, &p->unacked_msg, line, sizeof(line));
 		fprintf(o, "      its Ssend was received%s, never acknowledged:\n"
 			"        %s\n", p->unacked_claimed ?
 			" by a claim (MPI_Improbe+MPI_Mrecv)" : "", line);
@@ -291,7 +216,7 @@ static void pending_op(FILE *o, const struct report *r,
 	for (unsigned i = 0; i < p->n_near; i++) {
 		const struct mt_match_near *n = &p->near[i];
 
-		msg_line(r, &n->send, line, sizeof(line));
+		report_msg_line(r, &n->send, line, sizeof(line));
 		if (n->field == MT_MATCH_F_COUNT)
 			fprintf(o, "      would match:\n        %s\n", line);
 		else
@@ -335,27 +260,6 @@ static const char *ns_str(double ns, char *buf, size_t len)
 	return buf;
 }
 
-/* The world ranks in domain d as ranges: "0-3,7". */
-static const char *domain_ranks(const struct mt_run_clock *c, uint32_t d,
-				char *buf, size_t len)
-{
-	size_t k = 0;
-
-	buf[0] = 0;
-	for (uint32_t r = 0; r < c->nranks && k < len; r++) {
-		uint32_t e = r;
-
-		if (c->res->proc_domain[r] != d)
-			continue;
-		while (e + 1 < c->nranks && c->res->proc_domain[e + 1] == d)
-			e++;
-		k += (size_t)snprintf(buf + k, len - k, e > r ? "%s%u-%u" : "%s%u",
-				      k ? "," : "", r, e);
-		r = e;
-	}
-	return buf;
-}
-
 static void clock_domains(FILE *o, const struct mt_run_clock *c)
 {
 	const struct mt_clock_result *r = c->res;
@@ -370,7 +274,7 @@ static void clock_domains(FILE *o, const struct mt_run_clock *c)
 		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
 			continue;	/* a rank nobody traced, or too many */
 		fprintf(o, "  %-6u %-10.10s %-12.12s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
-			d, domain_ranks(c, d, rk, sizeof(rk)),
+			d, mt_run_clock_ranks(c, d, rk, sizeof(rk)),
 			c->procs[m->first_proc].host[0] ? c->procs[m->first_proc].host : "?",
 			mt_clock_est_name(m->est), ns_str(m->offset_ns, off, sizeof(off)),
 			ns_str(m->offset_sd_ns, sd, sizeof(sd)), m->drift_ppm,
@@ -430,6 +334,7 @@ static void clock_section(FILE *o, const struct mt_run *run)
 		"    (intervals of %d us or more)\n", 100 * r->interval_change,
 		100 * r->interval_max_change, MT_CLOCK_LONG_INTERVAL_NS / 1000);
 	clock_domains(o, c);
+	fprintf(o, "  (WARNINGS and PENDING count and show the times as recorded)\n");
 }
 
 static int text_finalize(void *state, const struct mt_run *run,

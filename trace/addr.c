@@ -232,7 +232,7 @@ enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err)
 
 	t->index = calloc(1, sizeof(*t->index));
 	if (!t->index)
-		return trace_fail(err, MT_ERR_NOMEM, "out of memory");
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (uint32_t p = 0; p < t->nprocs && !rc; p++)
 		rc = collect(t, p, &tb);
 	if (!rc) {
@@ -254,7 +254,7 @@ enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err)
 	}
 	free(tb.obj);
 	free(tb.bind);
-	return rc ? trace_fail(err, MT_ERR_NOMEM, "out of memory") : MT_OK;
+	return rc ? mt_err_set(err, MT_ERR_NOMEM, "out of memory") : MT_OK;
 }
 
 void trace_addr_free(struct mt_trace *t)

@@ -59,29 +59,29 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 
 	/* A writer killed between sizing the file and writing its header. */
 	if (!memcmp(h->magic, "\0\0\0\0\0\0\0\0", sizeof(h->magic)))
-		return trace_fail(err, MT_END, "%s: header never written "
+		return mt_err_set(err, MT_END, "%s: header never written "
 				  "(created, then killed?)", p);
 	if (memcmp(h->magic, MT_TRACE_MAGIC, sizeof(h->magic)))
-		return trace_fail(err, MT_ERR_CORRUPT,
+		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
 	if (h->version != MT_TRACE_VERSION)
-		return trace_fail(err, MT_ERR_VERSION,
+		return mt_err_set(err, MT_ERR_VERSION,
 				  "%s: offset %" PRIu64 ": format version %" PRIu32
 				  ", this reader reads version %u", p,
 				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION);
 	if (h->hdr_size < sizeof(*h) || h->hdr_size > h->data_off)
-		return trace_fail(err, MT_ERR_CORRUPT,
+		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": header size %" PRIu32
 				  " is not within [%zu, data offset %" PRIu64 "]", p,
 				  HDR_FIELD_OFF(hdr_size), h->hdr_size, sizeof(*h),
 				  h->data_off);
 	if (h->data_off % 8 || h->data_off > f->map_len)
-		return trace_fail(err, MT_ERR_CORRUPT,
+		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": data offset %" PRIu64
 				  " is not 8-byte aligned within the file (%zu bytes)",
 				  p, HDR_FIELD_OFF(data_off), h->data_off, f->map_len);
 	if (h->committed > h->capacity || h->committed > UINT64_MAX - h->data_off)
-		return trace_fail(err, MT_ERR_CORRUPT,
+		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": committed bytes %" PRIu64
 				  " exceed the capacity %" PRIu64, p,
 				  HDR_FIELD_OFF(committed), h->committed, h->capacity);
@@ -96,34 +96,34 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 	size_t min;
 
 	if (off + sizeof(*r) > f->map_len)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": file ends at %zu but the "
 				  "header says records are committed up to %" PRIu64
 				  " (truncated copy?)", f->path, off, f->map_len, end);
 	if (off + sizeof(*r) > end)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": %" PRIu64 " committed bytes "
 				  "left, too few for a record header", f->path, off,
 				  end - off);
 	r = (const struct mt_rec_hdr *)(f->map + off);
 	if (r->size < sizeof(*r) || r->size % 8)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": record size %u is %s",
 				  f->path, off, r->size, r->size % 8 ?
 				  "not a multiple of 8" : "smaller than a record header");
 	if (off + r->size > end)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": record size %u runs past "
 				  "the committed end %" PRIu64, f->path, off, r->size,
 				  end);
 	if (off + r->size > f->map_len)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": record size %u runs past "
 				  "the end of the file (%zu bytes; truncated copy?)",
 				  f->path, off, r->size, f->map_len);
 	min = mt_trace_rec_min_size(r->type);
 	if (r->size < min)
-		return trace_fail(&f->scan_err, MT_ERR_CORRUPT,
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": %s record size %u is "
 				  "smaller than its struct (%zu bytes)", f->path, off,
 				  mt_trace_rec_name(r->type), r->size, min);
@@ -162,7 +162,7 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 						    &f->nsetup, &cap, sizeof(*slot));
 
 			if (!slot)
-				return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory",
+				return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory",
 						  f->path);
 			*slot = off;
 		}
@@ -180,27 +180,27 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return trace_fail(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
+		return mt_err_set(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
 				  strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return trace_fail(err, MT_ERR_IO, "%s: not a regular file", f->path);
+		return mt_err_set(err, MT_ERR_IO, "%s: not a regular file", f->path);
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return trace_fail(err, MT_END, "%s: empty file (created, never "
+		return mt_err_set(err, MT_END, "%s: empty file (created, never "
 				  "written)", f->path);
 	}
 	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr)) {
 		close(fd);
-		return trace_fail(err, MT_ERR_CORRUPT, "%s: offset 0: file is %jd "
+		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset 0: file is %jd "
 				  "bytes, shorter than a trace header (%zu)", f->path,
 				  (intmax_t)st.st_size, sizeof(struct mt_file_hdr));
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return trace_fail(err, MT_ERR_IO, "%s: cannot map: %s", f->path,
+		return mt_err_set(err, MT_ERR_IO, "%s: cannot map: %s", f->path,
 				  strerror(errno));
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
@@ -216,18 +216,18 @@ enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 	enum mt_status st;
 
 	if (!path || !out)
-		return trace_fail(err, MT_ERR_ARG, "mt_trace_file_open: no path");
+		return mt_err_set(err, MT_ERR_ARG, "mt_trace_file_open: no path");
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
-		return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", path);
+		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", path);
 	}
 	st = map_file(f, err);
 	if (st == MT_OK)
 		st = check_header(f, err);
 	if (st == MT_OK && !parse_name(path, f->host, sizeof(f->host), &pid, &seq) &&
 	    (pid != f->hdr->pid || seq != f->hdr->thread_seq))
-		st = trace_fail(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64
+		st = mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64
 				": header says pid %" PRIu32 " thread %" PRIu32
 				", the file name says pid %" PRIu32 " thread %" PRIu32,
 				path, HDR_FIELD_OFF(pid), f->hdr->pid,

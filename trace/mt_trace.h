@@ -276,6 +276,12 @@ struct mt_err {
 	char msg[512];
 };
 
+/* Fills err (if non-NULL) with a printf-style message; returns st. Every
+ * library reports its failures through this one helper. */
+enum mt_status mt_err_set(struct mt_err *err, enum mt_status st,
+			  const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * libfabric's enum fi_class values (rdma/fabric.h), as stored in
  * mt_rec_obj.h.aux and mt_rec_close.h.aux. Mirrored here because trace/

@@ -27,7 +27,7 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	enum mt_status st;
 
 	if (!slot)
-		return trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", path);
+		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", path);
 	st = mt_trace_file_open(path, slot, err);
 	if (st != MT_OK)
 		l->n--;
@@ -53,14 +53,14 @@ static enum mt_status add_dir(struct file_list *l, const char *dir,
 	int n = scandir(dir, &ents, is_trace_name, alphasort);
 
 	if (n < 0)
-		return trace_fail(err, MT_ERR_IO, "%s: cannot read directory: %s",
+		return mt_err_set(err, MT_ERR_IO, "%s: cannot read directory: %s",
 				  dir, strerror(errno));
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(dir) + strlen(ents[i]->d_name) + 2;
 		char *path = malloc(len);
 
 		if (st == MT_OK && !path)
-			st = trace_fail(err, MT_ERR_NOMEM, "%s: out of memory", dir);
+			st = mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", dir);
 		if (st == MT_OK) {
 			snprintf(path, len, "%s/%s", dir, ents[i]->d_name);
 			st = add_file(l, path, err);
@@ -70,7 +70,7 @@ static enum mt_status add_dir(struct file_list *l, const char *dir,
 	}
 	free(ents);
 	if (st == MT_OK && n == 0)
-		st = trace_fail(err, MT_ERR_ARG, "%s: no *%s trace files in directory",
+		st = mt_err_set(err, MT_ERR_ARG, "%s: no *%s trace files in directory",
 				dir, MT_TRACE_SUFFIX);
 	return st;
 }
@@ -167,14 +167,14 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 	trace_sort(v, n, sizeof(*v), cmp_file);
 	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
 	if (!t->procs)
-		return trace_fail(err, MT_ERR_NOMEM, "out of memory");
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (i = 0; i < n; i = j) {
 		struct mt_trace_proc *p = &t->procs[t->nprocs++];
 
 		for (j = i + 1; j < n && !strcmp(v[j]->host, v[i]->host) &&
 		     v[j]->hdr->pid == v[i]->hdr->pid; j++)
 			if (v[j]->hdr->thread_seq == v[j - 1]->hdr->thread_seq)
-				return trace_fail(err, MT_ERR_ARG,
+				return mt_err_set(err, MT_ERR_ARG,
 						  "%s and %s are both thread %u of "
 						  "process %u", v[j - 1]->path, v[j]->path,
 						  v[j]->hdr->thread_seq, v[j]->hdr->pid);
@@ -211,13 +211,13 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	struct stat sb;
 
 	if (!paths || !n || !out)
-		return trace_fail(err, MT_ERR_ARG, "mt_trace_open: no paths");
+		return mt_err_set(err, MT_ERR_ARG, "mt_trace_open: no paths");
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return trace_fail(err, MT_ERR_NOMEM, "out of memory");
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n && st == MT_OK; i++) {
 		if (stat(paths[i], &sb))
-			st = trace_fail(err, MT_ERR_IO, "%s: %s", paths[i],
+			st = mt_err_set(err, MT_ERR_IO, "%s: %s", paths[i],
 					strerror(errno));
 		else if (S_ISDIR(sb.st_mode))
 			st = add_dir(&l, paths[i], err);
@@ -229,7 +229,7 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	t->nfiles = l.n;
 	t->nempty = l.empty;
 	if (st == MT_OK && !l.n)
-		st = trace_fail(err, MT_ERR_ARG, "%s: no trace file holds a header "
+		st = mt_err_set(err, MT_ERR_ARG, "%s: no trace file holds a header "
 				"(%zu empty)", paths[0], l.empty);
 	if (st == MT_OK)
 		st = group(t, t->files, t->nfiles, err);

@@ -21,7 +21,7 @@ const char *mt_status_str(enum mt_status s)
 	return "unknown status";
 }
 
-enum mt_status trace_fail(struct mt_err *err, enum mt_status st,
+enum mt_status mt_err_set(struct mt_err *err, enum mt_status st,
 			  const char *fmt, ...)
 {
 	va_list ap;

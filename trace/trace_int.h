@@ -6,10 +6,6 @@
 
 #include "mt_trace.h"
 
-/* Fill err (if non-NULL) with a printf-style message; returns st. */
-enum mt_status trace_fail(struct mt_err *err, enum mt_status st,
-			  const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* Grow-by-doubling append of one elem-sized slot; NULL when out of memory. */
 void *trace_push(void **v, size_t *n, size_t *cap, size_t elem);

@@ -4,7 +4,7 @@
 # Runs a hang program (hang_ssend_tag1, hang_mprobe_ssend, hang_barrier3)
 # traced, with its mpilog log, and checks what the trace says.
 #   EXPECT=hang    the job must hang (killed after E2E_HANG_TIMEOUT s,
-#                  default 10): the Open MPI 4.1.4 defect is reproduced.
+#                  default 15): the Open MPI 4.1.4 defect is reproduced.
 #                  The logs written before the kill must be there, the
 #                  trace must hold every process, msgtrace messages must
 #                  account for every logged user message with each logged
@@ -33,7 +33,7 @@ mkdir "$E2E_TMP/log"
 case $expect in
 hang)
 	status=0
-	E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-10} e2e_run "$E2E_TMP/out" \
+	E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-15} e2e_run "$E2E_TMP/out" \
 		"$E2E_TMP/trace" "$provider" "$mode" "$prog" --log "$E2E_TMP/log" \
 		"$@" || status=$?
 	if [ $status -ne 124 ]; then
@@ -70,7 +70,9 @@ hung=0
 sed -n '/^PENDING/,$p' "$E2E_TMP/report"
 sender=$(cat "$E2E_TMP"/log/rank*.log | sed -n 's/^SEND world_src=\([0-9]*\) .*call=ssend.*/\1/p' |
 	head -n 1)
-awk -v want="^  rank ${sender:-[0-9]+} waits: recv ssend_ack " '
+# Wording may change; the shape is "  rank R waits: <recv> ssend_ack ..."
+# followed by a more indented line that says why.
+awk -v want="^  rank ${sender:-[0-9]+} waits: [a-z]+ ssend_ack " '
 	$0 ~ want { found = 1; next }
 	found == 1 { explained = /^      /; exit }
 	END { exit !(found && explained) }' "$E2E_TMP/report" ||

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COMMS 16
+#define MAX_COMMS 64	/* tags_comms logs one per tenth duplicate */
 #define MAX_MSGS 16
 #define LINE_MAX_LEN 320
 

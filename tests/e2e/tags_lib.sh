@@ -1,0 +1,57 @@
+# tags_lib.sh - helpers of the `msgtrace tags` end-to-end tests (source it
+# after lib.sh). Expected values are computed here from the programs' logs
+# and from the layout facts of shared/TAG-LAYOUTS.md, never taken from the
+# tool's own output.
+
+# tags_report MSGTRACE TRACEDIR OUT [ARGS...]: `msgtrace tags --json` into
+# OUT (valid JSON) and the text form into OUT.txt, both must succeed.
+tags_report() {
+	local msgtrace=$1 dir=$2 out=$3
+	shift 3
+	"$msgtrace" tags --json "$@" "$dir" >"$out" 2>"$out.err" ||
+		{ cat "$out.err" >&2; e2e_fail "msgtrace tags --json failed"; }
+	jq -e . "$out" >/dev/null || e2e_fail "msgtrace tags --json is not valid JSON"
+	"$msgtrace" tags "$@" "$dir" >"$out.txt" 2>"$out.err" ||
+		{ cat "$out.err" >&2; e2e_fail "msgtrace tags failed"; }
+}
+
+# tags_expect_layout JSON NAME: every endpoint runs layout NAME.
+tags_expect_layout() {
+	local bad
+	bad=$(jq -r --arg l "$2" '.endpoints[] | select(.in_force.layout != $l) |
+		"rank \(.rank) ep \(.ep): \(.in_force.layout) (\(.confidence))"' "$1")
+	[ -z "$bad" ] || { echo "$bad" >&2; e2e_fail "endpoints not detected as $2 (above)"; }
+}
+
+# tags_cid_limit LAYOUT MTF: the largest cid Open MPI can use: the cid
+# field (full 30, ofi_tag_1 12, ofi_tag_2 24 bits) minus one bit per
+# leading zero of mem_tag_format.
+tags_cid_limit() {
+	local bits mtf=$(($2)) b=63
+	case $1 in
+	ofi_tag_full) bits=30 ;;
+	ofi_tag_1) bits=12 ;;
+	ofi_tag_2) bits=24 ;;
+	*) e2e_fail "no cid width known for layout $1" ;;
+	esac
+	while [ $b -ge 0 ] && [ $(((mtf >> b) & 1)) -eq 0 ]; do
+		bits=$((bits - 1))
+		b=$((b - 1))
+	done
+	echo $(((1 << bits) - 1))
+}
+
+# tags_log_values LOGDIR KEY [FILTER]: the distinct values of KEY=<v> in the
+# SEND lines of the program's log (FILTER: an extra awk condition on $0).
+tags_log_values() {
+	cat "$1"/rank*.log | awk -v key="$2" "/^SEND/ ${3:+&& $3}"' {
+		for (i = 1; i <= NF; i++) if (index($i, key "=") == 1)
+			print substr($i, length(key) + 2) }' | sort -n -u
+}
+
+# tags_misfits JSON CASE_INDEX FIELD: "value becomes alias" lines of one
+# what-if case's misfit list.
+tags_misfits() {
+	jq -r --argjson k "$2" --arg f "$3" '.whatif[$k].fields[] | select(.field == $f) |
+		.misfits[] | "\(.value) \(.becomes) \(.alias)"' "$1"
+}

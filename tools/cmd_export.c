@@ -1,0 +1,176 @@
+/*
+ * cmd_export.c - `msgtrace export`: a trace's messages for other tools:
+ * OTF2 (Vampir, otf2-print), Chrome trace-event JSON (Perfetto UI) and CSV
+ * tables (spreadsheets, scripts).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "mt_sink.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: msgtrace export --otf2|--chrome|--csv -o OUT [OPTIONS] DIR|FILE...\n"
+		"Pair every send of a msgtrace trace with its receive and write the\n"
+		"messages in a format other tools open:\n"
+		"  --otf2    OUT is a directory (created; must not hold an archive yet)\n"
+		"            receiving OUT/traces.otf2, OUT/traces.def, OUT/traces/.\n"
+		"            Open it in Vampir or read it with otf2-print. One location\n"
+		"            group per rank, one location per traced thread, a system\n"
+		"            tree of the host names; per message MpiIsend and\n"
+		"            MpiIsendComplete on the sender, MpiIrecvRequest and MpiIrecv\n"
+		"            on the receiver (request id: the message number), each in a\n"
+		"            region named after the fabric operation and the message kind\n"
+		"            (\"fi_tsend [user]\", \"recv completion [coll]\", ...);\n"
+		"            cancelled operations end with MpiRequestCancelled; messages\n"
+		"            not plainly matched carry a \"status\" attribute. One\n"
+		"            communicator per cid seen (cid 0 is MPI_COMM_WORLD); the rank\n"
+		"            fields index its members in order of first appearance.\n"
+		"            MPI tags are written as their 32-bit two's complement:\n"
+		"            Open MPI's negative internal tags read as values >= 2^31\n"
+		"            (4294967280 is -16).\n"
+		"  --chrome  OUT is a Chrome trace-event JSON file for ui.perfetto.dev\n"
+		"            (or chrome://tracing): a process per rank, a track per\n"
+		"            rank, direction and lane of overlapping operations, a slice\n"
+		"            per fabric operation from post to completion, an arrow from\n"
+		"            each send to its receive. Written as a stream.\n"
+		"  --csv     OUT is a prefix: OUT.messages.csv (as `msgtrace messages\n"
+		"            --csv`), OUT.pairs.csv (messages, bytes and bandwidth per\n"
+		"            sender and receiver, user and internal) and OUT.sizes.csv\n"
+		"            (the same per power-of-two message-size class).\n\n"
+		"Options:\n"
+		"  -o, --output OUT  where to write (required)\n"
+		"  --layout NAME     decode tags with this layout instead of detecting it\n");
+	mt_pipe_clock_help(out);
+	fprintf(out,
+		"  -h, --help        this text\n\n"
+		"Times are ns on the merged trace clock (CLOCK_MONOTONIC on one host,\n"
+		"CLOCK_REALTIME across hosts), corrected as --clock says. On a\n"
+		"terminal, progress is shown on stderr. Exit status: 0 success, 1 bad\n"
+		"trace or write error, 2 usage.\n");
+}
+
+enum fmt { FMT_NONE, FMT_OTF2, FMT_CHROME, FMT_CSV };
+
+/* OTF2 writes OUT/traces.otf2, OUT/traces.def and OUT/traces/ and will not
+ * overwrite them: say so before reading the trace. */
+static int otf2_out_ok(const char *cmd, const char *dir)
+{
+	static const char *const part[] = { "traces.otf2", "traces.def", "traces" };
+	struct stat sb;
+	char path[4096];
+
+	if (stat(dir, &sb))
+		return 0;
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "%s: -o '%s' exists and is not a directory\n", cmd, dir);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, part[i]);
+		if (!stat(path, &sb)) {
+			fprintf(stderr, "%s: -o '%s' already holds an OTF2 archive "
+				"('%s'): remove it or choose another directory\n", cmd,
+				dir, part[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "otf2", no_argument, NULL, '2' },
+		{ "chrome", no_argument, NULL, 'C' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "clock", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const struct mt_sink_ops *const sink[] = {
+		[FMT_OTF2] = &mt_sink_otf2, [FMT_CHROME] = &mt_sink_chrome,
+		[FMT_CSV] = &mt_sink_csvset,
+	};
+	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE,
+				  .cmd = "msgtrace export",
+				  .clock = MT_CLOCK_MODE_AUTO };
+	enum fmt fmt = FMT_NONE;
+	const char *path = NULL;
+	static char obuf[1 << 16];
+	FILE *out = NULL;
+	int c, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		enum fmt f = c == '2' ? FMT_OTF2 : c == 'C' ? FMT_CHROME :
+			     c == 'c' ? FMT_CSV : FMT_NONE;
+
+		if (f != FMT_NONE && fmt != FMT_NONE && f != fmt) {
+			fprintf(stderr, "%s: give one of --otf2, --chrome, --csv\n", o.cmd);
+			return MT_EXIT_USAGE;
+		}
+		if (f != FMT_NONE) {
+			fmt = f;
+			continue;
+		}
+		switch (c) {
+		case 'o':
+			path = optarg;
+			break;
+		case 'l':
+			if (mt_cmd_parse_layout("export", optarg, &o.layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'k':
+			if (mt_pipe_parse_clock(o.cmd, optarg, &o.clock))
+				return MT_EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return MT_EXIT_OK;
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
+				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
+			return MT_EXIT_USAGE;
+		}
+	}
+	if (fmt == FMT_NONE || !path || optind == argc) {
+		fprintf(stderr, "%s: %s (see %s --help)\n", o.cmd,
+			fmt == FMT_NONE ? "give one of --otf2, --chrome, --csv" :
+			!path ? "-o OUT is required" : "no trace given", o.cmd);
+		return MT_EXIT_USAGE;
+	}
+	if (fmt == FMT_OTF2 && otf2_out_ok(o.cmd, path))
+		return MT_EXIT_USAGE;
+	o.paths = (const char *const *)argv + optind;
+	o.npaths = (size_t)(argc - optind);
+	o.sink_arg = (void *)path;
+	if (fmt == FMT_CHROME && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", o.cmd, path,
+			strerror(errno));
+		return MT_EXIT_USAGE;
+	}
+	if (out)
+		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
+	rc = mt_pipe_run(&o, sink[fmt], out ? out : stdout);
+	if (out && fclose(out) && !rc) {
+		fprintf(stderr, "%s: cannot write '%s'\n", o.cmd, path);
+		rc = MT_EXIT_BAD_INPUT;
+	}
+	return rc;
+}
+
+const struct mt_cmd mt_cmd_export = {
+	.name = "export",
+	.summary = "messages as OTF2 (Vampir), Chrome JSON (Perfetto) or CSV tables",
+	.run = run,
+};

@@ -1,0 +1,55 @@
+/*
+ * progress.c - the stderr progress line (see progress.h).
+ */
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progress.h"
+
+#define REDRAW_S 0.25
+#define FIRST_S 1.0		/* quick runs never show a line */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_start(struct progress *p, const char *cmd, uint64_t total)
+{
+	p->cmd = cmd;
+	p->total = total;
+	p->on = isatty(STDERR_FILENO);
+	p->shown = 0;
+	p->t_start = p->t_last = p->on ? now_s() : 0;
+}
+
+void progress_tick(struct progress *p, uint64_t done)
+{
+	double t, rate;
+
+	if (!p->on)
+		return;
+	t = now_s();
+	if (t - p->t_last < REDRAW_S || t - p->t_start < FIRST_S)
+		return;
+	p->t_last = t;
+	p->shown = 1;
+	rate = (double)done / (t - p->t_start);
+	fprintf(stderr, "\r%s: %.1fM of %.1fM records (%.0f%%), %.1fM records/s",
+		p->cmd, (double)done / 1e6, (double)p->total / 1e6,
+		p->total ? 100.0 * (double)done / (double)p->total : 0.0, rate / 1e6);
+	if (done < p->total && rate > 0)
+		fprintf(stderr, ", %.0f s left", (double)(p->total - done) / rate);
+	fputs("\033[K", stderr);
+}
+
+void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = 0;
+}
