@@ -7,8 +7,10 @@
 #    receives precede their sends; auto must remove every such violation
 #    and give back the original times up to one shift: per message, receive
 #    post and receive done relative to the send post (times of two
-#    processes) within a quarter of the unperturbed trace's minimum latency
-#    (median over all such differences).
+#    processes) within half the larger of the two directions' minimum
+#    latencies in the unperturbed trace (median over all such differences).
+#    That is the bound of a round-trip offset estimate: no data can tell
+#    how the minimum round trip splits between the two directions.
 # usage: clock_pipeline.sh PROVIDER_DIR MSGTRACE PINGPONG TRACE_PERTURB
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -91,8 +93,11 @@ cmp -s "$E2E_TMP/none.csv" "$E2E_TMP/auto.csv" ||
 	e2e_fail "one host: the report says auto corrected times"
 [ "$(clock_key "$tr" auto violations_before)" = 0 ] ||
 	e2e_fail "one host: receives before their sends on one clock"
+# lmin: the larger of the two directions' minimum latencies.
 lmin=$(awk -F, '$12 == "matched" && $1 != $2 { l = $11 - $8
-		if (!n++ || l < m) m = l } END { print m + 0 }' "$E2E_TMP/none.csv")
+		if (!($1 in m) || l < m[$1]) m[$1] = l }
+	END { ok = 1; for (r in m) { ok = ok && m[r] > 0; if (m[r] > hi) hi = m[r] }
+	      print ok ? hi + 0 : 0 }' "$E2E_TMP/none.csv")
 [ "$lmin" -gt 0 ] || e2e_fail "one host: no positive minimum latency ($lmin ns)"
 
 # --- rank 1 on another host with its own clock -------------------------------
@@ -125,10 +130,10 @@ errors "$E2E_TMP/none.csv" "$E2E_TMP/far_auto.csv" >"$E2E_TMP/err_auto" ||
 	e2e_fail "two hosts: other messages after correction than on one host"
 med_none=$(median "$E2E_TMP/err_none") med_auto=$(median "$E2E_TMP/err_auto")
 max_auto=$(tail -n 1 "$E2E_TMP/err_auto")
-e2e_note "minimum latency $lmin ns; relative time error median: recorded" \
+e2e_note "minimum latency (larger direction) $lmin ns; relative time error median: recorded" \
 	"$med_none ns, corrected $med_auto ns (largest $max_auto ns);" \
 	"violations $v_none -> $v_auto"
 [ "$med_none" -gt "$lmin" ] ||
 	e2e_fail "two hosts: the perturbation moved times by less than the minimum latency"
-[ $((med_auto * 4)) -lt "$lmin" ] ||
-	e2e_fail "two hosts: corrected times off by $med_auto ns (median), over a quarter of the minimum latency $lmin ns"
+[ $((med_auto * 2)) -lt "$lmin" ] ||
+	e2e_fail "two hosts: corrected times off by $med_auto ns (median), over half the minimum latency $lmin ns"
