@@ -358,6 +358,6 @@ void mt_pipe_clock_help(FILE *out)
 		"                           domains, clc only while receives precede\n"
 		"                           their sends; nothing on one clock\n"
 		"                   Correcting reads the trace twice and keeps 40\n"
-		"                   bytes per message; the report's CLOCKS section\n"
-		"                   says what was done\n");
+		"                   bytes per message (about 200 while solving);\n"
+		"                   the report's CLOCKS section says what was done\n");
 }
