@@ -7,21 +7,10 @@
 # clock of their own (auto runs the linear stage over 2 domains, every
 # receive ends after its send, the export and the messages CSV agree).
 set -u
+# shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
 bin=$1 perturb=$2 gen=${3:-}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# run WANT_RC ARGS...: output in $dir/out, errors in $dir/err
-run() {
-	local want=$1 rc
-	shift
-	"$bin" "$@" >"$dir/out" 2>"$dir/err"
-	rc=$?
-	[ "$rc" = "$want" ] || fail "msgtrace $* exited $rc, want $want: $(cat "$dir/err")"
-}
+# shellcheck source=cmd_lib.sh
+. "$(dirname "$0")/cmd_lib.sh"
 
 # json_has KEY_VALUE: the last report --json output holds "KEY":VALUE in
 # its clock object.
