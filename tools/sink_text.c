@@ -266,14 +266,14 @@ static void clock_domains(FILE *o, const struct mt_run_clock *c)
 	char rk[64], off[24], sd[24];
 	uint32_t shown = 0;
 
-	fprintf(o, "  domain ranks      host         map            offset (sd)"
+	fprintf(o, "  domain ranks    host       map            offset (sd)"
 		"     drift ppm (sd)\n");
 	for (uint32_t d = 0; d < r->ndomains; d++) {
 		const struct mt_clock_domain *m = &r->domains[d];
 
 		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
 			continue;	/* a rank nobody traced, or too many */
-		fprintf(o, "  %-6u %-10.10s %-12.12s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
+		fprintf(o, "  %-6u %-8.8s %-10.10s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
 			d, mt_run_clock_ranks(c, d, rk, sizeof(rk)),
 			c->procs[m->first_proc].host[0] ? c->procs[m->first_proc].host : "?",
 			mt_clock_est_name(m->est), ns_str(m->offset_ns, off, sizeof(off)),

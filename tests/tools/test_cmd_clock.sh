@@ -71,7 +71,7 @@ json_has '"declared_domains":2'
 json_has '"violations_after":0'
 json_has '"ranks":\[2,3\],"host":"far","split":false,"estimate":"messages"'
 run 0 report "$dir/two"
-grep -q "^  1      2-3        far          messages" "$dir/out" ||
+grep -q "^  1      2-3      far        messages" "$dir/out" ||
 	fail "two hosts: CLOCKS lacks the far domain: $(sed -n '/^CLOCKS/,$p' "$dir/out")"
 run 0 report --html "$dir/two"
 grep -q '<section id="clocks"><h2>Clocks</h2>.*<td>far</td><td>messages</td>' "$dir/out" ||
