@@ -97,7 +97,7 @@ static int drain(struct mt_match *m, struct dest *d)
 	return 0;
 }
 
-/* Merge every record through the matcher into the sink. */
+/* Merge every record through the matcher into d. */
 static int stream(const char *cmd, const struct mt_trace *t, struct feed *fd,
 		  struct mt_match *m, struct dest *d, struct mt_run *run)
 {
