@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "html_clock.h"
 #include "html_tags.h"
 #include "report.h"
 #include "svg.h"
@@ -507,6 +508,7 @@ static int html_finalize(void *state, const struct mt_run *run,
 	html_tags_section(f, run, &h->r, h->tags);
 	warn_section(f, &h->r, sum);
 	pending_section(f, &h->r, sum);
+	html_clock_section(f, run);
 	fputs("<footer>Written by msgtrace from a fabric-level trace. Times on the "
 	      "merged trace clock.</footer>\n</main></body></html>\n", f);
 	rc = fflush(f) || ferror(f) ? -1 : 0;
