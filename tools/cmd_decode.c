@@ -245,12 +245,16 @@ static void report(const struct mt_trace *t, struct ep_state *st,
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
 		struct ep_state *e = &st[i];
+		char host[MT_NAME_TEXT_LEN(p->host)];
+		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
 
 		mt_tag_detect(&e->ev, override, &e->det);
 		mt_tag_layout_get(e->det.layout, e->ev.mem_tag_format, &e->l);
 		printf("rank %d (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
-		       p->world_rank, p->host, p->pid, i, t->eps[i].rec->ep,
-		       t->eps[i].rec->prov_name, e->l.name,
+		       p->world_rank, mt_name_text(host, sizeof(host), p->host, sizeof(p->host)),
+		       p->pid, i, t->eps[i].rec->ep,
+		       mt_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
+				    sizeof(t->eps[i].rec->prov_name)), e->l.name,
 		       mt_tag_confidence_name(e->det.confidence));
 		for (unsigned k = 0; k < e->det.n_lines; k++)
 			printf("  %s\n", e->det.lines[k]);

@@ -14,6 +14,7 @@
 #include "feed.h"
 #include "mt_sink.h"
 #include "progress.h"
+#include "names.h"
 
 #define BATCH 1024
 #define PIPE_BASE_OPTS 7	/* mt_pipe_main's own options */
@@ -55,8 +56,11 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 	if (t->neps) {
 		const struct mt_rec_ep *e = t->eps[0].rec;
 
-		snprintf(run->provider, sizeof(run->provider), "%.31s", e->prov_name);
-		snprintf(run->fabric, sizeof(run->fabric), "%.31s", e->fabric_name);
+		/* Trace strings are data: escaped once, here, for every sink. */
+		mt_name_text(run->provider, sizeof(run->provider), e->prov_name,
+			     sizeof(e->prov_name));
+		mt_name_text(run->fabric, sizeof(run->fabric), e->fabric_name,
+			     sizeof(e->fabric_name));
 		run->layout = fd->lay[0];
 		run->ep_layout = fd->lay;
 		run->ep_detect = fd->det;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tags.h"
+#include "names.h"
 
 #define NBC_LIST 10		/* communicators listed in the hazard table */
 
@@ -43,10 +44,13 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
 		const struct mt_tag_layout *l = &run->ep_layout[i];
 		const struct mt_tag_detect_result *d = &run->ep_detect[i];
+		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
 		size_t same = i;
 
 		fprintf(o, "  rank %d ep %zu [%s]: %s, confidence %s, mem_tag_format "
-			"0x%016" PRIx64 "\n", p->world_rank, i, t->eps[i].rec->prov_name,
+			"0x%016" PRIx64 "\n", p->world_rank, i,
+			mt_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
+				     sizeof(t->eps[i].rec->prov_name)),
 			l->name, mt_tag_confidence_name(d->confidence),
 			t->eps[i].rec->mem_tag_format);
 		/* Ranks of one job tell the same story: say it once. */

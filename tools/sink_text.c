@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "names.h"
 
 #define TOP_PAIRS 16		/* pairs listed, by bytes */
 #define MATRIX_MAX 12		/* ranks up to which the matrix is drawn */
@@ -270,12 +271,15 @@ static void clock_domains(FILE *o, const struct mt_run_clock *c)
 		"     drift ppm (sd)\n");
 	for (uint32_t d = 0; d < r->ndomains; d++) {
 		const struct mt_clock_domain *m = &r->domains[d];
+		char host[4 * 64 + 1];
 
 		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
 			continue;	/* a rank nobody traced, or too many */
 		fprintf(o, "  %-6u %-8.8s %-10.10s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
 			d, mt_run_clock_ranks(c, d, rk, sizeof(rk)),
-			c->procs[m->first_proc].host[0] ? c->procs[m->first_proc].host : "?",
+			c->procs[m->first_proc].host[0] ?
+			mt_name_text(host, sizeof(host), c->procs[m->first_proc].host,
+				     SIZE_MAX) : "?",
 			mt_clock_est_name(m->est), ns_str(m->offset_ns, off, sizeof(off)),
 			ns_str(m->offset_sd_ns, sd, sizeof(sd)), m->drift_ppm,
 			m->drift_sd_ppm, m->split ? " split" : "");
