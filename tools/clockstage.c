@@ -59,6 +59,17 @@ static enum mt_status declared(struct clockstage *cs)
 	return s;
 }
 
+/*
+ * The tables below are indexed by world rank, which a corrupt trace sets at
+ * will (2^31 - 1 asked for 12 GB: fuzz, regress/clock-rank-alloc). A rank
+ * at or past this limit gets no clock entry, as if unknown: a real job's
+ * ranks stay below it unless under 1 in 1024 of its ranks were traced.
+ */
+static uint64_t rank_limit(const struct mt_trace *t)
+{
+	return (uint64_t)t->nprocs * 1024 + 65536;
+}
+
 struct clockstage *clockstage_new(enum mt_clock_mode mode,
 				  const struct mt_trace *t)
 {
@@ -69,7 +80,8 @@ struct clockstage *clockstage_new(enum mt_clock_mode mode,
 	cs->mode = mode;
 	for (size_t p = 0; p < t->nprocs; p++)
 		if (t->procs[p].world_rank >= 0 &&
-		    (uint32_t)t->procs[p].world_rank >= cs->nranks)
+		    (uint32_t)t->procs[p].world_rank >= cs->nranks &&
+		    (uint64_t)t->procs[p].world_rank < rank_limit(t))
 			cs->nranks = (uint32_t)t->procs[p].world_rank + 1;
 	cs->procs = calloc(cs->nranks + 1, sizeof(*cs->procs));
 	cs->cal = calloc(cs->nranks + 1, sizeof(*cs->cal));
@@ -78,7 +90,7 @@ struct clockstage *clockstage_new(enum mt_clock_mode mode,
 	for (size_t p = 0; p < t->nprocs; p++) {
 		int32_t r = t->procs[p].world_rank;
 
-		if (r >= 0)
+		if (r >= 0 && (uint32_t)r < cs->nranks)
 			describe_proc(&t->procs[p], &cs->procs[r], cs->cal[r]);
 	}
 	if (declared(cs))
