@@ -372,8 +372,11 @@ static uint32_t realtime_edges(const struct clk *c, struct clk_edge *ea,
 				if (c->res->proc_domain[q] != d)
 					continue;
 				for (uint32_t k = 0; k < pr->ncal; k++) {
-					double x = (double)(pr->cal[k].local_ns - c->res->t0);
-					double y = (double)(pr->cal[k].local_ns - pr->cal[k].realtime_ns);
+					/* In doubles: a corrupt trace's times must not
+					 * overflow (fuzz, regress/clock-linear-overflow). */
+					double x = (double)pr->cal[k].local_ns - (double)c->res->t0;
+					double y = (double)pr->cal[k].local_ns -
+						   (double)pr->cal[k].realtime_ns;
 
 					if (pass == 0) {
 						n++;
