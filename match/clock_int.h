@@ -22,17 +22,24 @@ struct clk {
 };
 
 /* Nearest integer, halves away from zero, without a branch; inline where
- * llround is a libm call (it must set errno), for the per-event loops. */
+ * llround is a libm call (it must set errno), for the per-event loops.
+ * Clamped to +-9.2e18 (min/max instructions, NaN gives the top): a
+ * corrupt trace's times must not make the conversion undefined (fuzz,
+ * tests/fuzz/regress/clock-round-range). */
 static inline int64_t clk_round(double x)
 {
+	x = __builtin_fmax(__builtin_fmin(x, 9.2e18), -9.2e18);
 	return (int64_t)(x + __builtin_copysign(0.5, x));
 }
 
-/* The linear map of a domain, applied to a recorded timestamp. */
+/* The linear map of a domain, applied to a recorded timestamp (wrapping,
+ * not overflowing, on corrupt input). */
 static inline int64_t clk_linear(const struct mt_clock_domain *d, int64_t t0,
 				 int64_t t)
 {
-	return t - clk_round(d->offset_ns + d->drift_ppm * 1e-6 * (double)(t - t0));
+	return (int64_t)((uint64_t)t -
+			 (uint64_t)clk_round(d->offset_ns + d->drift_ppm * 1e-6 *
+					     ((double)t - (double)t0)));
 }
 
 /* Key of an ordered or unordered pair of domains. */

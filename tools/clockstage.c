@@ -189,8 +189,12 @@ int clockstage_finish(const struct clockstage *cs)
 static int64_t linear(const struct mt_clock_result *r, uint32_t rank, int64_t t)
 {
 	const struct mt_clock_domain *d = &r->domains[r->proc_domain[rank]];
+	double shift = d->offset_ns + d->drift_ppm * 1e-6 * ((double)t - (double)r->t0);
 
-	return t - (int64_t)(d->offset_ns + d->drift_ppm * 1e-6 * (double)(t - r->t0));
+	/* Clamped and wrapping: a corrupt trace's times must stay defined
+	 * (fuzz, tests/fuzz/regress/clock-round-range). */
+	shift = __builtin_fmax(__builtin_fmin(shift, 9.2e18), -9.2e18);
+	return (int64_t)((uint64_t)t - (uint64_t)(int64_t)shift);
 }
 
 /* The run's first and last record moved like the events around them, then
