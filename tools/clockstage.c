@@ -209,12 +209,14 @@ static void span(const struct clockstage *cs, struct mt_run *run)
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
 		int32_t r = pr->world_rank;
-		int64_t a = pr->first_ns + pr->merge_offset_ns;
-		int64_t b = pr->last_ns + pr->merge_offset_ns;
+		/* Wrapping: corrupt offsets must not overflow. */
+		int64_t a = (int64_t)((uint64_t)pr->first_ns + (uint64_t)pr->merge_offset_ns);
+		int64_t b = (int64_t)((uint64_t)pr->last_ns + (uint64_t)pr->merge_offset_ns);
 
 		if (pr->first_ns > pr->last_ns)
 			continue;
-		if (r >= 0 && cs->res.linear_done) {
+		/* Ranks past rank_limit() have no clock entry. */
+		if (r >= 0 && (uint32_t)r < cs->nranks && cs->res.linear_done) {
 			a = linear(&cs->res, (uint32_t)r, a);
 			b = linear(&cs->res, (uint32_t)r, b);
 		}
