@@ -83,7 +83,7 @@ static int parse(int argc, char **argv, struct decode_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (mt_cmd_parse_layout("decode", optarg, &o->layout))
+			if (mt_cmd_parse_layout("msgtrace decode", optarg, &o->layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'o':

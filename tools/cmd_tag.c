@@ -96,7 +96,7 @@ static int parse(int argc, char **argv, struct opts *o)
 				return MT_EXIT_USAGE;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout("tag", optarg, &o->layout))
+			if (mt_cmd_parse_layout("msgtrace tag", optarg, &o->layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'p': o->recv_in |= MT_TAG_RECV_PEEK; break;

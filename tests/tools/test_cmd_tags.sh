@@ -31,6 +31,8 @@ grep -q "no trace given" "$dir/err" || fail "tags without a trace: $(cat "$dir/e
 run 2 tags --bogus "$dir"
 run 2 tags --csv "$dir"
 run 2 tags --layout ofi_tag_9 "$dir"
+grep -q "^msgtrace tags: --layout: unknown layout 'ofi_tag_9'" "$dir/err" ||
+	fail "tags --layout: $(cat "$dir/err")"
 for bad in zz 0 -5 0x1ffffffffffffffff; do
 	run 2 tags --mem-tag-format "$bad" "$dir"
 	grep -q -- "--mem-tag-format: '$bad'" "$dir/err" ||
