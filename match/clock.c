@@ -32,6 +32,30 @@ enum mt_status mt_clock_mode_parse(const char *s, enum mt_clock_mode *out)
 	return MT_ERR_ARG;
 }
 
+const char *mt_clock_est_name(enum mt_clock_est e)
+{
+	static const char *const names[] = {
+		[MT_CLOCK_EST_REF] = "reference",
+		[MT_CLOCK_EST_MESSAGES] = "messages",
+		[MT_CLOCK_EST_REALTIME] = "realtime",
+		[MT_CLOCK_EST_NONE] = "none",
+	};
+
+	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
+}
+
+const char *mt_clock_lat_src_name(enum mt_clock_lat_src s)
+{
+	static const char *const names[] = {
+		[MT_CLOCK_LAT_SAME_CLOCK] = "same_clock",
+		[MT_CLOCK_LAT_ROUND_TRIP] = "round_trip",
+		[MT_CLOCK_LAT_CLASS] = "class",
+		[MT_CLOCK_LAT_DEFAULT] = "default",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
 void mt_clock_opts_default(struct mt_clock_opts *o)
 {
 	/* gamma: the paper's 0.999; drifts left after the linear stage are far

@@ -61,6 +61,21 @@ static uint32_t declare(const struct clk *c, uint32_t *order, uint32_t *dom)
 	return nd;
 }
 
+enum mt_status mt_clock_domains_declared(uint32_t nprocs,
+					 const struct mt_clock_proc *procs,
+					 uint32_t *ndomains)
+{
+	const struct clk c = { .np = nprocs, .procs = procs };
+	uint32_t *order = malloc((nprocs + 1) * sizeof(*order));
+	uint32_t *dom = malloc((nprocs + 1) * sizeof(*dom));
+
+	if (order && dom)
+		*ndomains = declare(&c, order, dom);
+	free(order);
+	free(dom);
+	return order && dom ? MT_OK : MT_ERR_NOMEM;
+}
+
 enum mt_status clk_domains(struct clk *c)
 {
 	struct mt_clock_result *r = c->res;

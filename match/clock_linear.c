@@ -44,6 +44,7 @@ struct pair {
 	double scale;		/* windows per ns of send time */
 	struct win *w;
 	double a, b;		/* delta(t) = a + b * (t - t0), hi minus lo */
+	double env_a, env_b;	/* the line the window minima are residuals of */
 	double var_a, var_b;	/* var_a: random part, at xc, for a known drift */
 	double gap;		/* half width of the offset band: asymmetry bound */
 	double xc;		/* centre of the pair's traffic, ns from t0 */
@@ -161,10 +162,13 @@ static void envelope(struct lin *l)
 {
 	const int64_t t0 = l->c->res->t0;
 
-	for (uint32_t k = 0; k < l->map.n; k++)
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		l->pairs[k].env_a = l->pairs[k].a;
+		l->pairs[k].env_b = l->pairs[k].b;
 		for (uint32_t i = 0; i < l->pairs[k].nw; i++)
 			l->pairs[k].w[i] = (struct win){
 				{ INT64_MAX, INT64_MAX }, { 0, 0 } };
+	}
 	for (uint64_t i = 0; i < l->nx; i++) {
 		const struct xmsg *x = &l->x[i];
 		struct pair *p = &l->pairs[x->pair];
@@ -332,6 +336,19 @@ static void fit(struct pair *p, int64_t t0)
 	p->xc = ((double)(p->tmin - t0) + (double)(p->tmax - t0)) / 2;
 }
 
+/* The pair's offset at t0 for drift db: the middle of the band the
+ * envelopes leave at that drift (fit()'s a for a fixed b). Rotating the
+ * pair's own line about the centre of its traffic instead would leave the
+ * band wherever db differs much from the pair's drift (sparse traffic, where
+ * the drift prior decides), putting receives before their sends. */
+static double offset_at(const struct pair *p, double db, int64_t t0)
+{
+	double u = envelope_bound(p, 0, db - p->env_b, t0);
+	double v = envelope_bound(p, 1, db - p->env_b, t0);
+
+	return p->env_a + (u - v) / 2;
+}
+
 /* Per domain, the line through its processes' (local - realtime) pairs:
  * an edge from the realtime node (index ndomains) to the domain. */
 static uint32_t realtime_edges(const struct clk *c, struct clk_edge *ea,
@@ -445,7 +462,7 @@ static enum mt_status combine(struct lin *l)
 		double vdb = isnan(vb[p->hi] + vb[p->lo]) ? p->var_b : vb[p->hi] + vb[p->lo];
 
 		ea[nea++] = (struct clk_edge){ p->lo, p->hi,
-			p->a + (p->b - db) * p->xc, p->var_a + vdb * p->xc * p->xc };
+			offset_at(p, db, r->t0), p->var_a + vdb * p->xc * p->xc };
 		has_msg[p->lo] = has_msg[p->hi] = 1;
 		band[p->lo] = fmin(band[p->lo], p->gap);
 		band[p->hi] = fmin(band[p->hi], p->gap);

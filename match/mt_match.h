@@ -336,6 +336,9 @@ enum mt_clock_est {
 	MT_CLOCK_EST_NONE,	/* no information: left as recorded */
 };
 
+/* "reference", "messages", "realtime", "none". */
+const char *mt_clock_est_name(enum mt_clock_est e);
+
 struct mt_clock_domain {
 	uint32_t first_proc;		/* lowest process index in the domain */
 	uint32_t nprocs;
@@ -362,6 +365,9 @@ enum mt_clock_lat_src {
 	MT_CLOCK_LAT_CLASS,		/* smallest measured for its class */
 	MT_CLOCK_LAT_DEFAULT,		/* opts.lmin_default_ns */
 };
+
+/* "same_clock", "round_trip", "class", "default". */
+const char *mt_clock_lat_src_name(enum mt_clock_lat_src s);
 
 struct mt_clock_link {
 	uint32_t from, to;		/* domains */
@@ -455,6 +461,32 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 void mt_clock_graph_apply(const struct mt_clock_graph *g, int64_t *const *out,
 			  struct mt_clock_times *m, uint64_t n);
 void mt_clock_graph_free(struct mt_clock_graph *g);
+
+/* A matched message's times as clock input (rank = process; a rank that
+ * is -1 or >= nprocs becomes MT_CLOCK_NOPROC), and corrected times back into
+ * the message (unknown times stay as they are). */
+void mt_clock_times_of_msg(const struct mt_match_msg *m, uint32_t nprocs,
+			   struct mt_clock_times *t);
+void mt_clock_times_to_msg(const struct mt_clock_times *t, struct mt_match_msg *m);
+
+/* The stage on n messages' times, corrected in place (graph build,
+ * mt_clock_correct, apply): for callers that keep only these 40 bytes per
+ * message. procs and res as for mt_clock_correct_msgs. */
+enum mt_status mt_clock_correct_times(enum mt_clock_mode mode,
+				      const struct mt_clock_opts *opts,
+				      uint32_t nprocs,
+				      const struct mt_clock_proc *procs,
+				      struct mt_clock_times *t, size_t n,
+				      struct mt_clock_result *res,
+				      struct mt_err *err);
+
+/* Clock domains the metadata declares (stage 1 before its data check): how
+ * many distinct (host, clock source) among procs, a process with no host or
+ * no clock source counting alone. With one, AUTO corrects nothing unless a
+ * message is received before it was sent on that one clock. */
+enum mt_status mt_clock_domains_declared(uint32_t nprocs,
+					 const struct mt_clock_proc *procs,
+					 uint32_t *ndomains);
 
 /*
  * The whole stage on the matcher's output: corrects the four times of n

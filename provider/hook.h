@@ -32,6 +32,7 @@ struct hook_clone {
 	struct hook_obj *obj;		/* owner */
 	const void *orig;		/* the provider's table */
 	struct hook_clone *retired;	/* clone this one replaced, freed at close */
+	uint8_t layer;			/* the owner's, at hand for the hot path */
 	uint64_t table[];		/* the cloned table */
 };
 
@@ -57,7 +58,10 @@ struct hook_obj {
 	uint8_t announced;		/* fabric: OBJ written (at its first domain) */
 	char prov_name[32];
 	union {
-		int cq_format;			/* enum fi_cq_format, never UNSPEC */
+		struct {			/* CQs */
+			int format;		/* enum fi_cq_format, never UNSPEC */
+			uint32_t step;		/* bytes of one entry */
+		} cq;
 		struct hook_ep_attr *ep;	/* endpoints opened with an fi_info */
 		struct {			/* domains */
 			uint32_t addr_format;
@@ -116,6 +120,24 @@ static inline void hook_leave(void)
 {
 	mt_rec_tls.depth--;
 }
+
+/*
+ * HOOK_OPEN defines the hook 'name' of an object-creating entry: the call
+ * runs with the nesting depth raised, so that whatever the provider opens
+ * underneath comes out internal, and 'opened' runs when it succeeded.
+ */
+#define HOOK_OPEN(name, call, params, args, opened)			\
+	static int name params						\
+	{								\
+		int ret;						\
+									\
+		hook_enter();						\
+		ret = call args;					\
+		hook_leave();						\
+		if (!ret)						\
+			opened;						\
+		return ret;						\
+	}
 
 /* Hooks for objects created by class-specific open calls. */
 void hook_domain_opened(struct hook_obj *fabric, struct fid_domain *dom,

@@ -14,9 +14,11 @@
 
 #define ORIG(cq) HOOK_ORIG((cq)->ops, struct fi_ops_cq)
 
-/* FI_CQ_FORMAT_UNSPEC: the util CQ (tcp, rxm, and the providers built on
- * it) and sockets deliver fi_cq_entry then, so UNSPEC is taken as CONTEXT,
- * unless the provider wrote its choice back into the attributes. */
+/* The format is read back from the attributes after the open: providers
+ * that pick one for FI_CQ_FORMAT_UNSPEC write it there (sockets writes
+ * CONTEXT, psm writes TAGGED). The util CQ (tcp, rxm, shm ...) leaves UNSPEC
+ * and delivers fi_cq_entry (ofi_cq_init: UNSPEC reads as CONTEXT), so a
+ * remaining UNSPEC is taken as CONTEXT. */
 static int effective_format(const struct fi_cq_attr *attr)
 {
 	if (!attr || attr->format == FI_CQ_FORMAT_UNSPEC)
@@ -38,48 +40,68 @@ static size_t entry_size(int format)
 	}
 }
 
-/* All formats are prefixes of fi_cq_tagged_entry. */
-static void record(struct fid_cq *cq, enum mt_cq_call call, const void *buf,
-		   ssize_t n, const fi_addr_t *src)
+/* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
+ * does not have are not read. */
+static inline void fill(struct mt_rec_cqe *r, const struct hook_obj *o,
+			enum mt_cq_call call, uint64_t ts, const void *entry,
+			fi_addr_t src)
 {
-	const struct hook_obj *o = HOOK_OBJ(cq->ops);
-	int format = o->u.cq_format;
-	size_t step = entry_size(format);
+	const struct fi_cq_tagged_entry *e = entry;
+	int format = o->u.cq.format;
+
+	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
+	r->cq = (uint64_t)(uintptr_t)o->fid;
+	r->context = (uint64_t)(uintptr_t)e->op_context;
+	r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
+	r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
+	r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
+	r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
+	r->src = src;
+	r->olen = 0;
+	r->err = 0;
+	r->prov_errno = 0;
+}
+
+/* One record at a time, through the general reservation. */
+static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
+						  enum mt_cq_call call,
+						  const char *buf, ssize_t n,
+						  const fi_addr_t *src)
+{
 	uint64_t ts = mt_rec_now();
 	ssize_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct fi_cq_tagged_entry *e =
-			(const void *)((const char *)buf + (size_t)i * step);
 		struct mt_rec_cqe *r = mt_rec_reserve(sizeof(*r));
 
 		if (!r)
 			return;
-		mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
-		r->cq = (uint64_t)(uintptr_t)cq;
-		r->context = (uint64_t)(uintptr_t)e->op_context;
-		r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
-		r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
-		r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
-		r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
-		r->src = src ? src[i] : FI_ADDR_NOTAVAIL;
-		r->olen = 0;
-		r->err = 0;
-		r->prov_errno = 0;
+		fill(r, o, call, ts, buf + (size_t)i * o->u.cq.step,
+		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
 	}
 }
 
-/* Runs one read with this CQ marked as the one we are inside. */
-#define GUARDED(cq, call)						\
-	({								\
-		const void *prev_ = mt_rec_tls.inside;			\
-		ssize_t ret_;						\
-		mt_rec_tls.inside = (cq);				\
-		ret_ = (call);						\
-		mt_rec_tls.inside = prev_;				\
-		ret_;							\
-	})
+/* All entries of one read in one reservation and one publication. */
+static inline void record(struct fid_cq *cq, enum mt_cq_call call,
+			  const char *buf, ssize_t n, const fi_addr_t *src)
+{
+	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	size_t size = (size_t)n * sizeof(struct mt_rec_cqe);
+	struct mt_rec_cqe *r = mt_rec_try(size);
+	uint64_t ts;
+	ssize_t i;
+
+	if (MT_UNLIKELY(!r)) {
+		record_slow(o, call, buf, n, src);
+		return;
+	}
+	ts = __builtin_ia32_rdtsc();
+	for (i = 0; i < n; i++)
+		fill(&r[i], o, call, ts, buf + (size_t)i * o->u.cq.step,
+		     src ? src[i] : FI_ADDR_NOTAVAIL);
+	mt_rec_commit(size);
+}
 
 static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
 			     const void *buf, ssize_t ret, const fi_addr_t *src)
@@ -91,53 +113,57 @@ static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
 	return ret;
 }
 
-static ssize_t cq_read(struct fid_cq *cq, void *buf, size_t count)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->read(cq, buf, count);
-	return finish(cq, MT_CQ_READ, buf,
-		      GUARDED(cq, ORIG(cq)->read(cq, buf, count)), NULL);
-}
+/*
+ * CQ_READ defines the hook 'name' of cq->ops->entry: a read made from
+ * inside a hooked call on the same CQ (util sread looping on
+ * fi_cq_readfrom) goes straight to the provider; any other runs in
+ * name_rec with the CQ marked as the one we are inside, and is recorded.
+ */
+#define CQ_READ(name, entry, call, params, args, src)			\
+	static __attribute__((noinline)) ssize_t name##_rec params	\
+	{								\
+		const void *prev = mt_rec_tls.inside;			\
+		ssize_t ret;						\
+									\
+		mt_rec_tls.inside = cq;					\
+		ret = ORIG(cq)->entry args;				\
+		mt_rec_tls.inside = prev;				\
+		return finish(cq, call, buf, ret, src);			\
+	}								\
+	static ssize_t name params					\
+	{								\
+		if (mt_rec_tls.inside == cq)				\
+			return ORIG(cq)->entry args;			\
+		return name##_rec args;					\
+	}
 
-static ssize_t cq_readfrom(struct fid_cq *cq, void *buf, size_t count,
-			   fi_addr_t *src)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->readfrom(cq, buf, count, src);
-	return finish(cq, MT_CQ_READFROM, buf,
-		      GUARDED(cq, ORIG(cq)->readfrom(cq, buf, count, src)), src);
-}
-
-static ssize_t cq_sread(struct fid_cq *cq, void *buf, size_t count,
-			const void *cond, int timeout)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->sread(cq, buf, count, cond, timeout);
-	return finish(cq, MT_CQ_SREAD, buf,
-		      GUARDED(cq, ORIG(cq)->sread(cq, buf, count, cond, timeout)),
-		      NULL);
-}
-
-static ssize_t cq_sreadfrom(struct fid_cq *cq, void *buf, size_t count,
-			    fi_addr_t *src, const void *cond, int timeout)
-{
-	if (mt_rec_tls.inside == cq)
-		return ORIG(cq)->sreadfrom(cq, buf, count, src, cond, timeout);
-	return finish(cq, MT_CQ_SREADFROM, buf,
-		      GUARDED(cq, ORIG(cq)->sreadfrom(cq, buf, count, src, cond,
-						       timeout)), src);
-}
+CQ_READ(cq_read, read, MT_CQ_READ,
+	(struct fid_cq *cq, void *buf, size_t count), (cq, buf, count), NULL)
+CQ_READ(cq_readfrom, readfrom, MT_CQ_READFROM,
+	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src),
+	(cq, buf, count, src), src)
+CQ_READ(cq_sread, sread, MT_CQ_SREAD,
+	(struct fid_cq *cq, void *buf, size_t count, const void *cond,
+	 int timeout),
+	(cq, buf, count, cond, timeout), NULL)
+CQ_READ(cq_sreadfrom, sreadfrom, MT_CQ_SREADFROM,
+	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src,
+	 const void *cond, int timeout),
+	(cq, buf, count, src, cond, timeout), src)
 
 static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 			  uint64_t flags)
 {
 	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	const void *prev = mt_rec_tls.inside;
 	struct mt_rec_cqe *r;
 	ssize_t ret;
 
-	if (mt_rec_tls.inside == cq)
+	if (prev == cq)
 		return ORIG(cq)->readerr(cq, buf, flags);
-	ret = GUARDED(cq, ORIG(cq)->readerr(cq, buf, flags));
+	mt_rec_tls.inside = cq;
+	ret = ORIG(cq)->readerr(cq, buf, flags);
+	mt_rec_tls.inside = prev;
 	if (ret <= 0 || !(r = mt_rec_reserve(sizeof(*r))))
 		return ret;
 	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), MT_CQ_READERR,
@@ -172,7 +198,8 @@ void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 
 	if (!o)
 		return;
-	o->u.cq_format = effective_format(attr);
-	hook_obj_announce(o, (uint64_t)o->u.cq_format);
+	o->u.cq.format = effective_format(attr);
+	o->u.cq.step = (uint32_t)entry_size(o->u.cq.format);
+	hook_obj_announce(o, (uint64_t)o->u.cq.format);
 	HOOK_INSTALL(o, HOOK_OPS, cq->ops, hook_cq_ops);
 }

@@ -31,109 +31,40 @@ void hook_other_opened(struct hook_obj *parent, struct fid *fid)
 		hook_obj_announce(o, 0);
 }
 
-static int av_open(struct fid_domain *dom, struct fi_av_attr *attr,
-		   struct fid_av **av, void *context)
-{
-	int ret;
+#define DOM HOOK_OBJ(dom->ops)
 
-	hook_enter();
-	ret = ORIG(dom)->av_open(dom, attr, av, context);
-	hook_leave();
-	if (!ret)
-		hook_av_opened(HOOK_OBJ(dom->ops), *av, attr);
-	return ret;
-}
-
-static int cq_open(struct fid_domain *dom, struct fi_cq_attr *attr,
-		   struct fid_cq **cq, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->cq_open(dom, attr, cq, context);
-	hook_leave();
-	if (!ret)
-		hook_cq_opened(HOOK_OBJ(dom->ops), *cq, attr);
-	return ret;
-}
-
-static int endpoint(struct fid_domain *dom, struct fi_info *info,
-		    struct fid_ep **ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->endpoint(dom, info, ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(dom->ops), *ep, info);
-	return ret;
-}
-
-static int endpoint2(struct fid_domain *dom, struct fi_info *info,
-		     struct fid_ep **ep, uint64_t flags, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->endpoint2(dom, info, ep, flags, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(dom->ops), *ep, info);
-	return ret;
-}
-
-static int scalable_ep(struct fid_domain *dom, struct fi_info *info,
-		       struct fid_ep **sep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->scalable_ep(dom, info, sep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(dom->ops), *sep, info);
-	return ret;
-}
-
-static int srx_ctx(struct fid_domain *dom, struct fi_rx_attr *attr,
-		   struct fid_ep **rx_ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->srx_ctx(dom, attr, rx_ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(dom->ops), *rx_ep, NULL);
-	return ret;
-}
-
-static int cntr_open(struct fid_domain *dom, struct fi_cntr_attr *attr,
-		     struct fid_cntr **cntr, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->cntr_open(dom, attr, cntr, context);
-	hook_leave();
-	if (!ret)
-		hook_other_opened(HOOK_OBJ(dom->ops), &(*cntr)->fid);
-	return ret;
-}
-
-static int stx_ctx(struct fid_domain *dom, struct fi_tx_attr *attr,
-		   struct fid_stx **stx, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = ORIG(dom)->stx_ctx(dom, attr, stx, context);
-	hook_leave();
-	if (!ret)
-		hook_other_opened(HOOK_OBJ(dom->ops), &(*stx)->fid);
-	return ret;
-}
+HOOK_OPEN(av_open, ORIG(dom)->av_open,
+	  (struct fid_domain *dom, struct fi_av_attr *attr, struct fid_av **av,
+	   void *context),
+	  (dom, attr, av, context), hook_av_opened(DOM, *av, attr))
+HOOK_OPEN(cq_open, ORIG(dom)->cq_open,
+	  (struct fid_domain *dom, struct fi_cq_attr *attr, struct fid_cq **cq,
+	   void *context),
+	  (dom, attr, cq, context), hook_cq_opened(DOM, *cq, attr))
+HOOK_OPEN(endpoint, ORIG(dom)->endpoint,
+	  (struct fid_domain *dom, struct fi_info *info, struct fid_ep **ep,
+	   void *context),
+	  (dom, info, ep, context), hook_ep_opened(DOM, *ep, info))
+HOOK_OPEN(endpoint2, ORIG(dom)->endpoint2,
+	  (struct fid_domain *dom, struct fi_info *info, struct fid_ep **ep,
+	   uint64_t flags, void *context),
+	  (dom, info, ep, flags, context), hook_ep_opened(DOM, *ep, info))
+HOOK_OPEN(scalable_ep, ORIG(dom)->scalable_ep,
+	  (struct fid_domain *dom, struct fi_info *info, struct fid_ep **sep,
+	   void *context),
+	  (dom, info, sep, context), hook_ep_opened(DOM, *sep, info))
+HOOK_OPEN(srx_ctx, ORIG(dom)->srx_ctx,
+	  (struct fid_domain *dom, struct fi_rx_attr *attr,
+	   struct fid_ep **rx_ep, void *context),
+	  (dom, attr, rx_ep, context), hook_ep_opened(DOM, *rx_ep, NULL))
+HOOK_OPEN(cntr_open, ORIG(dom)->cntr_open,
+	  (struct fid_domain *dom, struct fi_cntr_attr *attr,
+	   struct fid_cntr **cntr, void *context),
+	  (dom, attr, cntr, context), hook_other_opened(DOM, &(*cntr)->fid))
+HOOK_OPEN(stx_ctx, ORIG(dom)->stx_ctx,
+	  (struct fid_domain *dom, struct fi_tx_attr *attr,
+	   struct fid_stx **stx, void *context),
+	  (dom, attr, stx, context), hook_other_opened(DOM, &(*stx)->fid))
 
 const struct fi_ops_domain hook_domain_ops = {
 	.size = sizeof(struct fi_ops_domain),

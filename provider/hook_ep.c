@@ -52,13 +52,14 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	}								\
 	static ssize_t name params					\
 	{								\
+		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
+		const type *orig = c->orig;				\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		struct mt_rec_op *r =					\
-			mt_rec_op_try(HOOK_OBJ(ep->tbl)->layer, op, &a); \
+		struct mt_rec_op *r = mt_rec_op_try(c->layer, op, &a);	\
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
-		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
+		return end(r, orig->entry args);			\
 	}
 
 #define TAGGED_OP(name, entry, op, params, args, ...) \
@@ -200,31 +201,16 @@ static ssize_t cancel(fid_t fid, void *ctx)
 	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }
 
-static int tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
-		  struct fid_ep **tx_ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = EPOPS(sep)->tx_ctx(sep, index, attr, tx_ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL);
-	return ret;
-}
-
-static int rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
-		  struct fid_ep **rx_ep, void *context)
-{
-	int ret;
-
-	hook_enter();
-	ret = EPOPS(sep)->rx_ctx(sep, index, attr, rx_ep, context);
-	hook_leave();
-	if (!ret)
-		hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL);
-	return ret;
-}
+HOOK_OPEN(tx_ctx, EPOPS(sep)->tx_ctx,
+	  (struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+	   struct fid_ep **tx_ep, void *context),
+	  (sep, index, attr, tx_ep, context),
+	  hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL))
+HOOK_OPEN(rx_ctx, EPOPS(sep)->rx_ctx,
+	  (struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+	   struct fid_ep **rx_ep, void *context),
+	  (sep, index, attr, rx_ep, context),
+	  hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL))
 
 const struct fi_ops_ep hook_ep_ops = {
 	.size = sizeof(struct fi_ops_ep),

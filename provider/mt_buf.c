@@ -265,18 +265,9 @@ static struct mt_rec_buf *create_buf(void)
 	return b;
 }
 
-/* The application's errno must survive whatever the slow path calls. */
-static void *slow(size_t size);
-
-void *mt_rec_slow(size_t size)
-{
-	int saved = errno;
-	void *r = slow(size);
-
-	errno = saved;
-	return r;
-}
-
+/* Creates the thread's file on its first record, grows it, or counts the
+ * record lost: without a file (NOFILE), at the size limit or when the file
+ * could not grow (recorded in the header; growth is not retried). */
 static void *slow(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
@@ -288,15 +279,13 @@ static void *slow(size_t size)
 		if (b && g.key_ok)
 			pthread_setspecific(g.key, b);
 		pthread_mutex_unlock(&g.lock);
-		mt_rec_tls.buf = b ? b : &dead_buf;
-		if (b && (size_t)(b->limit - b->next) >= size)
+		if (!b)
+			b = &dead_buf;
+		mt_rec_tls.buf = b;
+		if ((size_t)(b->limit - b->next) >= size)
 			return b->next;
 	}
-	if (b == &dead_buf || !b) {
-		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	if (b->closed) {
+	if (b == &dead_buf || b->closed) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -316,6 +305,16 @@ static void *slow(size_t size)
 		}
 	}
 	return b->next;
+}
+
+/* The application's errno must survive whatever the slow path calls. */
+void *mt_rec_slow(size_t size)
+{
+	int saved = errno;
+	void *r = slow(size);
+
+	errno = saved;
+	return r;
 }
 
 /* Writes CLOCK END, marks the file closed and gives back the unused,

@@ -92,6 +92,21 @@ static inline void *mt_rec_reserve(size_t size)
 	return b->next;
 }
 
+/*
+ * mt_rec_reserve() for the common case only: TSC clock and room in the
+ * buffer. It calls nothing, so a hook using it keeps its values in
+ * registers; NULL means "take the general path" (which may call out).
+ */
+static inline void *mt_rec_try(size_t size)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
+			(size_t)(b->limit - b->next) < size))
+		return NULL;
+	return b->next;
+}
+
 /* Publish the record written at b->next: the bytes are stored before
  * 'committed' moves (release), so a reader never sees a torn record. */
 static inline void mt_rec_publish(struct mt_rec_buf *b, size_t size)
@@ -166,23 +181,16 @@ static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 	return r;
 }
 
-/*
- * mt_rec_op_begin() for the common case only: TSC clock and room in the
- * buffer. It calls nothing, so a hook using it keeps its arguments in
- * registers up to the provider call; NULL means "use mt_rec_op_begin()".
- */
+/* mt_rec_op_begin() through mt_rec_try(): NULL means "use the former". */
 static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
 					      const struct mt_rec_opargs *a)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-	struct mt_rec_op *r;
+	struct mt_rec_op *r = mt_rec_try(sizeof(*r));
 
-	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
-			(size_t)(b->limit - b->next) < sizeof(*r)))
+	if (MT_UNLIKELY(!r))
 		return NULL;
-	r = (struct mt_rec_op *)b->next;
 	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
-	b->next += sizeof(*r);
+	mt_rec_tls.buf->next += sizeof(*r);
 	return r;
 }
 

@@ -45,11 +45,14 @@ static void usage(FILE *out)
 		"            (the same per power-of-two message-size class).\n\n"
 		"Options:\n"
 		"  -o, --output OUT  where to write (required)\n"
-		"  --layout NAME     decode tags with this layout instead of detecting it\n"
+		"  --layout NAME     decode tags with this layout instead of detecting it\n");
+	mt_pipe_clock_help(out);
+	fprintf(out,
 		"  -h, --help        this text\n\n"
 		"Times are ns on the merged trace clock (CLOCK_MONOTONIC on one host,\n"
-		"CLOCK_REALTIME across hosts). On a terminal, progress is shown on\n"
-		"stderr. Exit status: 0 success, 1 bad trace or write error, 2 usage.\n");
+		"CLOCK_REALTIME across hosts), corrected as --clock says. On a\n"
+		"terminal, progress is shown on stderr. Exit status: 0 success, 1 bad\n"
+		"trace or write error, 2 usage.\n");
 }
 
 enum fmt { FMT_NONE, FMT_OTF2, FMT_CHROME, FMT_CSV };
@@ -88,6 +91,7 @@ static int run(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'l' },
+		{ "clock", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -96,7 +100,8 @@ static int run(int argc, char **argv)
 		[FMT_CSV] = &mt_sink_csvset,
 	};
 	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE,
-				  .cmd = "msgtrace export" };
+				  .cmd = "msgtrace export",
+				  .clock = MT_CLOCK_MODE_AUTO };
 	enum fmt fmt = FMT_NONE;
 	const char *path = NULL;
 	static char obuf[1 << 16];
@@ -123,6 +128,10 @@ static int run(int argc, char **argv)
 			break;
 		case 'l':
 			if (mt_cmd_parse_layout("msgtrace export", optarg, &o.layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'k':
+			if (mt_pipe_parse_clock(o.cmd, optarg, &o.clock))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':

@@ -25,7 +25,8 @@ static void usage(FILE *out)
 		"          untagged   untagged fi_send/fi_recv protocol traffic\n"
 		"  bytes   length sent (received length when there is no send)\n"
 		"  t_*_ns  post and completion times in ns on the trace clock\n"
-		"          (CLOCK_MONOTONIC on one host, CLOCK_REALTIME across hosts)\n"
+		"          (CLOCK_MONOTONIC on one host, CLOCK_REALTIME across hosts),\n"
+		"          corrected as --clock says (across hosts, by default)\n"
 		"  status  matched         paired send and receive\n"
 		"          unmatched_send  no receive took it\n"
 		"          unmatched_recv  completed receive with no recorded send\n"
@@ -41,7 +42,9 @@ static void usage(FILE *out)
 		"  --csv            CSV output (the default and only format)\n"
 		"  -o, --output F   write to F instead of standard output\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n"
-		"                   (see `msgtrace tag --help` for the names)\n"
+		"                   (see `msgtrace tag --help` for the names)\n");
+	mt_pipe_clock_help(out);
+	fprintf(out,
 		"  -h, --help       this text\n\n"
 		"Exit status: 0 success, 1 bad trace (messages before the bad record\n"
 		"are written), 2 usage error.\n");

@@ -30,14 +30,21 @@ static void usage(FILE *out)
 		"            unmatched sends to it that differ in one field only\n"
 		"            (source address, cid, tag or protocol bit). Receives left\n"
 		"            posted on an endpoint closed normally, with no such near\n"
-		"            miss, are only counted: Open MPI abandons some at finalize.\n\n"
+		"            miss, are only counted: Open MPI abandons some at finalize.\n"
+		"  CLOCKS    clock correction: mode asked and stages run, clock domains,\n"
+		"            receives at or before their send (before / after), how far\n"
+		"            times moved, offset and drift per domain with their standard\n"
+		"            deviations, minimum latency per link, change of the local\n"
+		"            intervals between one process's events\n\n"
 		"Options:\n"
 		"  --json           the same content as one JSON object\n"
 		"  --html           the same content as one self-contained HTML page\n"
 		"                   (inline SVG charts: matrix heatmaps, sizes,\n"
 		"                   bandwidth, throughput, latency, tag layout; prints)\n"
 		"  -o, --output F   write to F instead of standard output\n"
-		"  --layout NAME    decode tags with this layout instead of detecting it\n"
+		"  --layout NAME    decode tags with this layout instead of detecting it\n");
+	mt_pipe_clock_help(out);
+	fprintf(out,
 		"  -h, --help       this text\n\n"
 		"Times are seconds since the first record (ns on the trace clock in JSON).\n"
 		"Exit status: 0 success, 1 bad trace (the report covers the records\n"

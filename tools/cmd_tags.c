@@ -44,10 +44,13 @@ static void usage(FILE *out)
 		"                          mem_tag_format (repeatable, up to %d)\n"
 		"  -o, --output F          write to F instead of standard output\n"
 		"  --layout NAME           decode tags with this layout instead of\n"
-		"                          detecting it (names: msgtrace tag --help)\n"
+		"                          detecting it (names: msgtrace tag --help)\n",
+		TAGS_MTF_MAX);
+	mt_pipe_clock_help(out);
+	fprintf(out,
 		"  -h, --help              this text\n\n"
 		"Times are seconds since the first record (ns on the trace clock in JSON).\n"
-		"Exit status: 0 success, 1 bad trace, 2 usage error.\n", TAGS_MTF_MAX);
+		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
 }
 
 static int parse_mtf(const char *arg, struct tags_opts *o)

@@ -4,12 +4,14 @@
  *
  * The pipeline (pipeline.c) is the one place that wires the stages: the
  * trace reader's time-ordered merge -> tag decoding (mt_tag_decode, layout
- * detected per endpoint or forced) -> the matcher (mt_match) -> one sink. A
- * clock-correction stage (mt_clock_correct) slots in between the matcher and
- * the sink: sinks only see struct mt_match_msg batches, times in ns as
- * recorded. A sink is init once with the run's description, consumes batches
- * of finished messages (memory stays bounded by messages in flight), and
- * finalizes with the matcher's summary (warnings, probes, pending ops).
+ * detected per endpoint or forced) -> the matcher (mt_match) -> clock
+ * correction (clockstage.h, --clock) -> one sink. Sinks only see struct
+ * mt_match_msg batches, times in ns on the corrected clock (as recorded
+ * when nothing needed correcting; run->clock says which). A sink is init
+ * once with the run's description, consumes batches of finished messages
+ * (memory bounded by messages in flight unless times are corrected: then
+ * 40 bytes per message are kept), and finalizes with the matcher's summary
+ * (warnings, probes, pending ops; their times are as recorded).
  */
 #ifndef MT_SINK_H
 #define MT_SINK_H
@@ -22,6 +24,25 @@ struct option;				/* <getopt.h> */
 #include "mt_decode.h"
 #include "mt_match.h"
 #include "mt_trace.h"
+
+/* What the clock stage (clockstage.c) did to the times the sink sees. */
+struct mt_run_clock {
+	enum mt_clock_mode asked;	/* --clock */
+	uint32_t declared;		/* clock domains: distinct (host, clock) */
+	/* The correction that ran (every figure of the CLOCKS section), or
+	 * NULL: times are as recorded. Its processes are world ranks, each
+	 * described by procs[rank] (procs[rank].host NULL: not traced). */
+	const struct mt_clock_result *res;
+	const struct mt_clock_proc *procs;
+	uint32_t nranks;
+	/* res NULL: messages whose clock condition could be checked, and
+	 * those received at or before the time they were sent. */
+	uint64_t checked, violations;
+};
+
+/* The world ranks in clock domain d of c->res as ranges: "0-3,7". */
+const char *mt_run_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+			       char *buf, size_t len);
 
 /* What the pipeline knows about the run. */
 struct mt_run {
@@ -41,6 +62,7 @@ struct mt_run {
 	uint64_t lost;			/* records the writers dropped */
 	uint64_t skipped;		/* ops on endpoints never enabled */
 	size_t unclean_files;		/* files whose writer did not close */
+	struct mt_run_clock clock;	/* final at finalize */
 };
 
 struct mt_sink_ops {
@@ -64,6 +86,7 @@ struct mt_pipe_opts {
 	size_t npaths;
 	enum mt_tag_layout_id layout;	/* MT_TAG_LAYOUT_NONE: detect */
 	const char *cmd;		/* for error messages: "msgtrace report" */
+	enum mt_clock_mode clock;	/* --clock, MT_CLOCK_MODE_AUTO by default */
 	void *sink_arg;			/* handed to sink->init in *state */
 };
 
@@ -88,8 +111,14 @@ struct mt_pipe_cli {
 	void *sink_arg;			/* mt_pipe_opts.sink_arg */
 };
 
-/* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --help and runs
- * the pipeline; returns the exit status. */
+/* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --clock
+ * MODE --help and runs the pipeline; returns the exit status. */
 int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv);
+/* --clock MODE for commands parsing their own options: 0, or -1 after
+ * saying what is wrong (exit with MT_EXIT_USAGE). */
+int mt_pipe_parse_clock(const char *cmd, const char *arg,
+			enum mt_clock_mode *mode);
+/* The --clock lines of a pipeline command's --help. */
+void mt_pipe_clock_help(FILE *out);
 
 #endif /* MT_SINK_H */

@@ -164,6 +164,7 @@ static void attributes(struct defs *d)
 {
 	for (unsigned s = 0; s < MT_MATCH_ST_COUNT; s++)
 		str(d, mt_match_status_str(s));
+	str(d, "pending");	/* OTF2_STATUS_PENDING */
 	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_STATUS,
 		str(d, "status"), str(d, "msgtrace pairing outcome of the message"),
 		OTF2_TYPE_STRING), "attribute");

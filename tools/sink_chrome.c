@@ -9,8 +9,11 @@
  * track must nest, so an operation goes to the first lane of its direction
  * that is free at its post time (LANES lanes, then the least busy one).
  * A slice ("X") spans post to completion; a flow ("s" then "f", bound to the
- * enclosing slice) joins each send to its receive. Times are microseconds
- * since the first record with ns precision.
+ * enclosing slice) joins each send to its receive. Operations never
+ * completed (a hang) are slices "... (pending)" up to the end of the run.
+ * Times are microseconds since the first record with ns precision. Slices
+ * and flows, the bulk of the output, are formatted by hand into one buffer
+ * per operation (printf cost three quarters of the export).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -39,16 +42,65 @@ struct chrome {
 	int any;		/* an element was written: the next needs a comma */
 };
 
-/* Starts a trace event: a comma after the previous one. */
+/* One operation's JSON, built before one write. Everything appended is
+ * bounded: fixed names, numbers of at most 20 digits. */
+struct line {
+	char b[640];
+	size_t n;
+};
+
+static void l_str(struct line *l, const char *s)
+{
+	size_t k = strlen(s);
+
+	memcpy(l->b + l->n, s, k);
+	l->n += k;
+}
+
+static void l_u64(struct line *l, uint64_t v)
+{
+	char d[20];
+	int i = 20;
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(l->b + l->n, d + i, (size_t)(20 - i));
+	l->n += (size_t)(20 - i);
+}
+
+static void l_i64(struct line *l, int64_t v)
+{
+	if (v < 0)
+		l_str(l, "-");
+	l_u64(l, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* ns as microseconds with three decimals. */
+static void l_us(struct line *l, uint64_t ns)
+{
+	unsigned frac = (unsigned)(ns % 1000);
+
+	l_u64(l, ns / 1000);
+	l->b[l->n++] = '.';
+	l->b[l->n++] = (char)('0' + frac / 100);
+	l->b[l->n++] = (char)('0' + frac / 10 % 10);
+	l->b[l->n++] = (char)('0' + frac % 10);
+}
+
+/* Starts a trace event written with stdio (metadata): a comma after the
+ * previous one. */
 static void ev(struct chrome *c)
 {
 	fputs(c->any ? ",\n{" : "{", c->f);
 	c->any = 1;
 }
 
-static void ts_us(FILE *f, uint64_t ns)
+/* Starts a trace event in l: a comma after the previous one. */
+static void l_ev(struct chrome *c, struct line *l)
 {
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	l_str(l, c->any ? ",\n{" : "{");
+	c->any = 1;
 }
 
 static void proc_meta(struct chrome *c, size_t p)
@@ -135,16 +187,22 @@ found:
 	return tid;
 }
 
-/* One operation's slice (and its flow end); returns 0 when it has none. */
-static int slice(struct chrome *c, const struct mt_match_msg *m, int dir,
-		 int flow)
+/* One side of a message, or an operation that never completed. */
+struct side {
+	int32_t ep, peer;		/* peer: world rank or -1 */
+	int dir;
+	uint64_t post, done;		/* done: MT_MATCH_NOTIME if none */
+	const struct mt_match_fields *f;
+	uint64_t bytes;
+	const char *status, *suffix;	/* suffix: of the slice name */
+};
+
+/* One operation's slice, and its flow end when flow; 0 when it has none. */
+static int slice(struct chrome *c, const struct side *sd, int flow)
 {
-	int32_t ep = dir == DIR_SEND ? m->send_ep : m->recv_ep;
-	uint64_t post = dir == DIR_SEND ? m->t_send_post : m->t_recv_post;
-	uint64_t done = dir == DIR_SEND ? m->t_send_done : m->t_recv_done;
-	size_t th = tracks_thread_of_ep(&c->tr, ep);
-	int32_t peer = dir == DIR_SEND ? m->recv_rank : m->send_rank;
-	uint64_t dur, mid;
+	size_t th = tracks_thread_of_ep(&c->tr, sd->ep);
+	uint64_t post = sd->post, done = sd->done, dur;
+	struct line l = { .n = 0 };
 	size_t proc;
 	unsigned tid;
 
@@ -153,38 +211,72 @@ static int slice(struct chrome *c, const struct mt_match_msg *m, int dir,
 	post = post > c->t0 ? post - c->t0 : 0;
 	done = done == MT_MATCH_NOTIME ? post : (done > c->t0 ? done - c->t0 : 0);
 	dur = done > post + MIN_DUR_NS ? done - post : MIN_DUR_NS;
-	proc = c->run->trace->eps[ep].proc;
-	tid = lane_for(c, th, dir, post, post + dur, proc);
-	ev(c);
-	fprintf(c->f, "\"ph\":\"X\",\"name\":\"%s%s\",\"cat\":\"%s\",\"pid\":%zu,"
-		"\"tid\":%u,\"ts\":", dir == DIR_SEND ? "fi_tsend" : "fi_trecv",
-		m->status == MT_MATCH_ST_CANCELLED ? " (cancelled)" : "",
-		mt_match_kind_str(m->f.kind), proc, tid);
-	ts_us(c->f, post);
-	fputs(",\"dur\":", c->f);
-	ts_us(c->f, dur);
-	fprintf(c->f, ",\"args\":{\"%s\":", dir == DIR_SEND ? "to" : "from");
-	if (peer >= 0)
-		fprintf(c->f, "%d", peer);
+	proc = c->run->trace->eps[sd->ep].proc;
+	tid = lane_for(c, th, sd->dir, post, post + dur, proc);
+	l_ev(c, &l);
+	l_str(&l, sd->dir == DIR_SEND ? "\"ph\":\"X\",\"name\":\"fi_tsend" :
+	      "\"ph\":\"X\",\"name\":\"fi_trecv");
+	l_str(&l, sd->suffix);
+	l_str(&l, "\",\"cat\":\"");
+	l_str(&l, mt_match_kind_str(sd->f->kind));
+	l_str(&l, "\",\"pid\":");
+	l_u64(&l, proc);
+	l_str(&l, ",\"tid\":");
+	l_u64(&l, tid);
+	l_str(&l, ",\"ts\":");
+	l_us(&l, post);
+	l_str(&l, ",\"dur\":");
+	l_us(&l, dur);
+	l_str(&l, sd->dir == DIR_SEND ? ",\"args\":{\"to\":" : ",\"args\":{\"from\":");
+	if (sd->peer >= 0)
+		l_i64(&l, sd->peer);
 	else
-		fputs("null", c->f);
-	fprintf(c->f, ",\"cid\":%" PRId64 ",\"tag\":", m->f.cid);
-	if (m->f.has_tag)
-		fprintf(c->f, "%d", m->f.tag);
+		l_str(&l, "null");
+	l_str(&l, ",\"cid\":");
+	l_i64(&l, sd->f->cid);
+	l_str(&l, ",\"tag\":");
+	if (sd->f->has_tag)
+		l_i64(&l, sd->f->tag);
 	else
-		fputs("null", c->f);
-	fprintf(c->f, ",\"bytes\":%" PRIu64 ",\"status\":\"%s\"}}", m->bytes,
-		mt_match_status_str(m->status));
+		l_str(&l, "null");
+	l_str(&l, ",\"bytes\":");
+	l_u64(&l, sd->bytes);
+	l_str(&l, ",\"status\":\"");
+	l_str(&l, sd->status);
+	l_str(&l, "\"}}");
 	if (flow) {
-		mid = post + dur / 2;
-		ev(c);
-		fprintf(c->f, "\"ph\":\"%s\",\"bp\":\"e\",\"name\":\"message\","
-			"\"cat\":\"msg\",\"id\":%" PRIu64 ",\"pid\":%zu,\"tid\":%u,"
-			"\"ts\":", dir == DIR_SEND ? "s" : "f", c->flows, proc, tid);
-		ts_us(c->f, mid);
-		fputc('}', c->f);
+		l_ev(c, &l);
+		l_str(&l, sd->dir == DIR_SEND ? "\"ph\":\"s\"" : "\"ph\":\"f\"");
+		l_str(&l, ",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"msg\",\"id\":");
+		l_u64(&l, c->flows);
+		l_str(&l, ",\"pid\":");
+		l_u64(&l, proc);
+		l_str(&l, ",\"tid\":");
+		l_u64(&l, tid);
+		l_str(&l, ",\"ts\":");
+		l_us(&l, post + dur / 2);
+		l_str(&l, "}");
 	}
+	fwrite(l.b, 1, l.n, c->f);
 	return 1;
+}
+
+static void msg_slices(struct chrome *c, const struct mt_match_msg *m, int flow)
+{
+	const char *st = mt_match_status_str(m->status);
+	const char *sfx = m->status == MT_MATCH_ST_CANCELLED ? " (cancelled)" : "";
+	struct side send = {
+		.ep = m->send_ep, .peer = m->recv_rank, .dir = DIR_SEND,
+		.post = m->t_send_post, .done = m->t_send_done, .f = &m->f,
+		.bytes = m->bytes, .status = st, .suffix = sfx,
+	}, recv = {
+		.ep = m->recv_ep, .peer = m->send_rank, .dir = DIR_RECV,
+		.post = m->t_recv_post, .done = m->t_recv_done, .f = &m->f,
+		.bytes = m->bytes, .status = st, .suffix = sfx,
+	};
+
+	slice(c, &send, flow);
+	slice(c, &recv, flow);
 }
 
 static int chrome_consume(void *state, const struct mt_match_msg *b, size_t n)
@@ -200,8 +292,7 @@ static int chrome_consume(void *state, const struct mt_match_msg *b, size_t n)
 			   m->status != MT_MATCH_ST_CANCELLED;
 
 		c->flows += both;
-		slice(c, m, DIR_SEND, both);
-		slice(c, m, DIR_RECV, both);
+		msg_slices(c, m, both);
 	}
 	return ferror(c->f) ? -1 : 0;
 }
@@ -212,7 +303,18 @@ static int chrome_finalize(void *state, const struct mt_run *run,
 	struct chrome *c = state;
 	int rc;
 
-	(void)sum;
+	/* Operations never completed (a hang): a slice to the end of the run. */
+	for (size_t i = 0; i < sum->n_pending; i++) {
+		const struct mt_match_pending *p = &sum->pending[i];
+		struct side sd = {
+			.ep = p->op.ep, .peer = p->peer_rank,
+			.dir = p->op.dir == MT_MATCH_DIR_SEND ? DIR_SEND : DIR_RECV,
+			.post = p->op.ts, .done = (uint64_t)run->t1_ns, .f = &p->op.f,
+			.bytes = p->op.len, .status = "pending", .suffix = " (pending)",
+		};
+
+		slice(c, &sd, 0);
+	}
 	fprintf(c->f, "\n],\"otherData\":{\"creator\":\"msgtrace\",\"records\":%"
 		PRIu64 ",\"messages_with_flow\":%" PRIu64 ",\"lane_overlaps\":%"
 		PRIu64 "}}\n", run->events, c->flows, c->overlaps);

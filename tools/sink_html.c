@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "html_clock.h"
 #include "html_tags.h"
 #include "report.h"
 #include "svg.h"
@@ -36,7 +37,8 @@ static const char css[] =
 	"'Helvetica Neue',Arial,sans-serif;color:var(--fg);background:var(--bg)}\n"
 	"main{max-width:1200px;margin:0 auto;padding:24px 28px 48px}\n"
 	"h1{font-size:24px;margin:0 0 2px}h2{font-size:17px;margin:0 0 10px}\n"
-	"h3{font-size:13px;margin:0 0 4px;color:var(--mut);font-weight:600}\n"
+	"h3{font-size:13px;margin:0 0 4px;color:var(--mut);font-weight:600}"
+	"section>h3{margin:18px 0 4px}\n"
 	".sub{color:var(--mut);margin:0}\n"
 	".cards{display:grid;grid-template-columns:repeat(7,1fr);gap:10px;"
 	"margin:16px 0}\n"
@@ -62,7 +64,8 @@ static const char css[] =
 	"table{border-collapse:collapse;width:100%;font-size:13px}\n"
 	"th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);"
 	"vertical-align:top}th{color:var(--mut);font-weight:600}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;"
+	"white-space:nowrap;width:5em}\n"
 	"dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;margin:0}\n"
 	"dt{color:var(--mut)}dd{margin:0}\n"
 	".warn{color:var(--warn)}.none{color:#1e7b34}\n"
@@ -247,8 +250,8 @@ static void run_section(FILE *f, const struct mt_run *run,
 	fprintf(f, "<dt>records</dt><dd>%" PRIu64 " read, %" PRIu64 " lost by the "
 		"writers%s</dd>", run->events, run->lost, run->lost ?
 		" <span class=\"warn\">(the trace is incomplete)</span>" : "");
-	fprintf(f, "<dt>trace files</dt><dd>%zu not closed (killed or aborted)</dd>",
-		run->unclean_files);
+	fprintf(f, "<dt>trace files</dt><dd%s>%zu not closed (killed or aborted)</dd>",
+		run->unclean_files ? " class=\"warn\"" : "", run->unclean_files);
 	if (run->skipped)
 		fprintf(f, "<dt>skipped</dt><dd>%" PRIu64 " operations on endpoints "
 			"never enabled</dd>", run->skipped);
@@ -429,7 +432,7 @@ static void warn_section(FILE *f, const struct report *r,
 		fputs("<p class=\"none\">None.</p></section>\n", f);
 		return;
 	}
-	fputs("<table><thead><tr><th>count</th><th>warning and first examples</th>"
+	fputs("<table><thead><tr><th class=\"n\">count</th><th>warning and first examples</th>"
 	      "</tr></thead><tbody>", f);
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
 		const struct mt_match_warn *wn = &s->warn[w];
@@ -505,6 +508,7 @@ static int html_finalize(void *state, const struct mt_run *run,
 	html_tags_section(f, run, &h->r, h->tags);
 	warn_section(f, &h->r, sum);
 	pending_section(f, &h->r, sum);
+	html_clock_section(f, run);
 	fputs("<footer>Written by msgtrace from a fabric-level trace. Times on the "
 	      "merged trace clock.</footer>\n</main></body></html>\n", f);
 	rc = fflush(f) || ferror(f) ? -1 : 0;

@@ -198,8 +198,76 @@ static void jdiag(FILE *o, const struct mt_match_summary *s)
 		jop(o, &s->pending[i]);
 	}
 	fprintf(o, "],\"abandoned_at_close\":%" PRIu64
-		",\"delivered_sends_never_completed\":%" PRIu64 "}\n",
+		",\"delivered_sends_never_completed\":%" PRIu64,
 		s->abandoned_at_close, s->pending_delivered_sends);
+}
+
+static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
+{
+	const struct mt_clock_domain *m = &c->res->domains[d];
+	const char *host = c->procs[m->first_proc].host;
+
+	fprintf(o, "{\"id\":%u,\"ranks\":[", d);
+	for (uint32_t r = 0, k = 0; r < c->nranks; r++)
+		if (c->res->proc_domain[r] == d)
+			fprintf(o, k++ ? ",%u" : "%u", r);
+	fputs("],\"host\":", o);
+	if (host)
+		esc_json(o, host);
+	else
+		fputs("null", o);
+	fprintf(o, ",\"split\":%s,\"estimate\":\"%s\",\"ref\":%u,"
+		"\"offset_ns\":%.1f,\"offset_sd_ns\":%.1f,\"drift_ppm\":%.4f,"
+		"\"drift_sd_ppm\":%.4f,\"intra_messages\":%" PRIu64
+		",\"intra_violations\":%" PRIu64 "}", m->split ? "true" : "false",
+		mt_clock_est_name(m->est), m->ref, m->offset_ns, m->offset_sd_ns,
+		m->drift_ppm, m->drift_sd_ppm, m->intra_msgs, m->intra_violations);
+}
+
+/* The clock stage: every key always present, null when it did not run. */
+static void jclock(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+
+	fprintf(o, ",\"clock\":{\"asked\":\"%s\",\"corrected\":%s,"
+		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,",
+		mt_clock_mode_name(c->asked), r ? "true" : "false",
+		r && r->linear_done ? "true" : "false",
+		r && r->clc_done ? "true" : "false", c->declared);
+	if (!r) {
+		fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
+			",\"violations_linear\":null,\"violations_after\":%" PRIu64
+			",\"t0_ns\":null,\"events\":null,\"correction_max_ns\":0,"
+			"\"correction_median_ns\":0,\"clc_moved\":0,\"clc_max_ns\":0,"
+			"\"clc_median_ns\":0,\"jumps\":0,\"cycles_broken\":0,"
+			"\"interval_change\":0,\"interval_max_change\":0,"
+			"\"domains\":[],\"links\":[]}", c->checked, c->violations,
+			c->violations);
+		return;
+	}
+	fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
+		",\"violations_linear\":%" PRIu64 ",\"violations_after\":%" PRIu64
+		",\"t0_ns\":%" PRId64 ",\"events\":%" PRIu64
+		",\"correction_max_ns\":%" PRId64 ",\"correction_median_ns\":%" PRId64
+		",\"clc_moved\":%" PRIu64 ",\"clc_max_ns\":%" PRId64
+		",\"clc_median_ns\":%" PRId64 ",\"jumps\":%" PRIu64
+		",\"cycles_broken\":%" PRIu64 ",\"interval_change\":%.6g"
+		",\"interval_max_change\":%.6g,\"domains\":[", r->nmsgs,
+		r->viol_before, r->viol_linear, r->viol_after, r->t0, r->nevents,
+		r->corr_max_ns, r->corr_median_ns, r->clc_moved, r->clc_max_ns,
+		r->clc_median_ns, r->jumps, r->cycles_broken, r->interval_change,
+		r->interval_max_change);
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		fputs(d ? "," : "", o);
+		jdomain(o, c, d);
+	}
+	fputs("],\"links\":[", o);
+	for (uint32_t i = 0; i < r->nlinks; i++)
+		fprintf(o, "%s{\"from\":%u,\"to\":%u,\"messages\":%" PRIu64
+			",\"lmin_ns\":%" PRId64 ",\"source\":\"%s\"}", i ? "," : "",
+			r->links[i].from, r->links[i].to, r->links[i].msgs,
+			r->links[i].lmin_ns, mt_clock_lat_src_name(r->links[i].src));
+	fputs("]}", o);
 }
 
 static int json_finalize(void *state, const struct mt_run *run,
@@ -211,6 +279,8 @@ static int json_finalize(void *state, const struct mt_run *run,
 	jrun(x->out, run);
 	jtraffic(x->out, &x->r, sum);
 	jdiag(x->out, sum);
+	jclock(x->out, &run->clock);
+	fputs("}\n", x->out);
 	return report_sink_end(x);
 }
 

@@ -7,9 +7,11 @@
  * MpiIrecvRequest at the receive's post and MpiIrecv at its completion, all
  * with the message number as request id; each sits in a short region
  * (Enter/Leave) named after the fabric operation and the message kind. A
- * cancelled operation ends with MpiRequestCancelled. Messages that are not
- * plainly matched carry a "status" attribute (truncated, unmatched_send,
- * ...) and truncated receives their posted length ("recv_buf").
+ * cancelled operation ends with MpiRequestCancelled. Operations still
+ * pending at the end of the trace (a hang) appear as their MpiIsend or
+ * MpiIrecvRequest alone. Messages that are not plainly matched carry a
+ * "status" attribute (truncated, unmatched_send, ..., pending) and
+ * truncated receives their posted length ("recv_buf").
  *
  * Messages arrive when they finish, not in time order, so each location
  * keeps its last REORDER_CAP events in a time-sorted window and writes the
@@ -93,13 +95,6 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType ft,
 	return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType ft,
-				 OTF2_LocationRef loc)
-{
-	(void)user, (void)ft, (void)loc;
-	return 0;
-}
-
 static int list_add(struct chunk_list *l, void *chunk)
 {
 	if (l->n == l->cap) {
@@ -159,9 +154,12 @@ static const OTF2_MemoryCallbacks memory_cbs = {
 	.otf2_free_all = chunk_free_all,
 };
 
+/* No post-flush callback: a flush then writes no BufferFlush record, which
+ * would carry the time of the event after it (equal times) and measure a
+ * flush of this converter, not of the traced run. */
 static const OTF2_FlushCallbacks flush_cbs = {
 	.otf2_pre_flush = pre_flush,
-	.otf2_post_flush = post_flush,
+	.otf2_post_flush = NULL,
 };
 
 /* Inserts e after every event of l's window not later than it: equal
@@ -524,6 +522,33 @@ static int otf2_init(void **state, FILE *out, const struct mt_run *run)
 	return -1;
 }
 
+/* The operations posted and never completed: their post alone. */
+static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
+{
+	for (size_t i = 0; i < sum->n_pending; i++) {
+		const struct mt_match_op *op = &sum->pending[i].op;
+		size_t l = tracks_thread_of_ep(&s->o.tr, op->ep);
+		struct otf2_comm *c = comm_of(&s->o, op->f.cid >= 0 ? op->f.cid : -1);
+		int32_t peer = proc_of(&s->o, op->peer);
+		struct ev e = {
+			.ts = op->ts, .req = ++s->msgs, .len = op->len,
+			.tag = (uint32_t)op->f.tag, .kind = op->f.kind,
+			.status = OTF2_STATUS_PENDING,
+			.type = op->dir == MT_MATCH_DIR_SEND ? EV_ISEND : EV_IRECV_REQ,
+		};
+
+		if (!c)
+			return -1;
+		if (l == SIZE_MAX)
+			continue;
+		e.comm = (uint32_t)(c - s->o.comm);
+		e.peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
+		if (push(s, l, &e))
+			return -1;
+	}
+	return 0;
+}
+
 static int otf2_finalize(void *state, const struct mt_run *run,
 			 const struct mt_match_summary *sum)
 {
@@ -531,10 +556,9 @@ static int otf2_finalize(void *state, const struct mt_run *run,
 	int rc;
 
 	(void)run;
-	(void)sum;
 	if (!s)
 		return -1;
-	rc = s->failed;
+	rc = s->failed || add_pending(s, sum);
 	if (s->o.ar) {
 		if (drain_all(s) ||
 		    otf2_check(OTF2_Archive_CloseEvtFiles(s->o.ar), "event files") ||

@@ -28,8 +28,11 @@ struct otf2_comm {
 	uint32_t nindex;
 };
 
-/* Attributes carried by events of messages that are not plainly matched. */
+/* Attributes carried by events of messages that are not plainly matched:
+ * the status is a string ref, mt_match_status (0..MT_MATCH_ST_COUNT-1) or
+ * OTF2_STATUS_PENDING (an operation never completed). */
 enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_COUNT };
+#define OTF2_STATUS_PENDING MT_MATCH_ST_COUNT
 
 struct otf2_out {
 	OTF2_Archive *ar;

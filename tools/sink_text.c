@@ -1,7 +1,7 @@
 /*
  * sink_text.c - `msgtrace report`: the run, per-pair traffic, sizes,
- * bandwidth, throughput over time, warnings and pending operations, in
- * under 80 columns.
+ * bandwidth, throughput over time, warnings, pending operations and clock
+ * correction, in under 80 columns.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
@@ -220,6 +220,101 @@ static void pending_section(FILE *o, const struct report *r,
 			"never read)\n", s->pending_delivered_sends);
 }
 
+#define CLOCK_ROWS 16		/* domains and links listed */
+
+/* A duration or an offset in a readable unit: "-1.234 ms", "12.30 us". */
+static const char *ns_str(double ns, char *buf, size_t len)
+{
+	double a = ns < 0 ? -ns : ns;
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+	return buf;
+}
+
+static void clock_domains(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+	char rk[64], off[24], sd[24];
+	uint32_t shown = 0;
+
+	fprintf(o, "  domain ranks    host       map            offset (sd)"
+		"     drift ppm (sd)\n");
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		const struct mt_clock_domain *m = &r->domains[d];
+
+		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
+			continue;	/* a rank nobody traced, or too many */
+		fprintf(o, "  %-6u %-8.8s %-10.10s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
+			d, mt_run_clock_ranks(c, d, rk, sizeof(rk)),
+			c->procs[m->first_proc].host[0] ? c->procs[m->first_proc].host : "?",
+			mt_clock_est_name(m->est), ns_str(m->offset_ns, off, sizeof(off)),
+			ns_str(m->offset_sd_ns, sd, sizeof(sd)), m->drift_ppm,
+			m->drift_sd_ppm, m->split ? " split" : "");
+	}
+	if (shown > CLOCK_ROWS)
+		fprintf(o, "  ... %u more domains (see --json)\n", shown - CLOCK_ROWS);
+	fprintf(o, "  links: minimum one-way latency the correction keeps\n");
+	for (uint32_t i = 0; i < r->nlinks && i < CLOCK_ROWS; i++) {
+		const struct mt_clock_link *l = &r->links[i];
+
+		fprintf(o, "  %u -> %u  %" PRIu64 " messages, minimum %s (%s)\n",
+			l->from, l->to, l->msgs, ns_str((double)l->lmin_ns, off, sizeof(off)),
+			mt_clock_lat_src_name(l->src));
+	}
+	if (r->nlinks > CLOCK_ROWS)
+		fprintf(o, "  ... %u more links (see --json)\n", r->nlinks - CLOCK_ROWS);
+}
+
+static void clock_section(FILE *o, const struct mt_run *run)
+{
+	const struct mt_run_clock *c = &run->clock;
+	const struct mt_clock_result *r = c->res;
+	char a[24], b[24];
+
+	fprintf(o, "\nCLOCKS (--clock %s)\n", mt_clock_mode_name(c->asked));
+	if (!r) {
+		fprintf(o, "  times as recorded (%s), %u clock domain%s\n",
+			c->asked == MT_CLOCK_MODE_NONE ? "correction off" :
+			"one clock needs no correction", c->declared,
+			c->declared == 1 ? "" : "s");
+		fprintf(o, "  received at or before sent: %" PRIu64 " of %" PRIu64
+			" messages%s\n", c->violations, c->checked,
+			c->violations && c->declared <= 1 ?
+			" (on one clock: a pairing problem)" : "");
+		return;
+	}
+	fprintf(o, "  stages run: %s, %u clock domain%s (%u declared)\n",
+		r->clc_done ? (r->linear_done ? "linear + clc" : "clc") :
+		r->linear_done ? "linear" : "none", r->ndomains,
+		r->ndomains == 1 ? "" : "s", c->declared);
+	fprintf(o, "  received at or before sent, of %" PRIu64 " messages: %" PRIu64
+		" recorded,\n    %" PRIu64 " after linear, %" PRIu64
+		" after correction\n", r->nmsgs, r->viol_before, r->viol_linear,
+		r->viol_after);
+	fprintf(o, "  times moved: largest %s, median %s (%" PRIu64 " events)\n",
+		ns_str((double)r->corr_max_ns, a, sizeof(a)),
+		ns_str((double)r->corr_median_ns, b, sizeof(b)), r->nevents);
+	if (r->clc_done)
+		fprintf(o, "  clc moved %" PRIu64 " events off the linear map: "
+			"largest %s, median %s;\n    %" PRIu64 " jumps, %" PRIu64
+			" cycles broken\n", r->clc_moved,
+			ns_str((double)r->clc_max_ns, a, sizeof(a)),
+			ns_str((double)r->clc_median_ns, b, sizeof(b)), r->jumps,
+			r->cycles_broken);
+	fprintf(o, "  local intervals changed %.4f%% in all, at most %.3f%%\n"
+		"    (intervals of %d us or more)\n", 100 * r->interval_change,
+		100 * r->interval_max_change, MT_CLOCK_LONG_INTERVAL_NS / 1000);
+	clock_domains(o, c);
+	fprintf(o, "  (WARNINGS and PENDING count and show the times as recorded)\n");
+}
+
 static int text_finalize(void *state, const struct mt_run *run,
 			 const struct mt_match_summary *sum)
 {
@@ -233,6 +328,7 @@ static int text_finalize(void *state, const struct mt_run *run,
 	time_section(o, &x->r);
 	warn_section(o, &x->r, sum);
 	pending_section(o, &x->r, sum);
+	clock_section(o, run);
 	return report_sink_end(x);
 }
 

@@ -52,13 +52,13 @@ bad=$(jq -r '(.traceEvents | map(select(.ph == "M" and .name == "thread_name") |
 		"\(.pid)") | INDEX(.)) as $p |
 	.traceEvents[] | select(.ph == "X") |
 	select(($t["\(.pid)/\(.tid)"] == null) or ($p["\(.pid)"] == null)) |
-	"\(.pid)/\(.tid)"' "$json" | head -3)
+	"\(.pid)/\(.tid)"' "$json" | sed -n 1,3p)
 [ -z "$bad" ] || e2e_fail "slices on unnamed tracks: $bad"
 bad=$(jq -r '[.traceEvents[] | select(.ph == "X")] as $x |
 	.traceEvents[] | select(.ph == "s" or .ph == "f") | . as $e |
 	select([$x[] | select(.pid == $e.pid and .tid == $e.tid and
 		.ts <= $e.ts and $e.ts <= .ts + .dur)] | length == 0) | .id' \
-	"$json" | head -3)
+	"$json" | sed -n 1,3p)
 [ -z "$bad" ] || e2e_fail "flow points outside any slice of their track: ids $bad"
 
 # Lanes: within one track, a slice starts after the previous one ended.

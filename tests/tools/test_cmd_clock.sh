@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# test_cmd_clock.sh MSGTRACE TRACE_PERTURB [GEN_TRACE] - `--clock` on the
+# pipeline commands: usage errors (exit 2) and help on every command; with
+# bench/gen_trace built, a synthetic 4-process trace on one host (auto
+# leaves the CSV byte for byte as --clock none and says so) and the same
+# trace with processes 2 and 3 moved by trace_perturb to host "far" with one
+# clock of their own (auto runs the linear stage over 2 domains, every
+# receive ends after its send, the export and the messages CSV agree).
+set -u
+# shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
+bin=$1 perturb=$2 gen=${3:-}
+# shellcheck source=cmd_lib.sh
+. "$(dirname "$0")/cmd_lib.sh"
+
+# json_has KEY_VALUE: the last report --json output holds "KEY":VALUE in
+# its clock object.
+json_has() {
+	sed 's/.*"clock":{//' "$dir/out" | grep -q "$1" ||
+		fail "report --json clock object lacks $1: $(sed 's/.*"clock"://' "$dir/out")"
+}
+
+for cmd in messages report tags; do
+	run 0 $cmd --help
+	grep -q -- "--clock MODE" "$dir/out" || fail "$cmd --help does not explain --clock"
+	run 2 $cmd --clock fast "$dir"
+	grep -q -- "--clock 'fast': expected none, linear, clc or auto" "$dir/err" ||
+		fail "$cmd --clock fast: $(cat "$dir/err")"
+	run 2 $cmd --clock "$dir"
+done
+run 0 export --help
+grep -q -- "--clock MODE" "$dir/out" || fail "export --help does not explain --clock"
+run 2 export --csv -o "$dir/x" --clock fast "$dir"
+grep -q -- "--clock 'fast'" "$dir/err" || fail "export --clock fast: $(cat "$dir/err")"
+
+if [ -z "$gen" ]; then
+	echo "bench/gen_trace not built: trace checks skipped"
+	[ $fails = 0 ] && exit 0 || exit 1
+fi
+"$gen" "$dir/one" 3000 4 >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
+
+# One host, one clock: nothing to correct.
+run 0 messages --clock none "$dir/one"
+mv "$dir/out" "$dir/none.csv"
+run 0 messages "$dir/one"
+cmp -s "$dir/none.csv" "$dir/out" || fail "one host: auto changed the CSV"
+run 0 report "$dir/one"
+grep -q "^CLOCKS (--clock auto)" "$dir/out" || fail "report has no CLOCKS section"
+grep -q "times as recorded (one clock needs no correction), 1 clock domain" "$dir/out" ||
+	fail "one host: CLOCKS does not say times are as recorded"
+run 0 report --json "$dir/one"
+json_has '"asked":"auto","corrected":false'
+json_has '"declared_domains":1,"messages":3000,"violations_before":0'
+run 0 report --json --clock linear "$dir/one"
+json_has '"corrected":true,"linear":true,"clc":false'
+json_has '"violations_after":0'
+
+# Processes 2 and 3 on host "far", 5 ms, 30 ppm and 0.2 ms (CLOCK_REALTIME)
+# off: one domain of two processes there.
+cp -r "$dir/one" "$dir/two"
+for pid in 1002 1003; do
+	"$perturb" far 5000000 30 200000 "$dir/two/bench.$pid.0.mt" ||
+		fail "trace_perturb $pid"
+	mv "$dir/two/bench.$pid.0.mt" "$dir/two/far.$pid.0.mt"
+done
+run 0 report --json --clock none "$dir/two"
+grep -q '"violations_before":0,' "$dir/out" &&
+	fail "two hosts: no receive before its send as recorded"
+run 0 report --json "$dir/two"
+json_has '"corrected":true,"linear":true'
+json_has '"declared_domains":2'
+json_has '"violations_after":0'
+json_has '"ranks":\[2,3\],"host":"far","split":false,"estimate":"messages"'
+run 0 report "$dir/two"
+grep -q "^  1      2-3      far        messages" "$dir/out" ||
+	fail "two hosts: CLOCKS lacks the far domain: $(sed -n '/^CLOCKS/,$p' "$dir/out")"
+run 0 report --html "$dir/two"
+grep -q '<section id="clocks"><h2>Clocks</h2>.*<td>far</td><td>messages</td>' "$dir/out" ||
+	fail "two hosts: the HTML report has no Clocks section with the far domain"
+run 0 messages "$dir/two"
+mv "$dir/out" "$dir/two.csv"
+[ "$(wc -l <"$dir/two.csv")" = "$(wc -l <"$dir/none.csv")" ] ||
+	fail "two hosts: another number of messages"
+awk -F, 'NR > 1 && $12 == "matched" && $11 <= $8 { n++ } END { exit n > 0 }' \
+	"$dir/two.csv" || fail "two hosts: a receive at or before its send after auto"
+cmp -s "$dir/none.csv" "$dir/two.csv" && fail "two hosts: times not corrected"
+run 0 export --csv -o "$dir/ex" "$dir/two"
+cmp -s "$dir/two.csv" "$dir/ex.messages.csv" ||
+	fail "two hosts: export --csv and messages disagree"
+
+[ $fails = 0 ] && echo "all clock command checks passed"
+[ $fails = 0 ]

@@ -1,0 +1,255 @@
+/*
+ * clockstage.c - the pipeline's clock-correction stage (see clockstage.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clockstage.h"
+
+struct clockstage {
+	enum mt_clock_mode mode;
+	uint32_t nranks;		/* highest world rank + 1 */
+	struct mt_clock_proc *procs;	/* per world rank */
+	struct mt_clock_cal (*cal)[2];	/* per world rank: START, END pairs */
+	uint32_t declared;
+	int buffers, solved, mismatch;
+	struct mt_clock_times *t;	/* collected, corrected by solve */
+	size_t n, cap, next;		/* collected, allocated, applied */
+	struct mt_clock_result res;
+	uint64_t checked, violations;	/* when nothing is collected */
+};
+
+/* A calibration pair on the merge's time base, like the message times. */
+static void cal_pair(const struct mt_trace_proc *pr, const struct mt_rec_clock *c,
+		     struct mt_clock_cal *out)
+{
+	out->local_ns = mt_trace_ticks_ns(&pr->clock, c->h.ts) + pr->merge_offset_ns;
+	out->realtime_ns = (int64_t)c->realtime_ns;
+}
+
+static void describe_proc(const struct mt_trace_proc *pr, struct mt_clock_proc *cp,
+			  struct mt_clock_cal *cal)
+{
+	*cp = (struct mt_clock_proc){
+		.host = pr->host,
+		.clock_source = pr->rec ? pr->rec->clock_source : 0,
+		.cal = cal,
+	};
+	if (pr->clock_start)
+		cal_pair(pr, pr->clock_start, &cal[cp->ncal++]);
+	if (pr->clock_end && pr->clock_end != pr->clock_start)
+		cal_pair(pr, pr->clock_end, &cal[cp->ncal++]);
+}
+
+/* Domains declared by the processes that are in the trace (ranks no
+ * process recorded would each count as one). */
+static enum mt_status declared(struct clockstage *cs)
+{
+	struct mt_clock_proc *v = calloc(cs->nranks + 1, sizeof(*v));
+	uint32_t n = 0;
+	enum mt_status s;
+
+	if (!v)
+		return MT_ERR_NOMEM;
+	for (uint32_t r = 0; r < cs->nranks; r++)
+		if (cs->procs[r].host)
+			v[n++] = cs->procs[r];
+	s = mt_clock_domains_declared(n, v, &cs->declared);
+	free(v);
+	return s;
+}
+
+struct clockstage *clockstage_new(enum mt_clock_mode mode,
+				  const struct mt_trace *t)
+{
+	struct clockstage *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->mode = mode;
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].world_rank >= 0 &&
+		    (uint32_t)t->procs[p].world_rank >= cs->nranks)
+			cs->nranks = (uint32_t)t->procs[p].world_rank + 1;
+	cs->procs = calloc(cs->nranks + 1, sizeof(*cs->procs));
+	cs->cal = calloc(cs->nranks + 1, sizeof(*cs->cal));
+	if (!cs->procs || !cs->cal)
+		goto nomem;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		int32_t r = t->procs[p].world_rank;
+
+		if (r >= 0)
+			describe_proc(&t->procs[p], &cs->procs[r], cs->cal[r]);
+	}
+	if (declared(cs))
+		goto nomem;
+	cs->buffers = mode == MT_CLOCK_MODE_LINEAR || mode == MT_CLOCK_MODE_CLC ||
+		      (mode == MT_CLOCK_MODE_AUTO && cs->declared > 1);
+	return cs;
+nomem:
+	clockstage_free(cs);
+	return NULL;
+}
+
+void clockstage_free(struct clockstage *cs)
+{
+	if (!cs)
+		return;
+	mt_clock_result_free(&cs->res);
+	free(cs->t);
+	free(cs->procs);
+	free(cs->cal);
+	free(cs);
+}
+
+int clockstage_buffers(const struct clockstage *cs)
+{
+	return cs->buffers;
+}
+
+int clockstage_collect(struct clockstage *cs, const struct mt_match_msg *b,
+		       size_t n)
+{
+	if (cs->n + n > cs->cap) {
+		size_t cap = cs->cap ? cs->cap + cs->cap / 2 : 4096;
+		struct mt_clock_times *t;
+
+		cap = cap < cs->n + n ? cs->n + n : cap;
+		t = realloc(cs->t, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		cs->t = t;
+		cs->cap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		mt_clock_times_of_msg(&b[i], cs->nranks, &cs->t[cs->n++]);
+	return 0;
+}
+
+enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
+{
+	enum mt_status s = mt_clock_correct_times(cs->mode, NULL, cs->nranks,
+						  cs->procs, cs->t, cs->n,
+						  &cs->res, err);
+
+	cs->solved = s == MT_OK;
+	return s;
+}
+
+/* The clock condition on one message as recorded, where the clock stage
+ * would check it: both ranks and both times known. */
+static void check(struct clockstage *cs, const struct mt_match_msg *m)
+{
+	if (m->send_rank < 0 || m->recv_rank < 0 ||
+	    (uint32_t)m->send_rank >= cs->nranks ||
+	    (uint32_t)m->recv_rank >= cs->nranks ||
+	    m->t_send_post == MT_MATCH_NOTIME || m->t_recv_done == MT_MATCH_NOTIME)
+		return;
+	cs->checked++;
+	cs->violations += (int64_t)m->t_recv_done <= (int64_t)m->t_send_post;
+}
+
+void clockstage_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct mt_clock_times got;
+
+		if (!cs->solved) {
+			check(cs, &b[i]);
+			continue;
+		}
+		mt_clock_times_of_msg(&b[i], cs->nranks, &got);
+		if (cs->next >= cs->n || got.send_proc != cs->t[cs->next].send_proc ||
+		    got.recv_proc != cs->t[cs->next].recv_proc) {
+			cs->mismatch = 1;
+			return;
+		}
+		mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
+	}
+}
+
+int clockstage_finish(const struct clockstage *cs)
+{
+	return cs->mismatch || (cs->solved && cs->next != cs->n) ? -1 : 0;
+}
+
+/* Corrected time of a recorded one by its rank's linear map. */
+static int64_t linear(const struct mt_clock_result *r, uint32_t rank, int64_t t)
+{
+	const struct mt_clock_domain *d = &r->domains[r->proc_domain[rank]];
+
+	return t - (int64_t)(d->offset_ns + d->drift_ppm * 1e-6 * (double)(t - r->t0));
+}
+
+/* The run's first and last record moved like the events around them, then
+ * widened to every corrected message time (the CLC moves receives later). */
+static void span(const struct clockstage *cs, struct mt_run *run)
+{
+	const struct mt_trace *t = run->trace;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		int32_t r = pr->world_rank;
+		int64_t a = pr->first_ns + pr->merge_offset_ns;
+		int64_t b = pr->last_ns + pr->merge_offset_ns;
+
+		if (pr->first_ns > pr->last_ns)
+			continue;
+		if (r >= 0 && cs->res.linear_done) {
+			a = linear(&cs->res, (uint32_t)r, a);
+			b = linear(&cs->res, (uint32_t)r, b);
+		}
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	for (size_t i = 0; i < cs->n; i++)
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			int64_t x = cs->t[i].t[w];
+
+			if (x == MT_CLOCK_NOTIME)
+				continue;
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+	if (lo <= hi) {
+		run->t0_ns = lo;
+		run->t1_ns = hi;
+	}
+}
+
+void clockstage_describe(const struct clockstage *cs, struct mt_run *run)
+{
+	run->clock = (struct mt_run_clock){
+		.asked = cs->mode,
+		.declared = cs->declared,
+		.res = cs->solved ? &cs->res : NULL,
+		.procs = cs->procs,
+		.nranks = cs->nranks,
+		.checked = cs->checked,
+		.violations = cs->violations,
+	};
+	if (cs->solved)
+		span(cs, run);
+}
+
+/* The world ranks in domain d as ranges: "0-3,7". */
+const char *mt_run_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+			       char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (uint32_t r = 0; r < c->nranks && k < len; r++) {
+		uint32_t e = r;
+
+		if (c->res->proc_domain[r] != d)
+			continue;
+		while (e + 1 < c->nranks && c->res->proc_domain[e + 1] == d)
+			e++;
+		k += (size_t)snprintf(buf + k, len - k, e > r ? "%s%u-%u" : "%s%u",
+				      k ? "," : "", r, e);
+		r = e;
+	}
+	return buf;
+}
