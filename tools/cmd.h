@@ -26,7 +26,8 @@ extern const struct mt_cmd mt_cmd_report;
 extern const struct mt_cmd mt_cmd_export;
 extern const struct mt_cmd mt_cmd_tags;
 
-/* cmd_tag.c: parses --layout NAME, printing the valid names when unknown. */
+/* cli.c: parses --layout NAME, printing the valid names when unknown;
+ * cmd is the command as the user typed it ("msgtrace tag"). */
 int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);
 
 #endif /* MT_CMD_H */

@@ -1,12 +1,13 @@
 /*
- * cmd_decode.c - `msgtrace decode`: the tag layout each endpoint used,
- * detected from its own operations (mt_tag_evidence_*) with the evidence,
- * or forced with --layout; with --ops, every tagged send, posted receive and
+ * cmd_decode.c - `msgtrace decode`: the tag layout each endpoint used, with
+ * the evidence, as every other command sees it (feed_detect), or forced with
+ * --layout; with --ops, every tagged send, posted receive and
  * receive completion decoded into communicator id, source rank and MPI tag.
  * This file is where libfabric's flags become decode/'s plain bits.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,14 @@
 #include <rdma/fi_tagged.h>
 
 #include "cmd.h"
-#include "mt_decode.h"
-#include "mt_trace.h"
+#include "feed.h"
 #include "names.h"
 
-struct ep_state {
-	struct mt_tag_evidence ev;
-	struct mt_tag_detect_result det;
-	struct mt_tag_layout l;
-	bool wrapped;		/* an internal tag reached the field's minimum */
+/* What decoding needs of each endpoint: arrays of t->neps. */
+struct eps {
+	struct mt_tag_detect_result *det;
+	struct mt_tag_layout *lay;
+	bool *wrapped;		/* an internal tag reached the field's minimum */
 };
 
 /*
@@ -54,8 +54,12 @@ static void usage(FILE *out)
 		"Usage: msgtrace decode [--layout NAME] [--ops] DIR|FILE...\n"
 		"For every endpoint of a trace: the tag layout in force (ofi_tag_full,\n"
 		"ofi_tag_1, ofi_tag_2, MPICH ch4:ofi, or raw), how sure, and the evidence\n"
-		"(endpoint attributes, CQ data, receive ignore masks). With --ops, then\n"
-		"every tagged send, posted receive and receive completion in time order:\n"
+		"(endpoint attributes; CQ data and receive ignore masks of the first\n"
+		"4096 tagged operations of each trace file), as messages, report, export\n"
+		"and tags decode them; an endpoint whose own operations leave it\n"
+		"undecided takes the layout the job's decided endpoints agree on. With\n"
+		"--ops, then every tagged send, posted receive and receive completion in\n"
+		"time order:\n"
 		"  rank=R ep=E op=OP cid=C src=S tag=T proto=P user|internal ... len=N\n"
 		"  tag64=0x... [probe] [err=FI_E...]\n"
 		"(op=cqe-recv for a receive completion; 'probe' marks a probe's answer).\n\n"
@@ -83,7 +87,7 @@ static int parse(int argc, char **argv, struct decode_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (mt_cmd_parse_layout("decode", optarg, &o->layout))
+			if (mt_cmd_parse_layout("msgtrace decode", optarg, &o->layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'o':
@@ -117,43 +121,23 @@ static bool is_recv(unsigned op)
 	return op == MT_OP_TRECV || op == MT_OP_TRECVV || op == MT_OP_TRECVMSG;
 }
 
-static bool send_has_data(const struct mt_rec_op *op)
-{
-	unsigned kind = op->h.aux;
-	return kind == MT_OP_TSENDDATA || kind == MT_OP_TINJECTDATA ||
-	       (kind == MT_OP_TSENDMSG && (op->flags & FI_REMOTE_CQ_DATA));
-}
-
-static unsigned recv_in(const struct mt_rec_op *op)
-{
-	unsigned in = 0;
-
-	if (op->h.aux == MT_OP_TRECVMSG) {
-		in |= (op->flags & FI_PEEK) ? MT_TAG_RECV_PEEK : 0;
-		in |= (op->flags & FI_CLAIM) ? MT_TAG_RECV_CLAIM : 0;
-	}
-	return in | (op->addr != FI_ADDR_UNSPEC ? MT_TAG_RECV_DIRECTED : 0);
-}
-
-/* The endpoint state of (proc, ep id), or NULL for one never enabled. */
-static struct ep_state *state_of(const struct mt_trace *t, struct ep_state *st,
-				 uint32_t proc, uint64_t ep)
+/* The index of endpoint (proc, ep id), or -1 for one never enabled. */
+static ptrdiff_t ep_of(const struct mt_trace *t, uint32_t proc, uint64_t ep)
 {
 	const struct mt_trace_ep *e = mt_trace_find_ep(t, proc, ep);
-	return e ? &st[e - t->eps] : NULL;
+	return e ? e - t->eps : -1;
 }
 
-/* The endpoint a receive completion of CQ cq belongs to. */
-static struct ep_state *state_of_cq(const struct mt_trace *t, struct ep_state *st,
-				    uint32_t proc, uint64_t cq)
+/* The endpoint a receive completion of CQ cq belongs to, or -1. */
+static ptrdiff_t ep_of_cq(const struct mt_trace *t, uint32_t proc, uint64_t cq)
 {
 	const struct mt_trace_cq_bind *b;
 	size_t n = mt_trace_cq_binds(t, proc, cq, &b);
 
 	for (size_t i = 0; i < n; i++)
 		if (b[i].ep && (b[i].flags & FI_RECV))
-			return &st[b[i].ep - t->eps];
-	return n && b[0].ep ? &st[b[0].ep - t->eps] : NULL;
+			return b[i].ep - t->eps;
+	return n && b[0].ep ? b[0].ep - t->eps : -1;
 }
 
 static size_t ctx_index(const struct ctx_map *m, uint32_t proc, uint64_t context)
@@ -197,67 +181,21 @@ static unsigned ctx_get(const struct ctx_map *m, uint32_t proc, uint64_t context
 	return sl->used ? sl->recv_in : 0;
 }
 
-/* Pass 1: every application-level tagged op into its endpoint's evidence. */
-static int gather(const struct mt_trace *t, struct ep_state *st)
-{
-	struct mt_err err;
-
-	for (size_t i = 0; i < t->neps; i++) {
-		const struct mt_rec_ep *e = t->eps[i].rec;
-		mt_tag_evidence_init(&st[i].ev);
-		mt_tag_evidence_set_ep(&st[i].ev, e->cq_data_size,
-				       (e->caps & FI_DIRECTED_RECV) != 0,
-				       e->mem_tag_format);
-	}
-	for (size_t i = 0; i < t->nfiles; i++) {
-		const struct mt_trace_file *f = t->files[i];
-		const struct mt_rec_hdr *rec;
-		struct mt_trace_cursor c;
-		enum mt_status s;
-
-		mt_trace_cursor_init(&c, f);
-		while ((s = mt_trace_cursor_next(&c, &rec, &err)) == MT_OK) {
-			const struct mt_rec_op *op = (const void *)rec;
-			struct ep_state *e;
-
-			if (rec->type != MT_REC_OP || rec->layer || op->ret)
-				continue;
-			if (!(e = state_of(t, st, f->proc, op->ep)))
-				continue;
-			if (is_send(rec->aux))
-				mt_tag_evidence_add_send(&e->ev, send_has_data(op),
-							 op->tag, op->data);
-			else if (is_recv(rec->aux))
-				mt_tag_evidence_add_recv(&e->ev, op->tag, op->ignore,
-							 recv_in(op));
-		}
-		if (s != MT_END) {
-			fprintf(stderr, "msgtrace decode: %s\n", err.msg);
-			return MT_EXIT_BAD_INPUT;
-		}
-	}
-	return MT_EXIT_OK;
-}
-
-static void report(const struct mt_trace *t, struct ep_state *st,
-		   enum mt_tag_layout_id override)
+static void report(const struct mt_trace *t, const struct eps *s)
 {
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
-		struct ep_state *e = &st[i];
 		char host[MT_NAME_TEXT_LEN(p->host)];
 		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
 
-		mt_tag_detect(&e->ev, override, &e->det);
-		mt_tag_layout_get(e->det.layout, e->ev.mem_tag_format, &e->l);
 		printf("rank %d (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
 		       p->world_rank, mt_name_text(host, sizeof(host), p->host, sizeof(p->host)),
 		       p->pid, i, t->eps[i].rec->ep,
 		       mt_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
-				    sizeof(t->eps[i].rec->prov_name)), e->l.name,
-		       mt_tag_confidence_name(e->det.confidence));
-		for (unsigned k = 0; k < e->det.n_lines; k++)
-			printf("  %s\n", e->det.lines[k]);
+				    sizeof(t->eps[i].rec->prov_name)), s->lay[i].name,
+		       mt_tag_confidence_name(s->det[i].confidence));
+		for (unsigned k = 0; k < s->det[i].n_lines; k++)
+			printf("  %s\n", s->det[i].lines[k]);
 	}
 }
 
@@ -281,41 +219,44 @@ static void print_fields(const struct mt_tag_fields *f, bool any_src, bool any_t
 		printf(" stray-bits");
 }
 
-static unsigned in_flags(const struct ep_state *e, bool data)
+static unsigned in_flags(bool wrapped, bool data)
 {
-	return (data ? MT_TAG_IN_DATA : 0) | (e->wrapped ? MT_TAG_IN_TAG_WRAPPED : 0);
+	return (data ? MT_TAG_IN_DATA : 0) | (wrapped ? MT_TAG_IN_TAG_WRAPPED : 0);
 }
 
 /* Remember when internal tags reach the field's minimum: from then on the
  * endpoint's user-looking tags may be wrapped internal ones (ofi_tag_2). */
-static void note_wrap(struct ep_state *e, const struct mt_tag_fields *f)
+static void note_wrap(const struct mt_tag_layout *l, bool *wrapped,
+		      const struct mt_tag_fields *f)
 {
-	if ((f->flags & MT_F_INTERNAL) && e->l.tag_signed &&
-	    f->tag == -(int64_t)e->l.tag_ub - 1)
-		e->wrapped = true;
+	if ((f->flags & MT_F_INTERNAL) && l->tag_signed &&
+	    f->tag == -(int64_t)l->tag_ub - 1)
+		*wrapped = true;
 }
 
 static int print_op(const struct mt_trace *t, const struct mt_trace_event *ev,
-		    struct ep_state *st, struct ctx_map *ctx)
+		    struct eps *s, struct ctx_map *ctx)
 {
 	const struct mt_rec_op *op = (const void *)ev->rec;
-	struct ep_state *e = state_of(t, st, ev->proc, op->ep);
+	ptrdiff_t e = ep_of(t, ev->proc, op->ep);
 	char name[32];
 	struct mt_tag_fields f;
 	struct mt_tag_filter flt;
 
-	if (!e || op->ret || (!is_send(op->h.aux) && !is_recv(op->h.aux)))
+	if (e < 0 || op->ret || (!is_send(op->h.aux) && !is_recv(op->h.aux)))
 		return 0;
-	printf("rank=%d ep=%td op=%s", t->procs[ev->proc].world_rank, e - st,
+	printf("rank=%d ep=%td op=%s", t->procs[ev->proc].world_rank, e,
 	       mt_name_lower(name, sizeof(name), mt_trace_op_name(op->h.aux)));
 	if (is_send(op->h.aux)) {
-		mt_tag_decode(&e->l, op->tag, op->data, in_flags(e, send_has_data(op)), &f);
-		note_wrap(e, &f);
+		mt_tag_decode(&s->lay[e], op->tag, op->data,
+			      in_flags(s->wrapped[e], feed_has_data(op)), &f);
+		note_wrap(&s->lay[e], &s->wrapped[e], &f);
 		print_fields(&f, false, false);
 	} else {
-		if (ctx_put(ctx, ev->proc, op->context, recv_in(op)))
+		if (ctx_put(ctx, ev->proc, op->context, feed_recv_in(op)))
 			return -1;
-		mt_tag_decode_recv(&e->l, op->tag, op->ignore, recv_in(op), &flt);
+		mt_tag_decode_recv(&s->lay[e], op->tag, op->ignore, feed_recv_in(op),
+				   &flt);
 		print_fields(&flt.f, flt.any_source, flt.any_tag);
 		printf(" recv=%s%s", mt_tag_recv_kind_name(flt.kind),
 		       flt.odd_ignore ? " odd-ignore" : "");
@@ -325,22 +266,22 @@ static int print_op(const struct mt_trace *t, const struct mt_trace_event *ev,
 }
 
 static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
-		      struct ep_state *st, const struct ctx_map *ctx)
+		      struct eps *s, const struct ctx_map *ctx)
 {
 	const struct mt_rec_cqe *c = (const void *)ev->rec;
-	struct ep_state *e;
+	ptrdiff_t e;
 	struct mt_tag_fields f;
 	const char *err;
 
 	/* Send completions carry no reliable tag: decode receives only. */
 	if (!(c->flags & FI_RECV) || !(c->flags & FI_TAGGED) ||
-	    !(e = state_of_cq(t, st, ev->proc, c->cq)))
+	    (e = ep_of_cq(t, ev->proc, c->cq)) < 0)
 		return;
 	/* Open MPI trusts the CQ data as the source even without
 	 * FI_REMOTE_CQ_DATA in the flags (rxm omits it on peeks). */
-	mt_tag_decode(&e->l, c->tag, c->data, in_flags(e, true), &f);
-	note_wrap(e, &f);
-	printf("rank=%d ep=%td op=cqe-recv", t->procs[ev->proc].world_rank, e - st);
+	mt_tag_decode(&s->lay[e], c->tag, c->data, in_flags(s->wrapped[e], true), &f);
+	note_wrap(&s->lay[e], &s->wrapped[e], &f);
+	printf("rank=%d ep=%td op=cqe-recv", t->procs[ev->proc].world_rank, e);
 	print_fields(&f, false, false);
 	printf(" len=%" PRIu64 " tag64=0x%016" PRIx64, c->len, c->tag);
 	if ((c->flags & FI_PEEK) ||
@@ -356,33 +297,33 @@ static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
 	printf("\n");
 }
 
-/* Pass 2: operations in time order. */
-static int list_ops(const struct mt_trace *t, struct ep_state *st)
+/* The operations in time order. */
+static int list_ops(const struct mt_trace *t, struct eps *s)
 {
 	struct ctx_map ctx = { 0 };
 	struct mt_trace_merge *m;
 	struct mt_trace_event ev;
 	struct mt_err err;
-	enum mt_status s;
+	enum mt_status st;
 
 	if (mt_trace_merge_open(t, &m) != MT_OK) {
 		fprintf(stderr, "msgtrace decode: out of memory\n");
 		return MT_EXIT_BAD_INPUT;
 	}
-	while ((s = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
+	while ((st = mt_trace_merge_next(m, &ev, &err)) == MT_OK) {
 		if (ev.rec->layer)
 			continue;
-		if (ev.rec->type == MT_REC_OP && print_op(t, &ev, st, &ctx)) {
+		if (ev.rec->type == MT_REC_OP && print_op(t, &ev, s, &ctx)) {
 			snprintf(err.msg, sizeof(err.msg), "out of memory");
-			s = MT_ERR_NOMEM;
+			st = MT_ERR_NOMEM;
 			break;
 		}
 		if (ev.rec->type == MT_REC_CQE)
-			print_cqe(t, &ev, st, &ctx);
+			print_cqe(t, &ev, s, &ctx);
 	}
 	mt_trace_merge_close(m);
 	free(ctx.slot);
-	if (s != MT_END) {
+	if (st != MT_END) {
 		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
 		return MT_EXIT_BAD_INPUT;
 	}
@@ -393,8 +334,8 @@ static int run(int argc, char **argv)
 {
 	struct decode_opts o;
 	struct mt_trace *t;
-	struct ep_state *st;
-	struct mt_err err;
+	struct eps s;
+	struct mt_err err = { { 0 } };
 	int ret = parse(argc, argv, &o);
 
 	if (ret)
@@ -404,21 +345,27 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
 		return MT_EXIT_BAD_INPUT;
 	}
-	st = calloc(t->neps ? t->neps : 1, sizeof(*st));
-	if (!st) {
+	size_t n = t->neps ? t->neps : 1;
+
+	s.det = calloc(n, sizeof(*s.det));
+	s.lay = calloc(n, sizeof(*s.lay));
+	s.wrapped = calloc(n, sizeof(*s.wrapped));
+	if (!s.det || !s.lay || !s.wrapped) {
 		fprintf(stderr, "msgtrace decode: out of memory\n");
-		mt_trace_close(t);
-		return MT_EXIT_BAD_INPUT;
-	}
-	ret = gather(t, st);
-	if (ret == MT_EXIT_OK) {
+		ret = MT_EXIT_BAD_INPUT;
+	} else if (feed_detect(t, o.layout, s.det, s.lay, &err) != MT_OK) {
+		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
+		ret = MT_EXIT_BAD_INPUT;
+	} else {
 		if (!t->neps)
 			printf("no enabled endpoint in this trace\n");
-		report(t, st, o.layout);
+		report(t, &s);
 		if (o.ops)
-			ret = list_ops(t, st);
+			ret = list_ops(t, &s);
 	}
-	free(st);
+	free(s.det);
+	free(s.lay);
+	free(s.wrapped);
 	mt_trace_close(t);
 	return ret;
 }

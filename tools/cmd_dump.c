@@ -51,26 +51,6 @@ static void usage(FILE *out)
 		"are printed), 2 usage error.\n");
 }
 
-/* Set bits of *mask for each name in a comma list; -1 on an unknown name. */
-static int parse_names(char *list, uint64_t *mask, unsigned max,
-		       const char *(*name_of)(unsigned), const char **bad)
-{
-	for (char *save, *tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned v;
-
-		for (v = 1; v < max; v++)
-			if (name_of(v) && !strcasecmp(tok, name_of(v)))
-				break;
-		if (v == max) {
-			*bad = tok;
-			return -1;
-		}
-		*mask |= 1ull << v;
-	}
-	return 0;
-}
-
 /* " proc clock ..." and a newline: every name the table knows. */
 static void print_names(FILE *out, unsigned max, const char *(*name_of)(unsigned))
 {
@@ -80,6 +60,29 @@ static void print_names(FILE *out, unsigned max, const char *(*name_of)(unsigned
 		if (name_of(v))
 			fprintf(out, " %s", mt_name_lower(buf, sizeof(buf), name_of(v)));
 	fputc('\n', out);
+}
+
+/* Set bits of *mask for each name in option opt's comma list; -1 after
+ * naming the unknown one (a `what`) and the known ones. */
+static int parse_names(const char *opt, const char *what, char *list,
+		       uint64_t *mask, unsigned max, const char *(*name_of)(unsigned))
+{
+	for (char *save, *tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned v;
+
+		for (v = 1; v < max; v++)
+			if (name_of(v) && !strcasecmp(tok, name_of(v)))
+				break;
+		if (v == max) {
+			fprintf(stderr, "msgtrace dump: %s: unknown %s '%s'; known:",
+				opt, what, tok);
+			print_names(stderr, max, name_of);
+			return -1;
+		}
+		*mask |= 1ull << v;
+	}
+	return 0;
 }
 
 static int parse_ranks(char *list, struct dump_opts *o, const char **bad)
@@ -129,22 +132,14 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			}
 			break;
 		case 'k':
-			if (parse_names(optarg, &o->kinds, MAX_TYPE,
-					mt_trace_rec_name, &bad)) {
-				fprintf(stderr, "msgtrace dump: --kind: unknown record "
-					"type '%s'; known:", bad);
-				print_names(stderr, MAX_TYPE, mt_trace_rec_name);
+			if (parse_names("--kind", "record type", optarg, &o->kinds,
+					MAX_TYPE, mt_trace_rec_name))
 				return MT_EXIT_USAGE;
-			}
 			break;
 		case 'o':
-			if (parse_names(optarg, &o->ops, MAX_OP, mt_trace_op_name,
-					&bad)) {
-				fprintf(stderr, "msgtrace dump: --op: unknown op '%s'; "
-					"known:", bad);
-				print_names(stderr, MAX_OP, mt_trace_op_name);
+			if (parse_names("--op", "op", optarg, &o->ops, MAX_OP,
+					mt_trace_op_name))
 				return MT_EXIT_USAGE;
-			}
 			break;
 		case 's':
 			o->summary = 1;

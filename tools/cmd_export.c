@@ -127,7 +127,7 @@ static int run(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout("export", optarg, &o.layout))
+			if (mt_cmd_parse_layout(o.cmd, optarg, &o.layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'k':

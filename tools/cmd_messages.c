@@ -53,7 +53,7 @@ static void usage(FILE *out)
 static int run(int argc, char **argv)
 {
 	static const struct mt_pipe_cli cli = {
-		.name = "messages", .cmd = "msgtrace messages", .usage = usage,
+		.cmd = "msgtrace messages", .usage = usage,
 		.sink = &mt_sink_csv, .csv = &mt_sink_csv,
 	};
 

@@ -54,7 +54,7 @@ static void usage(FILE *out)
 static int run(int argc, char **argv)
 {
 	static const struct mt_pipe_cli cli = {
-		.name = "report", .cmd = "msgtrace report", .usage = usage,
+		.cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
 		.html = &mt_sink_html,
 	};

@@ -60,18 +60,6 @@ static int parse_u64(const char *opt, const char *s, int base, uint64_t *v)
 	return 0;
 }
 
-/* --layout NAME for any subcommand: 0, or -1 after saying what is valid. */
-int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id)
-{
-	if (!mt_tag_layout_find(name, id))
-		return 0;
-	fprintf(stderr, "msgtrace %s: --layout: unknown layout '%s'; valid:", cmd, name);
-	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
-		fprintf(stderr, " %s", mt_tag_layout_name(i));
-	fprintf(stderr, "\n");
-	return -1;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -108,7 +96,7 @@ static int parse(int argc, char **argv, struct opts *o)
 				return MT_EXIT_USAGE;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout("tag", optarg, &o->layout))
+			if (mt_cmd_parse_layout("msgtrace tag", optarg, &o->layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'p': o->recv_in |= MT_TAG_RECV_PEEK; break;

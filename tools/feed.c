@@ -52,7 +52,7 @@ static int is_msg_call(unsigned op)
 	       op == MT_OP_RECVMSG || op == MT_OP_SENDMSG;
 }
 
-static int has_data(const struct mt_rec_op *r)
+int feed_has_data(const struct mt_rec_op *r)
 {
 	unsigned op = r->h.aux;
 
@@ -61,7 +61,7 @@ static int has_data(const struct mt_rec_op *r)
 	       (is_msg_call(op) && (r->flags & FI_REMOTE_CQ_DATA));
 }
 
-static unsigned recv_in(const struct mt_rec_op *r)
+unsigned feed_recv_in(const struct mt_rec_op *r)
 {
 	return (r->flags & FI_PEEK ? MT_TAG_RECV_PEEK : 0) |
 	       (r->flags & FI_CLAIM ? MT_TAG_RECV_CLAIM : 0) |
@@ -69,15 +69,17 @@ static unsigned recv_in(const struct mt_rec_op *r)
 }
 
 /* Evidence for the layout of each endpoint: its attributes and its first
- * operations. */
-static enum mt_status detect(struct feed *fd, enum mt_tag_layout_id force,
-			     struct mt_err *err)
+ * successful tagged operations (failed calls put no tag on the wire), also
+ * under a forced layout so that the evidence can be reported. */
+enum mt_status feed_detect(const struct mt_trace *t, enum mt_tag_layout_id force,
+			   struct mt_tag_detect_result *det, struct mt_tag_layout *lay,
+			   struct mt_err *err)
 {
-	const struct mt_trace *t = fd->t;
 	struct mt_tag_evidence *ev = calloc(t->neps ? t->neps : 1, sizeof(*ev));
+	enum mt_status bad = MT_OK;	/* the first file's error */
 
 	if (!ev)
-		return MT_ERR_NOMEM;
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_rec_ep *e = t->eps[i].rec;
 
@@ -86,40 +88,44 @@ static enum mt_status detect(struct feed *fd, enum mt_tag_layout_id force,
 				       (e->caps & FI_DIRECTED_RECV) != 0,
 				       e->mem_tag_format);
 	}
-	for (size_t f = 0; f < t->nfiles && force == MT_TAG_LAYOUT_NONE; f++) {
+	for (size_t f = 0; f < t->nfiles; f++) {
 		struct mt_trace_cursor c;
 		const struct mt_rec_hdr *h;
+		struct mt_err ferr;
+		enum mt_status s = MT_OK;
 		unsigned n = 0;
 
 		mt_trace_cursor_init(&c, t->files[f]);
-		while (n < PRESCAN_OPS && mt_trace_cursor_next(&c, &h, err) == MT_OK) {
+		while (n < PRESCAN_OPS && (s = mt_trace_cursor_next(&c, &h, &ferr)) == MT_OK) {
 			const struct mt_rec_op *r = (const void *)h;
-			int32_t e;
+			const struct mt_trace_ep *e;
 
 			if (h->type != MT_REC_OP || h->layer || !is_tagged(h->aux) ||
-			    (e = ep_search(fd, t->files[f]->proc, r->ep)) < 0)
+			    r->ret || !(e = mt_trace_find_ep(t, t->files[f]->proc, r->ep)))
 				continue;
 			n++;
 			if (is_send(h->aux))
-				mt_tag_evidence_add_send(&ev[e], has_data(r), r->tag,
-							 r->data);
+				mt_tag_evidence_add_send(&ev[e - t->eps],
+							 feed_has_data(r), r->tag, r->data);
 			else
-				mt_tag_evidence_add_recv(&ev[e], r->tag, r->ignore,
-							 recv_in(r));
+				mt_tag_evidence_add_recv(&ev[e - t->eps], r->tag, r->ignore,
+							 feed_recv_in(r));
+		}
+		if (s != MT_OK && s != MT_END && !bad) {
+			bad = s;
+			*err = ferr;
 		}
 	}
 	for (size_t i = 0; i < t->neps; i++)
-		mt_tag_detect(&ev[i], force, &fd->det[i]);
+		mt_tag_detect(&ev[i], force, &det[i]);
 	if (force == MT_TAG_LAYOUT_NONE)
-		mt_tag_detect_job(ev, fd->det, t->neps);
-	for (size_t i = 0; i < t->neps; i++) {
-		fd->conf[i] = fd->det[i].confidence;
-		if (mt_tag_layout_get(fd->det[i].layout, t->eps[i].rec->mem_tag_format,
-				      &fd->lay[i]))
-			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &fd->lay[i]);
-	}
+		mt_tag_detect_job(ev, det, t->neps);
+	for (size_t i = 0; i < t->neps; i++)
+		if (mt_tag_layout_get(det[i].layout, t->eps[i].rec->mem_tag_format,
+				      &lay[i]))
+			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &lay[i]);
 	free(ev);
-	return MT_OK;
+	return bad;
 }
 
 /* Which ops of an endpoint complete silently: its CQ binds. */
@@ -143,6 +149,7 @@ enum mt_status feed_init(struct feed *fd, const struct mt_trace *t,
 			 enum mt_tag_layout_id force, struct mt_err *err)
 {
 	size_t n = t->neps ? t->neps : 1;
+	enum mt_status s;
 
 	memset(fd, 0, sizeof(*fd));
 	fd->t = t;
@@ -166,7 +173,13 @@ enum mt_status feed_init(struct feed *fd, const struct mt_trace *t,
 		if (fd->proc_ep[t->eps[i].proc] < 0)
 			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
 	binds(fd);
-	return detect(fd, force, err);
+	/* A bad record only ends the evidence: the merge reports it in place,
+	 * after the records before it. */
+	if ((s = feed_detect(t, force, fd->det, fd->lay, err)) == MT_ERR_NOMEM)
+		return s;
+	for (size_t i = 0; i < t->neps; i++)
+		fd->conf[i] = fd->det[i].confidence;
+	return MT_OK;
 }
 
 int feed_attach(struct feed *fd, struct mt_match *m)
@@ -276,13 +289,13 @@ static int feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	if (send) {
 		struct mt_tag_fields f;
 
-		mt_tag_decode(l, o.tag, r->data, has_data(r) ? MT_TAG_IN_DATA : 0, &f);
+		mt_tag_decode(l, o.tag, r->data, feed_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
 		o.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
 		to_fields(&f, tagged, 0, 0, &o.f);
 	} else {
 		struct mt_tag_filter flt;
 
-		mt_tag_decode_recv(l, o.tag, o.ignore, recv_in(r), &flt);
+		mt_tag_decode_recv(l, o.tag, o.ignore, feed_recv_in(r), &flt);
 		o.src_id = MT_MATCH_NOSRC;
 		to_fields(&flt.f, tagged, flt.any_tag, flt.any_source, &o.f);
 	}

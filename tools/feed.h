@@ -32,7 +32,23 @@ struct feed {
 	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
 };
 
-/* Detects each endpoint's layout (or forces one) and its binds. */
+/* Whether a send carries CQ data (the source rank in some layouts). */
+int feed_has_data(const struct mt_rec_op *r);
+/* How a receive was posted, as MT_TAG_RECV_* bits. */
+unsigned feed_recv_in(const struct mt_rec_op *r);
+/*
+ * The layout in force on each endpoint of t, with the evidence: det and lay
+ * hold t->neps entries. Detected from the endpoint's attributes and first
+ * tagged operations, undecided endpoints taking the job's layout
+ * (mt_tag_detect_job), or forced (the evidence is still gathered). Every
+ * command that decodes tags goes through here, so they all agree. Returns
+ * MT_ERR_NOMEM, or a bad record's status (the first, in err: det and lay are
+ * still filled from the records before it), or MT_OK.
+ */
+enum mt_status feed_detect(const struct mt_trace *t, enum mt_tag_layout_id force,
+			   struct mt_tag_detect_result *det, struct mt_tag_layout *lay,
+			   struct mt_err *err);
+/* Detects each endpoint's layout (feed_detect) and its binds. */
 enum mt_status feed_init(struct feed *fd, const struct mt_trace *t,
 			 enum mt_tag_layout_id force, struct mt_err *err);
 /* Registers the endpoints with m (made with feed_match_cfg). */

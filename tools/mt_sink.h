@@ -97,7 +97,6 @@ int mt_pipe_run(const struct mt_pipe_opts *o, const struct mt_sink_ops *sink,
 
 /* A command that runs the pipeline: its options and the sinks they pick. */
 struct mt_pipe_cli {
-	const char *name;		/* "report" */
 	const char *cmd;		/* "msgtrace report" */
 	void (*usage)(FILE *out);
 	const struct mt_sink_ops *sink;	/* default */

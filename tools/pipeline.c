@@ -298,7 +298,7 @@ int mt_pipe_main(const struct mt_pipe_cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout(cli->name, optarg, &o.layout))
+			if (mt_cmd_parse_layout(o.cmd, optarg, &o.layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'k':

@@ -24,6 +24,32 @@ void report_fini(struct report *r)
 	r->pair = NULL;
 }
 
+int report_sink_init(void **state, FILE *out, const struct mt_run *run)
+{
+	struct report_sink *x = calloc(1, sizeof(*x));
+
+	if (!x || report_init(&x->r, run))
+		return free(x), -1;
+	x->out = out;
+	*state = x;
+	return 0;
+}
+
+int report_sink_consume(void *state, const struct mt_match_msg *b, size_t n)
+{
+	report_add(&((struct report_sink *)state)->r, b, n);
+	return 0;
+}
+
+int report_sink_end(struct report_sink *x)
+{
+	int rc = fflush(x->out) || ferror(x->out) ? -1 : 0;
+
+	report_fini(&x->r);
+	free(x);
+	return rc;
+}
+
 int report_internal(unsigned kind)
 {
 	return kind != MT_MATCH_USER && kind != MT_MATCH_SSEND;

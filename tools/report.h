@@ -33,6 +33,17 @@ struct report {
 int report_init(struct report *r, const struct mt_run *run);
 void report_add(struct report *r, const struct mt_match_msg *m, size_t n);
 void report_fini(struct report *r);
+/* The state of a sink that renders the report at the end (sink_text,
+ * sink_json): the statistics so far and where they go. */
+struct report_sink {
+	FILE *out;
+	struct report r;
+};
+/* Such a sink's mt_sink_ops init and consume. */
+int report_sink_init(void **state, FILE *out, const struct mt_run *run);
+int report_sink_consume(void *state, const struct mt_match_msg *b, size_t n);
+/* Frees it once rendered: 0, or -1 when the output could not be written. */
+int report_sink_end(struct report_sink *x);
 /* Lower bound of size class c: "0 B", "1 B", "2 B", ... "1 KiB" (the
  * class holds sizes up to twice that, exclusive). */
 const char *report_class_label(unsigned c, char *buf, size_t len);

@@ -3,31 +3,10 @@
  * one JSON object. Unknown numbers are null; strings are escaped.
  */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
-
-struct json {
-	FILE *out;
-	struct report r;
-};
-
-static void jstr(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(o, "\\u%04x", c);
-		else
-			fputc(c, o);
-	}
-	fputc('"', o);
-}
 
 static void jtime(FILE *o, uint64_t t)
 {
@@ -77,23 +56,6 @@ static void jmsg(FILE *o, const struct mt_match_msg *m)
 	fprintf(o, ",\"status\":\"%s\"}", mt_match_status_str(m->status));
 }
 
-static int json_init(void **state, FILE *out, const struct mt_run *run)
-{
-	struct json *x = calloc(1, sizeof(*x));
-
-	if (!x || report_init(&x->r, run))
-		return free(x), -1;
-	x->out = out;
-	*state = x;
-	return 0;
-}
-
-static int json_consume(void *state, const struct mt_match_msg *b, size_t n)
-{
-	report_add(&((struct json *)state)->r, b, n);
-	return 0;
-}
-
 static void jrun(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -108,14 +70,14 @@ static void jrun(FILE *o, const struct mt_run *run)
 		if (q < p)
 			continue;
 		fputs(k++ ? "," : "", o);
-		jstr(o, run->trace->procs[p].host);
+		esc_json(o, run->trace->procs[p].host);
 	}
 	fputs("],\"provider\":", o);
-	jstr(o, run->provider);
+	esc_json(o, run->provider);
 	fputs(",\"fabric\":", o);
-	jstr(o, run->fabric);
+	esc_json(o, run->fabric);
 	fputs(",\"layout\":{\"name\":", o);
-	jstr(o, l->name);
+	esc_json(o, l->name);
 	fprintf(o, ",\"confidence\":\"%s\",\"cid_bits\":%u,\"cid_usable_bits\":%u,"
 		"\"source_in\":\"%s\",\"source_bits\":%u,\"tag_bits\":%u,"
 		"\"endpoints_with_other_layout\":%zu},",
@@ -177,7 +139,7 @@ static void jtraffic(FILE *o, const struct report *r,
 			continue;
 		fprintf(o, "%s{\"from_bytes\":%llu,\"label\":", first ? "" : ",",
 			c ? 1ull << (c - 1) : 0ull);
-		jstr(o, report_class_label(c, lab, sizeof(lab)));
+		esc_json(o, report_class_label(c, lab, sizeof(lab)));
 		fputc(',', o);
 		jcell(o, &r->size[c]);
 		fputc('}', o);
@@ -253,7 +215,7 @@ static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
 			fprintf(o, k++ ? ",%u" : "%u", r);
 	fputs("],\"host\":", o);
 	if (host)
-		jstr(o, host);
+		esc_json(o, host);
 	else
 		fputs("null", o);
 	fprintf(o, ",\"split\":%s,\"estimate\":\"%s\",\"ref\":%u,"
@@ -313,8 +275,7 @@ static void jclock(FILE *o, const struct mt_run_clock *c)
 static int json_finalize(void *state, const struct mt_run *run,
 			 const struct mt_match_summary *sum)
 {
-	struct json *x = state;
-	int rc;
+	struct report_sink *x = state;
 
 	fputc('{', x->out);
 	jrun(x->out, run);
@@ -322,15 +283,12 @@ static int json_finalize(void *state, const struct mt_run *run,
 	jdiag(x->out, sum);
 	jclock(x->out, &run->clock);
 	fputs("}\n", x->out);
-	rc = fflush(x->out) || ferror(x->out) ? -1 : 0;
-	report_fini(&x->r);
-	free(x);
-	return rc;
+	return report_sink_end(x);
 }
 
 const struct mt_sink_ops mt_sink_json = {
 	.name = "json",
-	.init = json_init,
-	.consume = json_consume,
+	.init = report_sink_init,
+	.consume = report_sink_consume,
 	.finalize = json_finalize,
 };

@@ -14,28 +14,6 @@
 #define TOP_PAIRS 16		/* pairs listed, by bytes */
 #define MATRIX_MAX 12		/* ranks up to which the matrix is drawn */
 
-struct text {
-	FILE *out;
-	struct report r;
-};
-
-static int text_init(void **state, FILE *out, const struct mt_run *run)
-{
-	struct text *x = calloc(1, sizeof(*x));
-
-	if (!x || report_init(&x->r, run))
-		return free(x), -1;
-	x->out = out;
-	*state = x;
-	return 0;
-}
-
-static int text_consume(void *state, const struct mt_match_msg *b, size_t n)
-{
-	report_add(&((struct text *)state)->r, b, n);
-	return 0;
-}
-
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -344,9 +322,8 @@ static void clock_section(FILE *o, const struct mt_run *run)
 static int text_finalize(void *state, const struct mt_run *run,
 			 const struct mt_match_summary *sum)
 {
-	struct text *x = state;
+	struct report_sink *x = state;
 	FILE *o = x->out;
-	int rc;
 
 	run_section(o, run);
 	totals_section(o, &x->r, sum);
@@ -356,15 +333,12 @@ static int text_finalize(void *state, const struct mt_run *run,
 	warn_section(o, &x->r, sum);
 	pending_section(o, &x->r, sum);
 	clock_section(o, run);
-	rc = fflush(o) || ferror(o) ? -1 : 0;
-	report_fini(&x->r);
-	free(x);
-	return rc;
+	return report_sink_end(x);
 }
 
 const struct mt_sink_ops mt_sink_text = {
 	.name = "text",
-	.init = text_init,
-	.consume = text_consume,
+	.init = report_sink_init,
+	.consume = report_sink_consume,
 	.finalize = text_finalize,
 };

@@ -5,21 +5,10 @@
 # matched, the JSON report valid and agreeing, a corrupt record reported
 # with its file and offset (exit 1) after the records before it.
 set -u
+# shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
 bin=$1 gen=${2:-}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# run WANT_RC ARGS...: output in $dir/out, errors in $dir/err
-run() {
-	local want=$1 rc
-	shift
-	"$bin" "$@" >"$dir/out" 2>"$dir/err"
-	rc=$?
-	[ "$rc" = "$want" ] || fail "msgtrace $* exited $rc, want $want: $(cat "$dir/err")"
-}
+# shellcheck source=cmd_lib.sh
+. "$(dirname "$0")/cmd_lib.sh"
 
 header='send_rank,recv_rank,cid,comm_src,tag,kind,bytes,t_send_post_ns,t_send_done_ns,t_recv_post_ns,t_recv_done_ns,status'
 for cmd in messages report; do

@@ -4,21 +4,10 @@
 # ofi_tag_full trace (when built): valid JSON with every section, the five
 # text sections, --mem-tag-format adding three what-if cases.
 set -u
+# shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
 bin=$1 gen=${2:-}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# run WANT_RC ARGS...: output in $dir/out, errors in $dir/err
-run() {
-	local want=$1 rc
-	shift
-	"$bin" "$@" >"$dir/out" 2>"$dir/err"
-	rc=$?
-	[ "$rc" = "$want" ] || fail "msgtrace $* exited $rc, want $want: $(cat "$dir/err")"
-}
+# shellcheck source=cmd_lib.sh
+. "$(dirname "$0")/cmd_lib.sh"
 
 run 0 tags --help
 grep -q "Usage: msgtrace tags" "$dir/out" || fail "tags --help has no usage line"
@@ -31,6 +20,8 @@ grep -q "no trace given" "$dir/err" || fail "tags without a trace: $(cat "$dir/e
 run 2 tags --bogus "$dir"
 run 2 tags --csv "$dir"
 run 2 tags --layout ofi_tag_9 "$dir"
+grep -q "^msgtrace tags: --layout: unknown layout 'ofi_tag_9'" "$dir/err" ||
+	fail "tags --layout: $(cat "$dir/err")"
 for bad in zz 0 -5 0x1ffffffffffffffff; do
 	run 2 tags --mem-tag-format "$bad" "$dir"
 	grep -q -- "--mem-tag-format: '$bad'" "$dir/err" ||
