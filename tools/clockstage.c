@@ -1,6 +1,7 @@
 /*
  * clockstage.c - the pipeline's clock-correction stage (see clockstage.h).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,12 +141,28 @@ int clockstage_collect(struct clockstage *cs, const struct mt_match_msg *b,
 	return 0;
 }
 
+/* Times the correction works on: its int64 arithmetic adds and subtracts
+ * pairs of them, so each must stay within +-2^61 ns (73 years; CLOCK_REALTIME
+ * reaches it in 2043). Larger ones come from corrupt records (fuzz,
+ * tests/fuzz/regress/clock-clc-overflow). */
+#define TIME_LIMIT (INT64_C(1) << 61)
+
 enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 {
-	enum mt_status s = mt_clock_correct_times(cs->mode, NULL, cs->nranks,
-						  cs->procs, cs->t, cs->n,
-						  &cs->res, err);
+	enum mt_status s;
 
+	for (size_t i = 0; i < cs->n; i++)
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			int64_t x = cs->t[i].t[w];
+
+			if (x != MT_CLOCK_NOTIME && (x >= TIME_LIMIT || x <= -TIME_LIMIT))
+				return mt_err_set(err, MT_ERR_CORRUPT,
+						  "message %zu has a time of %" PRId64
+						  " ns, beyond +-2^61: corrupt timestamps",
+						  i, x);
+		}
+	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
+				   cs->n, &cs->res, err);
 	cs->solved = s == MT_OK;
 	return s;
 }
