@@ -18,6 +18,7 @@ struct clockstage {
 	size_t n, cap, next;		/* collected, allocated, applied */
 	struct mt_clock_result res;
 	uint64_t checked, violations;	/* when nothing is collected */
+	const struct mt_trace *trace;	/* to name a file in errors */
 };
 
 /* A calibration pair on the merge's time base, like the message times. */
@@ -81,6 +82,7 @@ struct clockstage *clockstage_new(enum mt_clock_mode mode,
 	if (!cs)
 		return NULL;
 	cs->mode = mode;
+	cs->trace = t;
 	for (size_t p = 0; p < t->nprocs; p++)
 		if (t->procs[p].world_rank >= 0 &&
 		    (uint32_t)t->procs[p].world_rank >= cs->nranks &&
@@ -147,6 +149,15 @@ int clockstage_collect(struct clockstage *cs, const struct mt_match_msg *b,
  * tests/fuzz/regress/clock-clc-overflow). */
 #define TIME_LIMIT (INT64_C(1) << 61)
 
+/* The first file of the process of world rank r, for an error message. */
+static const char *file_of_rank(const struct mt_trace *t, uint32_t r)
+{
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].world_rank == (int32_t)r && t->procs[p].nfiles)
+			return t->procs[p].files[0]->path;
+	return "?";
+}
+
 enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 {
 	enum mt_status s;
@@ -154,12 +165,15 @@ enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 	for (size_t i = 0; i < cs->n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
 			int64_t x = cs->t[i].t[w];
+			uint32_t r = w <= MT_CLOCK_SEND_DONE ? cs->t[i].send_proc :
+				     cs->t[i].recv_proc;
 
 			if (x != MT_CLOCK_NOTIME && (x >= TIME_LIMIT || x <= -TIME_LIMIT))
 				return mt_err_set(err, MT_ERR_CORRUPT,
-						  "message %zu has a time of %" PRId64
-						  " ns, beyond +-2^61: corrupt timestamps",
-						  i, x);
+						  "%s (rank %" PRIu32 "): a record's time is "
+						  "%" PRId64 " ns, beyond +-2^61: corrupt "
+						  "timestamps", file_of_rank(cs->trace, r),
+						  r, x);
 		}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
