@@ -96,15 +96,18 @@ static inline void *mt_rec_reserve(size_t size)
  * mt_rec_reserve() for the common case only: TSC clock and room in the
  * buffer. It calls nothing, so a hook using it keeps its values in
  * registers; NULL means "take the general path" (which may call out).
+ * It returns the buffer, the record goes at its 'next': a caller holding
+ * the buffer in a register neither tests the record pointer nor reloads
+ * the thread's state after filling it.
  */
-static inline void *mt_rec_try(size_t size)
+static inline struct mt_rec_buf *mt_rec_try(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
 	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
 			(size_t)(b->limit - b->next) < size))
 		return NULL;
-	return b->next;
+	return b;
 }
 
 /* Publish the record written at b->next: the bytes are stored before
@@ -185,12 +188,14 @@ static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
 					      const struct mt_rec_opargs *a)
 {
-	struct mt_rec_op *r = mt_rec_try(sizeof(*r));
+	struct mt_rec_buf *b = mt_rec_try(sizeof(struct mt_rec_op));
+	struct mt_rec_op *r;
 
-	if (MT_UNLIKELY(!r))
+	if (MT_UNLIKELY(!b))
 		return NULL;
+	r = (struct mt_rec_op *)b->next;
+	b->next += sizeof(*r);	/* first: b is dead while filling */
 	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
-	mt_rec_tls.buf->next += sizeof(*r);
 	return r;
 }
 
@@ -202,7 +207,7 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 		mt_rec_tls.retries++;
 		if (b)
 			b->hdr->eagain++;
-		if (r && b->next == (char *)(r + 1)) {
+		if (r && b->next - sizeof(*r) == (char *)r) {
 			b->next = (char *)r;
 			return;
 		}
