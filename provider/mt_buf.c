@@ -180,6 +180,13 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	return 0;
 }
 
+/* Where records may go up to; the inline paths' limit when the clock is
+ * the TSC (mt_rec.h). */
+static char *room_end(const struct mt_rec_buf *b)
+{
+	return b->grown_end - END_RESERVE;
+}
+
 /* Extends the file and the usable window by one chunk (capped by the file's
  * maximum and RLIMIT_FSIZE). Returns 0, or 1 + the enum mt_loss cause. */
 static int grow(struct mt_rec_buf *b)
@@ -208,7 +215,7 @@ static int grow(struct mt_rec_buf *b)
 	zero_fill(b->fd, off, end);
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
 	b->grown_end = (char *)b->hdr + end;
-	b->limit = b->grown_end - END_RESERVE;
+	b->limit = mt_rec_clock_tsc ? room_end(b) : (char *)b->hdr;
 	return 0;
 }
 
@@ -317,7 +324,7 @@ static void *slow(size_t size)
 		if (!b)
 			b = &dead_buf;
 		mt_rec_tls.buf = b;
-		if ((size_t)(b->limit - b->next) >= size)
+		if (b != &dead_buf && room_end(b) - b->next >= (ptrdiff_t)size)
 			return b->next;
 	}
 	if (b == &dead_buf || b->closed) {
@@ -328,7 +335,7 @@ static void *slow(size_t size)
 		b->hdr->lost[b->stuck - 1]++;
 		return NULL;
 	}
-	while ((size_t)(b->limit - b->next) < size) {
+	while (room_end(b) - b->next < (ptrdiff_t)size) {
 		stuck = grow(b);
 		if (stuck) {
 			if (stuck == 1 + MT_LOSS_FULL)

@@ -38,7 +38,7 @@ struct mt_rec_conf {
 /* A thread's trace file. The first three fields are the hot path's. */
 struct mt_rec_buf {
 	char *next;			/* where the next record goes */
-	char *limit;			/* end of the usable, prefaulted part */
+	char *limit;			/* end of what the inline paths may use */
 	struct mt_file_hdr *hdr;	/* start of the mapping */
 	char *map_end;			/* end of the reserved virtual range */
 	char *grown_end;		/* end of the part backed by the file */
@@ -87,14 +87,19 @@ static inline void *mt_rec_reserve(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!b || (size_t)(b->limit - b->next) < size))
+	if (MT_UNLIKELY(!b || b->limit - b->next < (ptrdiff_t)size))
 		return mt_rec_slow(size);
 	return b->next;
 }
 
 /*
- * mt_rec_reserve() for the common case only: TSC clock and room in the
- * buffer. It calls nothing, so a hook using it keeps its values in
+ * Room is compared signed: a limit behind next means none. Without a TSC
+ * clock the slow path keeps limit at the start of the mapping, so every
+ * record goes through it (and mt_rec_now) and the inline paths need not
+ * test the clock.
+ *
+ * mt_rec_try() is mt_rec_reserve() for the common case only: room in the
+ * buffer, which implies the TSC clock. It calls nothing, so a hook using it keeps its values in
  * registers; NULL means "take the general path" (which may call out).
  * It returns the buffer, the record goes at its 'next': a caller holding
  * the buffer in a register neither tests the record pointer nor reloads
@@ -104,8 +109,7 @@ static inline struct mt_rec_buf *mt_rec_try(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
-			(size_t)(b->limit - b->next) < size))
+	if (MT_UNLIKELY(!b || b->limit - b->next < (ptrdiff_t)size))
 		return NULL;
 	return b;
 }
