@@ -36,7 +36,6 @@
 /* Room kept free at the end of every file for the closing CLOCK END. */
 #define END_RESERVE sizeof(struct mt_rec_clock)
 
-__thread struct mt_rec_tls mt_rec_tls __attribute__((tls_model("initial-exec")));
 
 enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COUNT };
 
@@ -61,6 +60,15 @@ static struct {
  * mt_rec_slow(), which counts it lost; header counters land in a dummy. */
 static struct mt_file_hdr dead_hdr;
 static struct mt_rec_buf dead_buf = { .hdr = &dead_hdr, .fd = -1 };
+
+/* Where threads point before their first record (and after closing their
+ * file): no room either, and mt_rec_slow() creates the file. The inline
+ * paths never test for a missing buffer. */
+static struct mt_rec_buf unborn_buf = { .hdr = &dead_hdr, .fd = -1 };
+
+__thread struct mt_rec_tls mt_rec_tls __attribute__((tls_model("initial-exec"))) = {
+	.buf = &unborn_buf,
+};
 
 /* One warning per cause per process, through the configured sink. */
 static void warn_once(enum warn_cause cause, const char *fmt, ...)
@@ -335,7 +343,7 @@ static void *slow(size_t size)
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 	int stuck;
 
-	if (!b) {
+	if (b == &unborn_buf) {
 		pthread_mutex_lock(&g.lock);
 		b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
 		if (b && g.key_ok)
@@ -424,7 +432,7 @@ static void thread_exit(void *arg)
 	struct mt_rec_buf *b = arg;
 
 	if (mt_rec_tls.buf == b)
-		mt_rec_tls.buf = NULL;
+		mt_rec_tls.buf = &unborn_buf;
 	close_own(b);
 }
 
@@ -432,11 +440,11 @@ void mt_rec_thread_close(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (!b || b == &dead_buf)
+	if (b == &unborn_buf || b == &dead_buf)
 		return;
 	if (g.key_ok)
 		pthread_setspecific(g.key, NULL);
-	mt_rec_tls.buf = NULL;
+	mt_rec_tls.buf = &unborn_buf;
 	close_own(b);
 }
 
@@ -495,6 +503,6 @@ static void after_fork_child(void)
 	}
 	g.bufs = NULL;
 	g.next_seq = 0;
-	mt_rec_tls.buf = NULL;
+	mt_rec_tls.buf = &unborn_buf;
 	pthread_mutex_init(&g.lock, NULL);
 }

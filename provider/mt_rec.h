@@ -50,7 +50,8 @@ struct mt_rec_buf {
 
 /* Per-thread state. initial-exec: one %fs-relative load, no __tls_get_addr. */
 struct mt_rec_tls {
-	struct mt_rec_buf *buf;		/* NULL until the thread's first record */
+	struct mt_rec_buf *buf;		/* never NULL: a placeholder without room
+					 * until the thread's first record */
 	const void *inside;		/* object whose hooked call is running */
 	uint32_t depth;			/* hooked object-creating calls running */
 	uint32_t retries;		/* -FI_EAGAIN returns since the last OP */
@@ -87,7 +88,7 @@ static inline void *mt_rec_reserve(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!b || b->limit - b->next < (ptrdiff_t)size))
+	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
 		return mt_rec_slow(size);
 	return b->next;
 }
@@ -109,7 +110,7 @@ static inline struct mt_rec_buf *mt_rec_try(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!b || b->limit - b->next < (ptrdiff_t)size))
+	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
 		return NULL;
 	return b;
 }
@@ -209,8 +210,7 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 
 	if (MT_UNLIKELY(again)) {
 		mt_rec_tls.retries++;
-		if (b)
-			b->hdr->eagain++;
+		b->hdr->eagain++;
 		if (r && b->next - sizeof(*r) == (char *)r) {
 			b->next = (char *)r;
 			return;
@@ -226,10 +226,7 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 /* A CQ read returned no entry. */
 static inline void mt_rec_empty_poll(void)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-
-	if (b)
-		b->hdr->empty_polls++;
+	mt_rec_tls.buf->hdr->empty_polls++;
 }
 
 #endif /* MT_REC_H */
