@@ -118,13 +118,11 @@ static int open_dir(const char *dir)
 
 /*
  * Writes zeros over [off, end) of a freshly fallocated range. On ext4 the
- * page_mkwrite of MADV_POPULATE_WRITE on unwritten extents costs ~3.5 us a
- * page; writing the range first (~0.4 us a page) leaves dirty page-cache
- * pages that populate only maps. Measured on a shared VM: some runs fall
- * into a mode where these writes take ~10 ms per 4 MiB for the rest of the
- * run (3x the populate-only cost); the median run is still 2x faster.
- * Best effort: on failure the range is still allocated and populate still
- * works, only slower.
+ * page_mkwrite of MADV_POPULATE_WRITE on unwritten extents costs several
+ * microseconds a page; writing the range first converts it in bulk and
+ * leaves dirty page-cache pages that populate only maps: growth costs
+ * 2-5x less (bench/overhead.sh). Best effort: on failure the range is still
+ * allocated and populate still works, only slower.
  */
 static void zero_fill(int fd, uint64_t off, uint64_t end)
 {
