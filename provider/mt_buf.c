@@ -20,7 +20,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mt_proc.h"
@@ -116,39 +115,6 @@ static int open_dir(const char *dir)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/*
- * Writes zeros over [off, end) of a freshly fallocated range. On ext4 the
- * page_mkwrite of MADV_POPULATE_WRITE on unwritten extents costs several
- * microseconds a page; writing the range first converts it in bulk and
- * leaves dirty page-cache pages that populate only maps: growth costs
- * 2-5x less (bench/overhead.sh). Best effort: on failure the range is still
- * allocated and populate still works, only slower.
- */
-static void zero_fill(int fd, uint64_t off, uint64_t end)
-{
-	static const char zeros[64 << 10];
-	struct iovec iov[64];
-	ssize_t n;
-	int i, cnt;
-
-	for (i = 0; i < 64; i++) {
-		iov[i].iov_base = (void *)zeros;
-		iov[i].iov_len = sizeof(zeros);
-	}
-	while (off < end) {
-		uint64_t left = end - off;
-
-		cnt = (int)(left / sizeof(zeros) < 64 ? left / sizeof(zeros) : 64);
-		if (!cnt)
-			n = pwrite(fd, zeros, (size_t)left, (off_t)off);
-		else
-			n = pwritev(fd, iov, cnt, (off_t)off);
-		if (n <= 0)
-			return;
-		off += (uint64_t)n;
-	}
-}
-
 static void thread_exit(void *arg);
 static void after_fork_child(void);
 
@@ -225,7 +191,6 @@ static int grow_by(struct mt_rec_buf *b, uint64_t len, int quiet)
 				  strerror(err));
 		return 1 + MT_LOSS_NOSPACE;
 	}
-	zero_fill(b->fd, off, end);
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
 	b->grown_end = (char *)b->hdr + end;
 	b->limit = mt_rec_clock_tsc ? room_end(b) : (char *)b->hdr;
