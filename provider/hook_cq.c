@@ -41,16 +41,17 @@ static size_t entry_size(int format)
 }
 
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
- * does not have are not read. */
-static inline void fill(struct mt_rec_cqe *r, const struct hook_obj *o,
-			enum mt_cq_call call, uint64_t ts, const void *entry,
-			fi_addr_t src)
+ * does not have are not read. The object's fields come in as values, loaded
+ * once per read: the record stores could alias the object, so reading them
+ * here would reload them for every entry. */
+static inline void fill(struct mt_rec_cqe *r, uint8_t layer, int format,
+			uint64_t cq, enum mt_cq_call call, uint64_t ts,
+			const void *entry, fi_addr_t src)
 {
 	const struct fi_cq_tagged_entry *e = entry;
-	int format = o->u.cq.format;
 
-	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), call, ts);
-	r->cq = (uint64_t)(uintptr_t)o->fid;
+	mt_rec_hdr_set(&r->h, MT_REC_CQE, layer, sizeof(*r), call, ts);
+	r->cq = cq;
 	r->context = (uint64_t)(uintptr_t)e->op_context;
 	r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
 	r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
@@ -77,7 +78,8 @@ static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
 		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
 			continue;
-		fill(r, o, call, ts, buf + (size_t)i * o->u.cq.step,
+		fill(r, o->layer, o->u.cq.format, (uint64_t)(uintptr_t)o->fid,
+		     call, ts, buf + (size_t)i * o->u.cq.step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
 	}
@@ -89,19 +91,25 @@ static inline void record(struct fid_cq *cq, enum mt_cq_call call,
 {
 	const struct hook_obj *o = HOOK_OBJ(cq->ops);
 	size_t size = (size_t)n * sizeof(struct mt_rec_cqe);
-	struct mt_rec_cqe *r = mt_rec_try(size);
+	struct mt_rec_buf *b = mt_rec_try(size);
+	const uint8_t layer = o->layer;
+	const int format = o->u.cq.format;
+	const size_t step = o->u.cq.step;
+	const uint64_t id = (uint64_t)(uintptr_t)cq;
+	struct mt_rec_cqe *r;
 	uint64_t ts;
 	ssize_t i;
 
-	if (MT_UNLIKELY(!r)) {
+	if (MT_UNLIKELY(!b)) {
 		record_slow(o, call, buf, n, src);
 		return;
 	}
+	r = (struct mt_rec_cqe *)b->next;
 	ts = __builtin_ia32_rdtsc();
 	for (i = 0; i < n; i++)
-		fill(&r[i], o, call, ts, buf + (size_t)i * o->u.cq.step,
+		fill(&r[i], layer, format, id, call, ts, buf + (size_t)i * step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
-	mt_rec_commit(size);
+	mt_rec_publish(b, size);
 }
 
 static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,

@@ -38,7 +38,7 @@ struct mt_rec_conf {
 /* A thread's trace file. The first three fields are the hot path's. */
 struct mt_rec_buf {
 	char *next;			/* where the next record goes */
-	char *limit;			/* end of the usable, prefaulted part */
+	char *limit;			/* end of what the inline paths may use */
 	struct mt_file_hdr *hdr;	/* start of the mapping */
 	char *map_end;			/* end of the reserved virtual range */
 	char *grown_end;		/* end of the part backed by the file */
@@ -50,7 +50,8 @@ struct mt_rec_buf {
 
 /* Per-thread state. initial-exec: one %fs-relative load, no __tls_get_addr. */
 struct mt_rec_tls {
-	struct mt_rec_buf *buf;		/* NULL until the thread's first record */
+	struct mt_rec_buf *buf;		/* never NULL: a placeholder without room
+					 * until the thread's first record */
 	const void *inside;		/* object whose hooked call is running */
 	uint32_t depth;			/* hooked object-creating calls running */
 	uint32_t retries;		/* -FI_EAGAIN returns since the last OP */
@@ -87,24 +88,31 @@ static inline void *mt_rec_reserve(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!b || (size_t)(b->limit - b->next) < size))
+	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
 		return mt_rec_slow(size);
 	return b->next;
 }
 
 /*
- * mt_rec_reserve() for the common case only: TSC clock and room in the
- * buffer. It calls nothing, so a hook using it keeps its values in
+ * Room is compared signed: a limit behind next means none. Without a TSC
+ * clock the slow path keeps limit at the start of the mapping, so every
+ * record goes through it (and mt_rec_now) and the inline paths need not
+ * test the clock.
+ *
+ * mt_rec_try() is mt_rec_reserve() for the common case only: room in the
+ * buffer, which implies the TSC clock. It calls nothing, so a hook using it keeps its values in
  * registers; NULL means "take the general path" (which may call out).
+ * It returns the buffer, the record goes at its 'next': a caller holding
+ * the buffer in a register neither tests the record pointer nor reloads
+ * the thread's state after filling it.
  */
-static inline void *mt_rec_try(size_t size)
+static inline struct mt_rec_buf *mt_rec_try(size_t size)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (MT_UNLIKELY(!mt_rec_clock_tsc || !b ||
-			(size_t)(b->limit - b->next) < size))
+	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
 		return NULL;
-	return b->next;
+	return b;
 }
 
 /* Publish the record written at b->next: the bytes are stored before
@@ -185,12 +193,14 @@ static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
 					      const struct mt_rec_opargs *a)
 {
-	struct mt_rec_op *r = mt_rec_try(sizeof(*r));
+	struct mt_rec_buf *b = mt_rec_try(sizeof(struct mt_rec_op));
+	struct mt_rec_op *r;
 
-	if (MT_UNLIKELY(!r))
+	if (MT_UNLIKELY(!b))
 		return NULL;
+	r = (struct mt_rec_op *)b->next;
+	b->next += sizeof(*r);	/* first: b is dead while filling */
 	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
-	mt_rec_tls.buf->next += sizeof(*r);
 	return r;
 }
 
@@ -200,9 +210,8 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 
 	if (MT_UNLIKELY(again)) {
 		mt_rec_tls.retries++;
-		if (b)
-			b->hdr->eagain++;
-		if (r && b->next == (char *)(r + 1)) {
+		b->hdr->eagain++;
+		if (r && b->next - sizeof(*r) == (char *)r) {
 			b->next = (char *)r;
 			return;
 		}
@@ -217,10 +226,7 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 /* A CQ read returned no entry. */
 static inline void mt_rec_empty_poll(void)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-
-	if (b)
-		b->hdr->empty_polls++;
+	mt_rec_tls.buf->hdr->empty_polls++;
 }
 
 #endif /* MT_REC_H */

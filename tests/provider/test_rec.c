@@ -505,3 +505,36 @@ Test(rec, unwritable_directory_refused_at_init)
 		  "init must refuse an unwritable directory with one warning (status %d)",
 		  status);
 }
+
+/* Without a TSC clock the inline fast path must never take a record (its
+ * rdtsc would mix ticks into nanosecond timestamps); the general path still
+ * records every one, across chunk growth. */
+Test(rec, without_tsc_records_take_the_general_path)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct mt_rec_opargs a = { 0 };
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	int counts[16];
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	mt_rec_clock_tsc = 0;
+	write_ops(1);
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op)));
+	cr_assert_null(mt_rec_op_try(0, MT_OP_TSEND, &a));
+	write_ops(199);
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op)), "limit stays closed after growth");
+	mt_rec_thread_close();
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	walk(data, size, counts);
+	cr_assert_eq(counts[MT_REC_OP], 200);
+	cr_assert_eq(counts[MT_REC_CLOCK], 2);
+	cr_assert_eq(h->lost[MT_LOSS_FULL] + h->lost[MT_LOSS_NOSPACE], 0);
+	cr_assert_gt(size, 4096, "the file grew past its first chunk");
+	free(data);
+}
