@@ -7,8 +7,8 @@
 #   fsize   the job runs under `ulimit -f` 6 MiB (RLIMIT_FSIZE): the file
 #           may never pass it, and passing it would kill with SIGXFSZ.
 # The job's output and exit status equal the untraced run's (under the same
-# limit), each process warns once that its file cannot grow and once how
-# many records it lost, `msgtrace dump` reads every record written before
+# limit), each process whose file filled warns once that it cannot grow
+# and once how many records it lost, `msgtrace dump` reads every record written before
 # the disk filled, and `msgtrace dump --summary` shows the loss counted as
 # "nospace". A tmpfs run where mount is impossible falls back to fsize.
 mode=$1
@@ -34,8 +34,12 @@ esac
 (ulimit -f "$limit" && reliab_run traced.out "$E2E_TMP/trace" -- "${prog[@]}")
 reliab_same_as_plain plain.out traced.out
 grep -q 'File size limit' traced.out.err && e2e_fail "a rank got SIGXFSZ"
-reliab_warned traced.out.err 'trace file cannot grow' "$E2E_NP"
-reliab_warned traced.out.err 'records lost \(size limit 0, no space [1-9]' "$E2E_NP"
+# Ranks write at different rates (probes spin): some may never fill up.
+reliab_warned_some traced.out.err 'trace file cannot grow'
+reliab_warned_some traced.out.err 'records lost \(size limit 0, no space [1-9]'
+[ "$(grep 'trace file cannot grow' traced.out.err | cut -d: -f2 | sort)" = \
+  "$(grep 'records lost' traced.out.err | cut -d: -f2 | sort)" ] ||
+	e2e_fail "the processes that could not grow are not those that report losses"
 
 "$msgtrace" dump trace >dump.txt 2>dump.err ||
 	e2e_fail "msgtrace dump cannot read the trace of a full disk: $(cat dump.err)"

@@ -83,6 +83,19 @@ reliab_warned() {
 	fi
 }
 
+# reliab_warned_some ERRFILE REGEX: at least one process logged a msgtrace
+# FI_WARN line matching REGEX, and none logged it twice.
+reliab_warned_some() {
+	local err=$1 re=$2 lines procs
+	lines=$(grep -E 'ofi_hook_msgtrace' "$err" | grep -cE "$re" || true)
+	procs=$({ grep -E 'ofi_hook_msgtrace' "$err" || true; } |
+		{ grep -E "$re" || true; } | cut -d: -f2 | sort -u | wc -l)
+	if [ "$procs" -lt 1 ] || [ "$lines" -ne "$procs" ]; then
+		sed 's/^/    /' "$err" | tail -n 20 >&2
+		e2e_fail "expected one warning /$re/ from each process that hit it, got $lines lines from $procs"
+	fi
+}
+
 # reliab_no_warning ERRFILE: the hook logged nothing.
 reliab_no_warning() {
 	if grep -q ofi_hook_msgtrace "$1"; then
