@@ -44,8 +44,23 @@ job() {
 	esac
 }
 
+# gone PROGRESSDIR: wait until every rank of the job has exited (mpirun
+# can return before ranks it signalled are gone, and they keep recording).
+gone() {
+	for _ in $(seq 100); do
+		local alive=0
+		for f in "$1"/rank*.pid; do
+			kill -0 "$(cat "$f")" 2>/dev/null && alive=1
+		done
+		[ "$alive" = 0 ] && return 0
+		sleep 0.1
+	done
+	e2e_fail "ranks of the $mode job still alive 10 s after mpirun returned"
+}
+
 job plain.out - plain.progress
 job traced.out "$E2E_TMP/trace" traced.progress
+gone traced.progress
 [ "$(cat plain.out.rc)" != 0 ] || e2e_fail "the untraced job did not fail"
 # A killed job's output is whatever the ranks had printed: none print
 # before the end, except the aborting rank.
