@@ -10,8 +10,10 @@
  *        written to a memfd and trace-reading subcommands run over all of
  *        them: 'M' `messages` and `report` (match/), 'J' `report --json`
  *        and `decode --ops` (decode/), 'G' `tags` and `export --chrome`
- *        (to /dev/null), anything else `dump` and `dump --summary`
- *        (trace/). replay.sh makes the same choice.
+ *        (to /dev/null), 'H' `report --html` (to /dev/null) and `export
+ *        --csv`, 'O' `export --otf2` (both into a scratch directory
+ *        emptied after each input), anything else `dump` and `dump
+ *        --summary` (trace/). replay.sh makes the same choice.
  * Output goes to /dev/null; what counts is that the commands return 0, 1
  * or 2 without crashing, hanging, leaking or reading out of bounds
  * (ASan, UBSan and LeakSanitizer watch).
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
+#include <ftw.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -30,6 +33,18 @@
 #define SPLIT "MTSPLIT!"	/* 8 bytes between two files of one input */
 #define MAX_FILES 8
 #define MAX_ARGS 8
+
+/* Where the sinks that write files (CSV prefix, OTF2 archive) write. */
+static char scratch[] = "/tmp/fuzz-msgtrace.XXXXXX";
+static char csv_out[sizeof(scratch) + 16], otf2_out[sizeof(scratch) + 16];
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	return ftw->level > 0 ? remove(path) : 0;
+}
 
 /* Each run gets argv of at most this many entries. */
 typedef const char *argv_t[MAX_FILES + 4];
@@ -126,6 +141,15 @@ static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 		run_on(&mt_cmd_tags, NULL, NULL, n, paths);
 		run_on(&mt_cmd_export, "--chrome", "-o/dev/null", n, paths);
 		break;
+	case 'H':
+		run_on(&mt_cmd_report, "--html", "-o/dev/null", n, paths);
+		run_on(&mt_cmd_export, "--csv", csv_out, n, paths);
+		nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		break;
+	case 'O':
+		run_on(&mt_cmd_export, "--otf2", otf2_out, n, paths);
+		nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		break;
 	default:
 		run_on(&mt_cmd_dump, NULL, NULL, n, paths);
 		run_on(&mt_cmd_dump, "--summary", NULL, n, paths);
@@ -139,8 +163,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	/* The commands print; only their behaviour matters here. */
-	if (!freopen("/dev/null", "w", stdout))
+	if (!freopen("/dev/null", "w", stdout) || !mkdtemp(scratch))
 		abort();
+	snprintf(csv_out, sizeof(csv_out), "-o%s/x", scratch);
+	snprintf(otf2_out, sizeof(otf2_out), "-o%s/otf2", scratch);
 	return 0;
 }
 

@@ -2,14 +2,14 @@
 # replay.sh MSGTRACE SRCDIR [FUZZ_SPLIT]
 # Runs the msgtrace binary on every input of the fuzz corpus
 # (SRCDIR/corpus.tar.xz, the minimized corpus of tools/fuzz; its traces are
-# mostly zero padding, so they are kept compressed) and of past crashes (SRCDIR/regress, one file per bug,
-# named after it): on the trace files an input holds, the subcommands
-# fuzz_msgtrace runs for its first byte (M: messages, report; J: report
-# --json, decode --ops; G: tags, export --chrome; else dump, dump
-# --summary), or `msgtrace tag` with
-# the arguments it holds. Each must
-# exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a bad-input
-# exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
+# mostly zero padding, so they are kept compressed) and of past crashes
+# (SRCDIR/regress, one file per bug, named after it): on the trace files an
+# input holds, the subcommands fuzz_msgtrace runs for its first byte
+# (M: messages, report; J: report --json, decode --ops; G: tags, export
+# --chrome; H: report --html, export --csv; O: export --otf2; else dump,
+# dump --summary), or `msgtrace tag` with the arguments it holds. Each must
+# exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a
+# bad-input exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
 # fuzz_split next to MSGTRACE's build tree.
 set -euo pipefail
 msgtrace=$1 src=$2
@@ -20,7 +20,7 @@ LIMIT_MB=1024
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0
-mkdir "$work/corpus"
+mkdir "$work/corpus" "$work/out"
 tar -xJf "$src/corpus.tar.xz" -C "$work/corpus" --strip-components=1
 
 # check WHAT STATUS ERRFILE
@@ -63,11 +63,14 @@ for input in "$work"/corpus/* "$src"/regress/*; do
 	M) cmds=("messages" "report") ;;
 	J) cmds=("report --json" "decode --ops") ;;
 	G) cmds=("tags" "export --chrome -o/dev/null") ;;
+	H) cmds=("report --html -o/dev/null" "export --csv -o$work/out/x") ;;
+	O) cmds=("export --otf2 -o$work/out/otf2") ;;
 	*) cmds=("dump" "dump --summary") ;;
 	esac
 	for c in "${cmds[@]}"; do
 		# shellcheck disable=SC2086
 		check "$input ($c)" "$(run $c "$work"/in/*.mt)" "$work/err"
+		rm -rf "$work/out" && mkdir "$work/out"
 	done
 done
 [ "$bad" -eq 0 ] || { echo "FAIL: $bad of $n inputs" >&2; exit 1; }
