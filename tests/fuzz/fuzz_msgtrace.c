@@ -46,6 +46,17 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 	return ftw->level > 0 ? remove(path) : 0;
 }
 
+static void empty_scratch(void)
+{
+	nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void remove_scratch(void)
+{
+	empty_scratch();
+	rmdir(scratch);
+}
+
 /* Each run gets argv of at most this many entries. */
 typedef const char *argv_t[MAX_FILES + 4];
 
@@ -144,11 +155,11 @@ static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 	case 'H':
 		run_on(&mt_cmd_report, "--html", "-o/dev/null", n, paths);
 		run_on(&mt_cmd_export, "--csv", csv_out, n, paths);
-		nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		empty_scratch();
 		break;
 	case 'O':
 		run_on(&mt_cmd_export, "--otf2", otf2_out, n, paths);
-		nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		empty_scratch();
 		break;
 	default:
 		run_on(&mt_cmd_dump, NULL, NULL, n, paths);
@@ -163,7 +174,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	/* The commands print; only their behaviour matters here. */
-	if (!freopen("/dev/null", "w", stdout) || !mkdtemp(scratch))
+	if (!freopen("/dev/null", "w", stdout) || !mkdtemp(scratch) ||
+	    atexit(remove_scratch))
 		abort();
 	snprintf(csv_out, sizeof(csv_out), "-o%s/x", scratch);
 	snprintf(otf2_out, sizeof(otf2_out), "-o%s/otf2", scratch);
