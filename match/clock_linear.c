@@ -433,13 +433,20 @@ static enum mt_status combine(struct lin *l)
 	nea = realtime_edges(l->c, ea, eb, &neb);
 	for (uint32_t k = 0; k < nea; k++)
 		has_any[ea[k].j] = 1;
+	for (uint32_t k = 0; k < l->map.n; k++)
+		if (l->pairs[k].nw)
+			has_msg[l->pairs[k].lo] = has_msg[l->pairs[k].hi] = 1;
 	/* What oscillators allow: every clock runs within drift_prior_ppm of
 	 * true time. Decides the drift where the data hardly do (short runs,
-	 * sparse traffic) and is negligible where they do. */
+	 * sparse traffic) and is negligible where they do. A domain without
+	 * data (a rank no file describes) has nothing to decide: left out, it
+	 * stays out of the solve, whose work grows with the cube of its size
+	 * (fuzz, tests/fuzz/regress/clock-empty-domains). */
 	for (uint32_t d = 0; d < nd; d++) {
 		double sd = l->c->o->drift_prior_ppm * 1e-6;
 
-		eb[neb++] = (struct clk_edge){ nd, d, 0, sd * sd };
+		if (has_any[d] || has_msg[d])
+			eb[neb++] = (struct clk_edge){ nd, d, 0, sd * sd };
 	}
 	for (uint32_t k = 0; k < l->map.n; k++) {
 		const struct pair *p = &l->pairs[k];
@@ -466,7 +473,6 @@ static enum mt_status combine(struct lin *l)
 
 		ea[nea++] = (struct clk_edge){ p->lo, p->hi,
 			offset_at(p, db, r->t0), p->var_a + vdb * p->xc * p->xc };
-		has_msg[p->lo] = has_msg[p->hi] = 1;
 		band[p->lo] = fmin(band[p->lo], p->gap);
 		band[p->hi] = fmin(band[p->hi], p->gap);
 	}
