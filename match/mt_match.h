@@ -66,6 +66,7 @@ enum mt_match_status {
 	X(SEND_NO_RECV, "send without receive") \
 	X(RECV_NO_SEND, "receive without send") \
 	X(RECV_BEFORE_SEND, "receive completed before its send was posted") \
+	X(DONE_BEFORE_POST, "operation completed before it was posted (corrupt times)") \
 	X(TRUNCATED, "send longer than the receive buffer") \
 	X(AMBIGUOUS, "ambiguous pairing (no source identity)") \
 	X(ORPHAN_CQE, "completion without a posted operation") \

@@ -450,6 +450,20 @@ Test(match, receive_before_send_warns)
 	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_RECV_BEFORE_SEND].count, 1);
 }
 
+Test(match, completion_before_post_warns)
+{
+	uint64_t t = fx_tag(0, 1);
+
+	fx_recv(1, 0, t, SYNC_BIT, 8, 0xb, 5);
+	fx_send(0, 1, t, 8, 0xa, 1);
+	fx_cqe(0, 0xa, 2, 0, 0, 0, 0);
+	fx_cqe(1, 0xb, 4, t, 8, 0, 0);	/* a damaged trace: before its post */
+	cr_assert_eq(fx_finish(out, 64), 1);
+	cr_assert_eq(out[0].status, MT_MATCH_ST_MATCHED);
+	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_DONE_BEFORE_POST].count, 1);
+	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_RECV_BEFORE_SEND].count, 0);
+}
+
 Test(match, unmatched_receive_learns_world_rank)
 {
 	uint64_t t = fx_tag(6, 1);
