@@ -520,7 +520,9 @@ out:
 	return st;
 }
 
-static void apply(const struct clk *c)
+/* Maps every event; a map that throws a time beyond MT_CLOCK_TIME_LIMIT
+ * was fitted on corrupt times (the CLC's sums would overflow on it). */
+static enum mt_status apply(const struct clk *c)
 {
 	for (uint32_t p = 0; p < c->np; p++) {
 		const struct mt_clock_domain *d =
@@ -528,9 +530,20 @@ static void apply(const struct clk *c)
 		const int64_t *in = c->procs[p].t;
 		int64_t *o = c->out[p];
 
-		for (uint64_t j = 0; j < c->procs[p].nevents; j++)
+		for (uint64_t j = 0; j < c->procs[p].nevents; j++) {
 			o[j] = clk_linear(d, c->res->t0, in[j]);
+			if (o[j] >= MT_CLOCK_TIME_LIMIT || o[j] <= -MT_CLOCK_TIME_LIMIT) {
+				c->res->corrupt_proc = p;
+				return mt_err_set(c->err, MT_ERR_CORRUPT,
+						  "process %u: the linear clock map (offset "
+						  "%.0f ns, drift %.3g ppm) moves event %llu to "
+						  "%lld ns, beyond +-2^61: corrupt timestamps",
+						  p, d->offset_ns, d->drift_ppm,
+						  (unsigned long long)j, (long long)o[j]);
+			}
+		}
 	}
+	return MT_OK;
 }
 
 enum mt_status clk_linear_map(struct clk *c)
@@ -550,8 +563,8 @@ enum mt_status clk_linear_map(struct clk *c)
 		st = combine(&l);
 	else
 		mt_err_set(c->err, st, "clock linear stage: out of memory");
-	if (st == MT_OK)
-		apply(c);
 	lin_free(&l);
+	if (st == MT_OK)
+		st = apply(c);
 	return st;
 }

@@ -379,6 +379,12 @@ struct mt_clock_link {
 
 #define MT_CLOCK_LONG_INTERVAL_NS 10000
 
+/* Times the correction works on, recorded and after the linear map, stay
+ * within +-MT_CLOCK_TIME_LIMIT ns (73 years; CLOCK_REALTIME reaches it in
+ * 2043): its int64 arithmetic adds and subtracts pairs of them. Larger ones
+ * come from corrupt records or calibrations. */
+#define MT_CLOCK_TIME_LIMIT (INT64_C(1) << 61)
+
 struct mt_clock_result {
 	enum mt_clock_mode mode;	/* as asked */
 	int linear_done, clc_done;	/* what ran (AUTO decides) */
@@ -403,6 +409,9 @@ struct mt_clock_result {
 	 * recorded: sum |change| / sum length, and the largest relative change
 	 * among intervals of at least MT_CLOCK_LONG_INTERVAL_NS. */
 	double interval_change, interval_max_change;
+	/* With MT_ERR_CORRUPT: the process whose linear map moved a time
+	 * beyond +-MT_CLOCK_TIME_LIMIT. */
+	uint32_t corrupt_proc;
 };
 
 /*
@@ -411,8 +420,9 @@ struct mt_clock_result {
  * opts NULL means defaults. On success res holds the report; free it with
  * mt_clock_result_free. Errors: MT_ERR_ARG (message index out of range,
  * timestamps not sorted, bad option, 2^32 or more messages or events in a
- * process) and MT_ERR_NOMEM, with err naming the process, event or message
- * at fault.
+ * process), MT_ERR_CORRUPT (a linear map that moves a time beyond
+ * +-MT_CLOCK_TIME_LIMIT: res->corrupt_proc says whose) and MT_ERR_NOMEM,
+ * with err naming the process, event or message at fault.
  */
 enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 				const struct mt_clock_opts *opts,

@@ -143,12 +143,6 @@ int clockstage_collect(struct clockstage *cs, const struct mt_match_msg *b,
 	return 0;
 }
 
-/* Times the correction works on: its int64 arithmetic adds and subtracts
- * pairs of them, so each must stay within +-2^61 ns (73 years; CLOCK_REALTIME
- * reaches it in 2043). Larger ones come from corrupt records (fuzz,
- * tests/fuzz/regress/clock-clc-overflow). */
-#define TIME_LIMIT (INT64_C(1) << 61)
-
 /* The first file of the process of world rank r, for an error message. */
 static const char *file_of_rank(const struct mt_trace *t, uint32_t r)
 {
@@ -168,7 +162,10 @@ enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 			uint32_t r = w <= MT_CLOCK_SEND_DONE ? cs->t[i].send_proc :
 				     cs->t[i].recv_proc;
 
-			if (x != MT_CLOCK_NOTIME && (x >= TIME_LIMIT || x <= -TIME_LIMIT))
+			/* Beyond the limit: corrupt records (fuzz,
+			 * tests/fuzz/regress/clock-clc-overflow). */
+			if (x != MT_CLOCK_NOTIME &&
+			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT))
 				return mt_err_set(err, MT_ERR_CORRUPT,
 						  "%s (rank %" PRIu32 "): a record's time is "
 						  "%" PRId64 " ns, beyond +-2^61: corrupt "
@@ -177,6 +174,12 @@ enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 		}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
+	if (s == MT_ERR_CORRUPT) {	/* its process is a world rank */
+		struct mt_err why = *err;
+
+		mt_err_set(err, s, "%s: %s",
+			   file_of_rank(cs->trace, cs->res.corrupt_proc), why.msg);
+	}
 	cs->solved = s == MT_OK;
 	return s;
 }

@@ -271,6 +271,26 @@ Test(clock, bad_input_names_the_culprit)
 	cr_expect_str_eq(mt_clock_mode_name(MT_CLOCK_MODE_AUTO), "auto");
 }
 
+/* Process b's clock is 2^61 - 1 ahead: times within the limit each, but
+ * mapping a's onto b's (the reference: the larger domain, b and c) throws
+ * them past it, where the CLC's sums would overflow. */
+Test(clock, linear_map_beyond_the_time_limit_is_corrupt)
+{
+	const int64_t far = MT_CLOCK_TIME_LIMIT - 1;
+	struct graph g;
+
+	clc_setup(&g);
+	proc(&g, 0, "a", 2, (int64_t[]){ 0, 2000 });
+	proc(&g, 1, "b", 2, (int64_t[]){ 1000 - far, 1200 - far });
+	proc(&g, 2, "b", 1, (int64_t[]){ 1100 - far });
+	msg(&g, 0, 0, 1, 0);
+	msg(&g, 1, 1, 0, 1);
+	msg(&g, 1, 0, 2, 0);
+	cr_assert_eq(correct(&g, MT_CLOCK_MODE_CLC), MT_ERR_CORRUPT, "%s", g.err.msg);
+	cr_expect_eq(g.res.corrupt_proc, 0);
+	cr_expect(strstr(g.err.msg, "process 0: the linear clock map"), "%s", g.err.msg);
+}
+
 /* Two messages between two processes: their times become sorted events
  * of the process each belongs to, each send post -> receive completion an
  * edge, and corrected times go back where they came from. */
