@@ -9,8 +9,10 @@
 # writes back). The same job runs untraced first, as the baseline. Passes
 # when both succeed, each traced rank's RssAnon grows from a quarter of the
 # way in to its maximum by no more than the untraced ranks' largest such
-# growth plus 4 MiB, and `msgtrace dump --summary` and `msgtrace dump`
-# read the whole trace, their peak memory printed next to the trace size.
+# growth plus 4 MiB, `msgtrace dump --summary` and `msgtrace dump` read the
+# whole trace, and `msgtrace report` and `messages --csv` analyse it in less
+# than 64 MiB of heap (RssAnon), their peak memory printed next to the trace
+# size.
 # The table of samples goes to RELIAB_SOAK_LOG (default: the scratch dir).
 . "$(dirname "$0")/reliab_lib.sh"
 cd "$E2E_TMP"
@@ -96,8 +98,16 @@ peak() {
 size=$(du -sm trace | cut -f1)
 s_kb=$(peak "$msgtrace" dump --summary trace)
 d_kb=$(peak "$msgtrace" dump trace)
+# The analysis streams: its heap follows the messages in flight (a few per
+# rank here), not the trace, which it maps.
+r_kb=$(peak "$msgtrace" report trace)
+m_kb=$(peak "$msgtrace" messages --csv trace)
+for kb in "$r_kb" "$m_kb"; do
+	[ "${kb%%/*}" -lt $((64 * 1024)) ] ||
+		e2e_fail "the analysis of a ${size} MB trace peaked at ${kb%%/*} kB RssAnon (limit 64 MiB)"
+done
 "$msgtrace" dump --summary trace >summary.txt || e2e_fail "msgtrace dump --summary failed on the soak trace"
 ops=$(reliab_summary_sum trace op)
 lost=$(($(reliab_summary_sum trace full) + $(reliab_summary_sum trace nospace)))
-e2e_note "trace ${size} MB, $ops ops, $lost records lost; peak RssAnon/RSS in kB: dump --summary ${s_kb}, dump ${d_kb}"
+e2e_note "trace ${size} MB, $ops ops, $lost records lost; peak RssAnon/RSS in kB: dump --summary ${s_kb}, dump ${d_kb}, report ${r_kb}, messages --csv ${m_kb}"
 e2e_note "PASS: ${secs} s soak, RssAnon of every traced rank grew no more than untraced ($(grep -c traced "$log") samples)"
