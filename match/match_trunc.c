@@ -30,7 +30,7 @@ static int differs(int64_t want, int64_t got)
 enum mt_match_trunc_cause mt_match_trunc_cause(const struct mt_match_msg *msg)
 {
 	const struct mt_match_fields *s = &msg->f, *r = &msg->recv_f;
-	int internal = s->kind == MT_MATCH_COLL;
+	int internal = s->internal;
 
 	if (msg->t_send_post != MT_MATCH_NOTIME && msg->t_recv_post != MT_MATCH_NOTIME) {
 		if (differs(r->cid, s->cid) ||

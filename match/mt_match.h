@@ -102,6 +102,9 @@ struct mt_match_fields {
 	int32_t comm_src;	/* sender's rank in the communicator */
 	int32_t tag;		/* MPI tag, signed */
 	uint8_t kind;		/* enum mt_match_kind */
+	uint8_t internal;	/* the layout's internal tags (Open MPI:
+				 * negative), whatever the kind: collectives
+				 * also send synchronously */
 	uint8_t has_tag;	/* tag is meaningful */
 	uint8_t any_src;	/* receive filter: MPI_ANY_SOURCE */
 };

@@ -231,6 +231,7 @@ static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,
 	o->comm_src = (f->valid & MT_V_SOURCE) && f->source >= 0 ? f->source : -1;
 	o->tag = f->tag;
 	o->has_tag = (f->valid & MT_V_TAG) && !any_tag;
+	o->internal = (f->flags & MT_F_INTERNAL) != 0;
 	o->kind = !tagged ? MT_MATCH_UNTAGGED :
 		f->proto == MT_PROTO_SSEND_ACK ? MT_MATCH_SSEND_ACK :
 		f->proto == MT_PROTO_SSEND ? MT_MATCH_SSEND :

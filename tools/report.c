@@ -50,9 +50,9 @@ int report_sink_end(struct report_sink *x)
 	return rc;
 }
 
-int report_internal(unsigned kind)
+int report_internal(const struct mt_match_fields *f)
 {
-	return kind != MT_MATCH_USER && kind != MT_MATCH_SSEND;
+	return f->internal || (f->kind != MT_MATCH_USER && f->kind != MT_MATCH_SSEND);
 }
 
 static unsigned size_class(uint64_t bytes)
@@ -100,7 +100,7 @@ void report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_match_msg *m = &b[i];
-		int side = report_internal(m->f.kind) ? REPORT_INTERNAL : REPORT_USER;
+		int side = report_internal(&m->f) ? REPORT_INTERNAL : REPORT_USER;
 		int paired = m->status == MT_MATCH_ST_MATCHED ||
 			     m->status == MT_MATCH_ST_AMBIGUOUS;
 		uint64_t dur = 0;

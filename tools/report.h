@@ -47,8 +47,8 @@ int report_sink_end(struct report_sink *x);
 /* Lower bound of size class c: "0 B", "1 B", "2 B", ... "1 KiB" (the
  * class holds sizes up to twice that, exclusive). */
 const char *report_class_label(unsigned c, char *buf, size_t len);
-/* Is this kind MPI-internal? (collectives, ACKs, untagged protocol) */
-int report_internal(unsigned kind);
+/* Is this message MPI-internal? (an internal tag, ACKs, untagged protocol) */
+int report_internal(const struct mt_match_fields *f);
 /* MB/s (10^6 bytes per second) of bytes over ns, 0 when ns is 0. */
 double report_mbps(uint64_t bytes, uint64_t ns);
 /* Seconds since the start of the run. */

@@ -45,7 +45,7 @@ static void to_tag_fields(const struct mt_match_fields *m, struct mt_tag_fields 
 	f->cid = m->cid >= 0 ? (mt_comm_t)m->cid : MT_COMM_UNDEF;
 	f->source = m->comm_src;
 	f->tag = m->tag;
-	f->flags = m->kind == MT_MATCH_COLL ? MT_F_INTERNAL : 0;
+	f->flags = m->internal ? MT_F_INTERNAL : 0;
 }
 
 int tags_sink_consume(void *state, const struct mt_match_msg *batch, size_t n)

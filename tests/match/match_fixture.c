@@ -47,7 +47,8 @@ static struct mt_match_fields fields(uint64_t tag, int32_t src)
 		MT_MATCH_USER;
 
 	return (struct mt_match_fields){ .cid = (int64_t)(tag >> 34),
-		.comm_src = src, .tag = t, .kind = kind, .has_tag = 1 };
+		.comm_src = src, .tag = t, .kind = kind, .internal = t < 0,
+		.has_tag = 1 };
 }
 
 struct mt_match_op fx_send_tmpl(int ep, int dst, uint64_t tag, uint64_t len,

@@ -54,8 +54,13 @@ Test(match, trunc_collision)
 	/* An internal message under MPI_ANY_TAG: only a wrapped tag does that. */
 	m = msg();
 	m.f.kind = MT_MATCH_COLL;
+	m.f.internal = 1;
 	m.f.tag = -27;
 	m.recv_f.has_tag = 0;
+	cr_expect_eq(mt_match_trunc_cause(&m), MT_MATCH_TRUNC_COLLISION);
+	/* So does an internal synchronous send (Open MPI's barrier on odd
+	 * rank counts): internal by its tag, not its kind. */
+	m.f.kind = MT_MATCH_SSEND;
 	cr_expect_eq(mt_match_trunc_cause(&m), MT_MATCH_TRUNC_COLLISION);
 	/* Without the send there is nothing to compare. */
 	m.t_send_post = MT_MATCH_NOTIME;
