@@ -110,6 +110,32 @@ void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 void hook_reapply(struct hook_obj *o);
 void hook_obj_free(struct hook_obj *o);
 
+/*
+ * Same-object re-entry: a provider calling the public API on its own object
+ * from inside our hooked call on that object (util CQs: sread loops on
+ * fi_cq_readfrom; util AVs: insertsvc is fi_av_insertsym) goes straight
+ * through, so the call is recorded once, as the application made it.
+ * hook_inside() marks obj as the object whose call is running and returns
+ * the previous mark for hook_outside().
+ */
+static inline int hook_reentered(const void *obj)
+{
+	return mt_rec_tls.inside == obj;
+}
+
+static inline const void *hook_inside(const void *obj)
+{
+	const void *prev = mt_rec_tls.inside;
+
+	mt_rec_tls.inside = obj;
+	return prev;
+}
+
+static inline void hook_outside(const void *prev)
+{
+	mt_rec_tls.inside = prev;
+}
+
 /* Object-creating calls run with the nesting depth raised. */
 static inline void hook_enter(void)
 {

@@ -1,7 +1,9 @@
 /*
  * hook_av.c - address vectors: one MT_REC_AV per address that got an
  * fi_addr, with the address bytes, so the analyzer can join the peers'
- * endpoint names to fi_addr values.
+ * endpoint names to fi_addr values. An insert the provider makes on the
+ * same AV from inside ours (util AVs implement insertsvc with
+ * fi_av_insertsym) is not recorded again.
  */
 #include <netinet/in.h>
 #include <stdio.h>
@@ -57,11 +59,18 @@ static int av_insert(struct fid_av *av, const void *addr, size_t count,
 		     fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
 	const struct hook_obj *o = HOOK_OBJ(av->ops);
-	uint64_t ts = mt_rec_now();
-	int ret = ORIG(av)->insert(av, addr, count, fi_addr, flags, context);
+	const void *prev;
 	const char *p = addr;
+	uint64_t ts;
 	size_t i;
+	int ret;
 
+	if (hook_reentered(av))
+		return ORIG(av)->insert(av, addr, count, fi_addr, flags, context);
+	ts = mt_rec_now();
+	prev = hook_inside(av);
+	ret = ORIG(av)->insert(av, addr, count, fi_addr, flags, context);
+	hook_outside(prev);
 	if (ret <= 0 || !fi_addr || !addr)
 		return ret;
 	for (i = 0; i < count; i++) {
@@ -90,9 +99,16 @@ static int av_insertsvc(struct fid_av *av, const char *node,
 			const char *service, fi_addr_t *fi_addr,
 			uint64_t flags, void *context)
 {
-	uint64_t ts = mt_rec_now();
-	int ret = ORIG(av)->insertsvc(av, node, service, fi_addr, flags, context);
+	const void *prev;
+	uint64_t ts;
+	int ret;
 
+	if (hook_reentered(av))
+		return ORIG(av)->insertsvc(av, node, service, fi_addr, flags, context);
+	ts = mt_rec_now();
+	prev = hook_inside(av);
+	ret = ORIG(av)->insertsvc(av, node, service, fi_addr, flags, context);
+	hook_outside(prev);
 	if (ret > 0 && fi_addr)
 		record_svc(HOOK_OBJ(av->ops), MT_AV_INSERTSVC, ts, *fi_addr,
 			   flags, node, service);
@@ -105,10 +121,18 @@ static int av_insertsym(struct fid_av *av, const char *node, size_t nodecnt,
 			const char *service, size_t svccnt, fi_addr_t *fi_addr,
 			uint64_t flags, void *context)
 {
-	uint64_t ts = mt_rec_now();
-	int ret = ORIG(av)->insertsym(av, node, nodecnt, service, svccnt,
-				      fi_addr, flags, context);
-	int i;
+	const void *prev;
+	uint64_t ts;
+	int ret, i;
+
+	if (hook_reentered(av))
+		return ORIG(av)->insertsym(av, node, nodecnt, service, svccnt,
+					   fi_addr, flags, context);
+	ts = mt_rec_now();
+	prev = hook_inside(av);
+	ret = ORIG(av)->insertsym(av, node, nodecnt, service, svccnt, fi_addr,
+				  flags, context);
+	hook_outside(prev);
 
 	for (i = 0; fi_addr && i < ret; i++)
 		record_svc(HOOK_OBJ(av->ops), MT_AV_INSERTSYM, ts, fi_addr[i],

@@ -131,17 +131,15 @@ static inline ssize_t finish(struct fid_cq *cq, enum mt_cq_call call,
 #define CQ_READ(name, entry, call, params, args, src)			\
 	static __attribute__((noinline)) ssize_t name##_rec params	\
 	{								\
-		const void *prev = mt_rec_tls.inside;			\
-		ssize_t ret;						\
+		const void *prev = hook_inside(cq);			\
+		ssize_t ret = ORIG(cq)->entry args;			\
 									\
-		mt_rec_tls.inside = cq;					\
-		ret = ORIG(cq)->entry args;				\
-		mt_rec_tls.inside = prev;				\
+		hook_outside(prev);					\
 		return finish(cq, call, buf, ret, src);			\
 	}								\
 	static ssize_t name params					\
 	{								\
-		if (mt_rec_tls.inside == cq)				\
+		if (hook_reentered(cq))					\
 			return ORIG(cq)->entry args;			\
 		return name##_rec args;					\
 	}
@@ -164,15 +162,15 @@ static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 			  uint64_t flags)
 {
 	const struct hook_obj *o = HOOK_OBJ(cq->ops);
-	const void *prev = mt_rec_tls.inside;
+	const void *prev;
 	struct mt_rec_cqe *r;
 	ssize_t ret;
 
-	if (prev == cq)
+	if (hook_reentered(cq))
 		return ORIG(cq)->readerr(cq, buf, flags);
-	mt_rec_tls.inside = cq;
+	prev = hook_inside(cq);
 	ret = ORIG(cq)->readerr(cq, buf, flags);
-	mt_rec_tls.inside = prev;
+	hook_outside(prev);
 	if (ret <= 0 || !(r = mt_rec_reserve(sizeof(*r))))
 		return ret;
 	mt_rec_hdr_set(&r->h, MT_REC_CQE, o->layer, sizeof(*r), MT_CQ_READERR,

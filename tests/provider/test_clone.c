@@ -369,3 +369,50 @@ Test(clone, av_insert_records_each_valid_address)
 	cr_assert_eq(r->fi_addr, 9);
 	cr_assert_eq(r->addr[15], 0x12, "third address: stride of 16 bytes");
 }
+
+/* A util AV's insertsvc is fi_av_insertsym on itself: recorded once, as the
+ * application's insertsvc. */
+static int p_av_insertsym(struct fid_av *av, const char *node, size_t nodecnt,
+			  const char *service, size_t svccnt, fi_addr_t *fi_addr,
+			  uint64_t flags, void *context)
+{
+	(void)av, (void)node, (void)nodecnt, (void)service, (void)svccnt;
+	(void)flags, (void)context;
+	fi_addr[0] = 5;
+	return 1;
+}
+
+static int p_av_insertsvc(struct fid_av *av, const char *node,
+			  const char *service, fi_addr_t *fi_addr,
+			  uint64_t flags, void *context)
+{
+	return fi_av_insertsym(av, node, 1, service, 1, fi_addr, flags, context);
+}
+
+Test(clone, av_insert_made_by_the_provider_itself_recorded_once)
+{
+	static struct fi_ops_av av_ops = { .size = sizeof(struct fi_ops_av),
+					   .insertsvc = p_av_insertsvc,
+					   .insertsym = p_av_insertsym };
+	struct fid_av av = { .fid = { .fclass = FI_CLASS_AV, .ops = &p_fid_ops },
+			     .ops = &av_ops };
+	struct fi_av_attr attr = { .type = FI_AV_MAP };
+	struct fid_domain dom4 = { .fid = { .fclass = FI_CLASS_DOMAIN, .ops = &p_fid_ops },
+				   .ops = &p_dom_ops };
+	const struct mt_rec_av *r;
+	fi_addr_t out;
+
+	hook_domain_opened(NULL, &dom4, info);
+	hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
+	cr_assert_eq(fi_av_insertsvc(&av, "node1", "4000", &out, 0, NULL), 1);
+	cr_assert_eq(out, 5);
+	cr_assert_eq(count(MT_REC_AV), 1);
+	r = nth(MT_REC_AV, 0);
+	cr_assert_eq(r->h.aux, MT_AV_INSERTSVC);
+	cr_assert_eq(r->fi_addr, 5);
+	cr_assert_eq(memcmp(r->addr, "node1:4000", 10), 0);
+	cr_assert_eq(fi_av_insertsym(&av, "node2", 1, "4001", 1, &out, 0, NULL), 1);
+	cr_assert_eq(count(MT_REC_AV), 2, "a direct insertsym is recorded");
+	r = nth(MT_REC_AV, 1);
+	cr_assert_eq(r->h.aux, MT_AV_INSERTSYM);
+}
