@@ -6,7 +6,10 @@
  * bound with FI_SELECTIVE_COMPLETION), with completions arriving later and
  * op contexts reused.
  *
- *   gen_trace DIR NMSG [NPROC]     (DIR must not exist)
+ *   gen_trace [--pending] DIR NMSG [NPROC]     (DIR must not exist)
+ *
+ * --pending: each process ends with a receive posted and never completed
+ * (tag 999 from the next process, at its own time), as a hang leaves it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,18 +180,24 @@ static void finish(int p, uint64_t t_end)
 int main(int argc, char **argv)
 {
 	char path[4096];
-	int nproc = argc > 3 ? atoi(argv[3]) : 4;
-	uint64_t nmsg = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
+	int pending = argc > 1 && !strcmp(argv[1], "--pending");
+	int nproc, p;
+	uint64_t nmsg, t_end;
 
+	argc -= pending;
+	argv += pending;
+	nproc = argc > 3 ? atoi(argv[3]) : 4;
+	nmsg = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
 	if (argc < 3 || argc > 4 || !nmsg || nproc < 2 || nproc > MAX_PROC) {
-		fprintf(stderr, "usage: gen_trace DIR NMSG [NPROC 2..%d]\n", MAX_PROC);
+		fprintf(stderr, "usage: gen_trace [--pending] DIR NMSG [NPROC 2..%d]\n",
+			MAX_PROC);
 		return 2;
 	}
 	if (mkdir(argv[1], 0700)) {
 		fprintf(stderr, "gen_trace: mkdir %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	for (int p = 0; p < nproc; p++) {
+	for (p = 0; p < nproc; p++) {
 		static char zero[MT_FILE_HDR_SIZE];
 
 		snprintf(path, sizeof(path), "%s/bench.%d.0%s", argv[1], 1000 + p,
@@ -203,7 +212,12 @@ int main(int argc, char **argv)
 	}
 	for (uint64_t i = 0; i < nmsg; i++)
 		message(i, nproc, 1000 + i * 100);
-	for (int p = 0; p < nproc; p++)
-		finish(p, 1000 + nmsg * 100 + 1000);
+	t_end = 1000 + nmsg * 100 + 1000;
+	for (p = 0; pending && p < nproc; p++)
+		op(p, MT_OP_TRECV, t_end - 500 + (uint64_t)p * 10,
+		   (uint64_t)((p + 1) % nproc), 999, 0x100000000ull, 8, 0,
+		   next_ctx(p));
+	for (p = 0; p < nproc; p++)
+		finish(p, t_end);
 	return 0;
 }

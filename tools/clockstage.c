@@ -19,6 +19,7 @@ struct clockstage {
 	struct mt_clock_result res;
 	uint64_t checked, violations;	/* when nothing is collected */
 	const struct mt_trace *trace;	/* to name a file in errors */
+	struct mt_match_summary sum;	/* clockstage_summary's copy */
 };
 
 /* A calibration pair on the merge's time base, like the message times. */
@@ -113,6 +114,7 @@ void clockstage_free(struct clockstage *cs)
 	if (!cs)
 		return;
 	mt_clock_result_free(&cs->res);
+	free(cs->sum.pending);
 	free(cs->t);
 	free(cs->procs);
 	free(cs->cal);
@@ -231,6 +233,47 @@ static int64_t linear(const struct mt_clock_result *r, uint32_t rank, int64_t t)
 	 * (fuzz, tests/fuzz/regress/clock-round-range). */
 	shift = __builtin_fmax(__builtin_fmin(shift, 9.2e18), -9.2e18);
 	return (int64_t)((uint64_t)t - (uint64_t)(int64_t)shift);
+}
+
+/* A recorded time of world rank r on the corrected time base. */
+static uint64_t moved(const struct clockstage *cs, int32_t r, uint64_t t)
+{
+	if (t == MT_MATCH_NOTIME || r < 0 || (uint32_t)r >= cs->nranks)
+		return t;
+	return (uint64_t)linear(&cs->res, (uint32_t)r, (int64_t)t);
+}
+
+static void move_msg(const struct clockstage *cs, struct mt_match_msg *m)
+{
+	m->t_send_post = moved(cs, m->send_rank, m->t_send_post);
+	m->t_send_done = moved(cs, m->send_rank, m->t_send_done);
+	m->t_recv_post = moved(cs, m->recv_rank, m->t_recv_post);
+	m->t_recv_done = moved(cs, m->recv_rank, m->t_recv_done);
+}
+
+const struct mt_match_summary *clockstage_summary(struct clockstage *cs,
+						  const struct mt_match_summary *s)
+{
+	struct mt_match_pending *p = NULL;
+
+	if (!cs->solved || !cs->res.linear_done)
+		return s;
+	if (s->n_pending && !(p = malloc(s->n_pending * sizeof(*p))))
+		return NULL;
+	free(cs->sum.pending);
+	cs->sum = *s;
+	cs->sum.pending = p;
+	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++)
+		for (unsigned e = 0; e < s->warn[w].n_examples; e++)
+			move_msg(cs, &cs->sum.warn[w].example[e]);
+	for (size_t i = 0; i < s->n_pending; i++) {
+		p[i] = s->pending[i];
+		p[i].op.ts = moved(cs, p[i].rank, p[i].op.ts);
+		move_msg(cs, &p[i].unacked_msg);
+		for (unsigned n = 0; n < p[i].n_near; n++)
+			move_msg(cs, &p[i].near[n].send);
+	}
+	return &cs->sum;
 }
 
 /* The run's first and last record moved like the events around them, then

@@ -37,6 +37,14 @@ void clockstage_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n);
 /* After the output pass: -1 when it did not reproduce the collected
  * messages (a nondeterministic matcher: an internal error). */
 int clockstage_finish(const struct clockstage *cs);
+/* The matcher's summary on the corrected time base: s itself when times
+ * stay as recorded, else a copy (the stage's, until the next call or
+ * clockstage_free) whose warning examples, pending operations and near
+ * misses moved by their ranks' linear maps (the CLC moves the matched
+ * messages only: these are copies, or have no partner). NULL when out of
+ * memory. */
+const struct mt_match_summary *clockstage_summary(struct clockstage *cs,
+						  const struct mt_match_summary *s);
 /* What the stage did into run->clock; the run's span onto the corrected
  * time base. */
 void clockstage_describe(const struct clockstage *cs, struct mt_run *run);

@@ -199,8 +199,18 @@ static int pass(const struct mt_pipe_opts *o, const struct mt_trace *t,
 		src = MT_EXIT_BAD_INPUT;
 	}
 	clockstage_describe(d->cs, &run);
-	if (d->sink && d->sink->finalize(d->st, &run, mt_match_summary(m)))
-		src = MT_EXIT_BAD_INPUT;
+	if (d->sink) {
+		const struct mt_match_summary *sum =
+			clockstage_summary(d->cs, mt_match_summary(m));
+
+		if (!sum) {	/* the sink still ends, and frees its state */
+			fprintf(stderr, "%s: out of memory\n", o->cmd);
+			src = MT_EXIT_BAD_INPUT;
+			sum = mt_match_summary(m);
+		}
+		if (d->sink->finalize(d->st, &run, sum))
+			src = MT_EXIT_BAD_INPUT;
+	}
 	rc = src;
 end:
 	mt_match_free(m);

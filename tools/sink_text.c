@@ -316,7 +316,9 @@ static void clock_section(FILE *o, const struct mt_run *run)
 		"    (intervals of %d us or more)\n", 100 * r->interval_change,
 		100 * r->interval_max_change, MT_CLOCK_LONG_INTERVAL_NS / 1000);
 	clock_domains(o, c);
-	fprintf(o, "  (WARNINGS and PENDING count and show the times as recorded)\n");
+	if (r->linear_done)
+		fprintf(o, "  (WARNINGS and PENDING show times on the linear maps: "
+			"the clc moves\n   matched messages only)\n");
 }
 
 static int text_finalize(void *state, const struct mt_run *run,

@@ -5,12 +5,23 @@
 # leaves the CSV byte for byte as --clock none and says so) and the same
 # trace with processes 2 and 3 moved by trace_perturb to host "far" with one
 # clock of their own (auto runs the linear stage over 2 domains, every
-# receive ends after its send, the export and the messages CSV agree).
+# receive ends after its send, the export and the messages CSV agree, the
+# pending receives are on the corrected time base too).
 set -u
 # shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
 bin=$1 perturb=$2 gen=${3:-}
 # shellcheck source=cmd_lib.sh
 . "$(dirname "$0")/cmd_lib.sh"
+
+# pending_gap TRACE ARGS...: rank 2's pending receive posted after rank 0's,
+# in ns, by report --json ARGS.
+pending_gap() {
+	local t=$1
+	shift
+	run 0 report --json "$@" "$t"
+	jq '[.pending[] | select(.rank == 0 or .rank == 2) | .posted_ns] |
+		.[1] - .[0]' "$dir/out"
+}
 
 # json_has KEY_VALUE: the last report --json output holds "KEY":VALUE in
 # its clock object.
@@ -36,7 +47,8 @@ if [ -z "$gen" ]; then
 	echo "bench/gen_trace not built: trace checks skipped"
 	[ $fails = 0 ] && exit 0 || exit 1
 fi
-"$gen" "$dir/one" 3000 4 >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
+# Every process ends with a receive pending (a hang).
+"$gen" --pending "$dir/one" 3000 4 >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
 
 # One host, one clock: nothing to correct.
 run 0 messages --clock none "$dir/one"
@@ -83,6 +95,18 @@ mv "$dir/out" "$dir/two.csv"
 awk -F, 'NR > 1 && $12 == "matched" && $11 <= $8 { n++ } END { exit n > 0 }' \
 	"$dir/two.csv" || fail "two hosts: a receive at or before its send after auto"
 cmp -s "$dir/none.csv" "$dir/two.csv" && fail "two hosts: times not corrected"
+# The pending receives: 20 ns apart in truth, 0.2 ms apart as recorded (the
+# hosts meet on CLOCK_REALTIME, 0.2 ms off), and
+# back within 1 us of the truth after correction.
+gap_one=$(pending_gap "$dir/one")
+gap_none=$(pending_gap "$dir/two" --clock none)
+gap_auto=$(pending_gap "$dir/two")
+echo "pending receives of ranks 0 and 2: ${gap_one} ns apart on one host, ${gap_none} ns on two as recorded, ${gap_auto} ns corrected"
+[ "$gap_one" = 20 ] || fail "one host: pending receives $gap_one ns apart, want 20"
+[ "${gap_none#-}" -gt 100000 ] ||
+	fail "two hosts: pending receives only $gap_none ns apart as recorded"
+[ "${gap_auto#-}" -lt 1000 ] ||
+	fail "two hosts: pending receives $gap_auto ns apart after correction (20 in truth)"
 run 0 export --csv -o "$dir/ex" "$dir/two"
 cmp -s "$dir/two.csv" "$dir/ex.messages.csv" ||
 	fail "two hosts: export --csv and messages disagree"
