@@ -8,8 +8,8 @@
 #          fabric names set to terminal escapes, "%n%s", CR LF followed by
 #          a forged output line, and <script>.
 # Every command that reads traces (dump, dump --summary, messages, report
-# in text, JSON and HTML, decode, tags) must accept them (exit 0) and print
-# them inert: no control byte reaches the output, no forged line appears
+# in text, JSON and HTML, decode, tags, export in every format) must accept
+# them (exit 0) and print them inert: no control byte reaches the output, no forged line appears
 # (in text; in HTML a line feed is white space), HTML holds no <script>, and `dump` shows the escaped forms
 # (format directives printed as is).
 set -euo pipefail
@@ -64,6 +64,29 @@ for t in named proc; do
 		*) grep -q '^rank 0 FAKE' "$work/out" && fail "$t: msgtrace $args let the trace forge an output line" ;;
 		esac
 	done
+done
+# The exports: output only where -o says (run from an empty directory that
+# must stay empty), no control byte in the JSON and CSV, valid JSON, and an
+# OTF2 archive otf2-print reads, holding only its own files.
+mkdir "$work/cwd"
+for t in named proc; do
+	rm -rf "$work/x"
+	mkdir "$work/x"
+	(cd "$work/cwd" &&
+		"$msgtrace" export --chrome -o "$work/x/t.json" "$work/$t" &&
+		"$msgtrace" export --csv -o "$work/x/t" "$work/$t" &&
+		"$msgtrace" export --otf2 -o "$work/x/otf2" "$work/$t") 2>"$work/err" ||
+		fail "$t: msgtrace export fails on the hostile trace: $(head -c 300 "$work/err")"
+	[ -z "$(ls -A "$work/cwd")" ] || fail "$t: export wrote outside -o: $(ls -A "$work/cwd")"
+	if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$work"/x/t.*; then
+		fail "$t: an export holds control bytes: $(LC_ALL=C grep -la $'[\x01-\x08\x0b-\x1f\x7f]' "$work"/x/t.*)"
+	fi
+	jq empty "$work/x/t.json" || fail "$t: export --chrome wrote invalid JSON"
+	otf2-print "$work/x/otf2/traces.otf2" >/dev/null ||
+		fail "$t: otf2-print cannot read the export"
+	[ "$(cd "$work/x/otf2" && find . -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')" = \
+		"./traces ./traces.def ./traces.otf2 " ] ||
+		fail "$t: the OTF2 archive holds other files: $(ls -A "$work/x/otf2")"
 done
 "$msgtrace" dump --kind proc,ep "$work/proc" >"$work/out"
 # host holds 64 bytes, prov and fabric 32: the string cut there.
