@@ -22,21 +22,23 @@ static void run_section(FILE *o, const struct mt_run *run)
 		run->nranks, run->nhosts, run->nhosts == 1 ? "" : "s",
 		run->provider[0] ? run->provider : "?",
 		run->fabric[0] ? run->fabric : "?");
-	fprintf(o, "  layout %s (%s confidence): cid %u bits", l->name,
+	fprintf(o, "  layout %s, %s confidence: cid %u", l->name,
 		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
 	if (l->cid_usable_bits != l->cid_bits)
 		fprintf(o, " (%u usable)", l->cid_usable_bits);
 	if (l->src_in == MT_SRC_DATA)
 		fprintf(o, ", source in CQ data");
 	else if (l->src_in == MT_SRC_TAG)
-		fprintf(o, ", source %u bits", l->src_bits);
+		fprintf(o, ", source %u", l->src_bits);
 	fprintf(o, ", tag %u bits\n", l->tag_bits);
 	if (run->layouts_differ)
 		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
-	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost, "
-		"%zu file%s not closed (killed or aborted)\n",
-		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events, run->lost,
-		run->unclean_files, run->unclean_files == 1 ? "" : "s");
+	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",
+		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events,
+		run->lost);
+	if (run->unclean_files)
+		fprintf(o, "  %zu file%s not closed (killed or aborted)\n",
+			run->unclean_files, run->unclean_files == 1 ? "" : "s");
 	if (run->skipped)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
 			"were skipped\n", run->skipped);
@@ -54,9 +56,10 @@ static void totals_section(FILE *o, const struct report *r,
 		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
 			k + 1 < MT_MATCH_KIND_COUNT ? "," : "\n");
 	fprintf(o, " ");
-	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)
+	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)	/* 3 a line */
 		fprintf(o, " %" PRIu64 " %s%s", s->by_status[st],
-			mt_match_status_str(st), st + 1 < MT_MATCH_ST_COUNT ? "," : "\n");
+			mt_match_status_str(st), st + 1 == MT_MATCH_ST_COUNT ? "\n" :
+			st % 3 == 2 ? ",\n " : ",");
 	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
 		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
 		s->probe_misses, s->claims);
@@ -156,6 +159,29 @@ static void time_section(FILE *o, const struct report *r)
 	}
 }
 
+#define WIDTH 80		/* columns the report fits in */
+
+/* Prints prefix and text, the text broken after a ", " wherever a line
+ * would pass WIDTH columns; continuation lines are indented by cont. */
+static void wrapped(FILE *o, const char *prefix, int cont, const char *text)
+{
+	int col = fprintf(o, "%s", prefix);
+
+	while (col + (int)strlen(text) > WIDTH) {
+		const char *cut = NULL, *p;
+
+		for (p = strstr(text, ", "); p && col + (p - text) + 1 <= WIDTH;
+		     p = strstr(p + 1, ", "))
+			cut = p;
+		if (!cut)
+			break;
+		fprintf(o, "%.*s\n%*s", (int)(cut - text + 1), text, cont, "");
+		col = cont;
+		text = cut + 2;
+	}
+	fprintf(o, "%s\n", text);
+}
+
 static void warn_section(FILE *o, const struct report *r,
 			 const struct mt_match_summary *s)
 {
@@ -172,7 +198,7 @@ static void warn_section(FILE *o, const struct report *r,
 		fprintf(o, "  %" PRIu64 " x %s\n", wn->count, mt_match_warning_str(w));
 		for (unsigned e = 0; e < wn->n_examples; e++) {
 			report_msg_line(r, &wn->example[e], line, sizeof(line));
-			fprintf(o, "      e.g. %s\n", line);
+			wrapped(o, "      e.g. ", 11, line);
 		}
 	}
 	if (!any)
@@ -185,23 +211,24 @@ static void pending_op(FILE *o, const struct report *r,
 	char line[200];
 
 	report_pending_line(r, p, line, sizeof(line));
-	fprintf(o, "  %s\n", line);
+	wrapped(o, "  ", 4, line);
 	if (p->unacked) {
 		report_msg_line(r, &p->unacked_msg, line, sizeof(line));
-		fprintf(o, "      its Ssend was received%s, never acknowledged:\n"
-			"        %s\n", p->unacked_claimed ?
-			" by a claim (MPI_Improbe+MPI_Mrecv)" : "", line);
+		fprintf(o, "      its Ssend was received%s, never acknowledged:\n",
+			p->unacked_claimed ? " by a claim (MPI_Improbe+MPI_Mrecv)" : "");
+		wrapped(o, "        ", 10, line);
 	}
 	for (unsigned i = 0; i < p->n_near; i++) {
 		const struct mt_match_near *n = &p->near[i];
 
 		report_msg_line(r, &n->send, line, sizeof(line));
 		if (n->field == MT_MATCH_F_COUNT)
-			fprintf(o, "      would match:\n        %s\n", line);
+			fprintf(o, "      would match:\n");
 		else
-			fprintf(o, "      near miss, differs only in %s:\n        %s\n",
+			fprintf(o, "      near miss, differs only in %s:\n",
 				n->addr_only ? "source address" :
-				mt_match_field_str(n->field), line);
+				mt_match_field_str(n->field));
+		wrapped(o, "        ", 10, line);
 	}
 }
 

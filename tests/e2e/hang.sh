@@ -82,9 +82,11 @@ sed -n '/^PENDING/,$p' "$E2E_TMP/report"
 sender=$(cat "$E2E_TMP"/log/rank*.log | sed -n 's/^SEND world_src=\([0-9]*\) .*call=ssend.*/\1/p' |
 	head -n 1)
 # Wording may change; the shape is "  rank R waits: <recv> ssend_ack ..."
-# followed by a more indented line that says why.
+# (continued on lines indented by 4 past 80 columns) followed by a more
+# indented line that says why.
 awk -v want="^  rank ${sender:-[0-9]+} waits: [a-z]+ ssend_ack " '
 	$0 ~ want { found = 1; next }
+	found == 1 && /^    [^ ]/ { next }
 	found == 1 { explained = /^      /; exit }
 	END { exit !(found && explained) }' "$E2E_TMP/report" ||
 	e2e_fail "msgtrace report does not list rank ${sender:-any} waiting for an ssend_ack, with a reason"

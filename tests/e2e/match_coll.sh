@@ -6,7 +6,7 @@
 # and every synchronous-send ACK must be paired (status matched), and
 # `msgtrace report --json` must be valid JSON that counts the same messages
 # as `msgtrace messages --csv`, with no operation left pending. The text
-# report must fit in 100 columns.
+# report must fit in 80 columns.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -44,6 +44,6 @@ pending=$(jq '.pending | length' "$E2E_TMP/report.json")
 
 "$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report.txt" ||
 	e2e_fail "msgtrace report failed"
-wide=$(awk 'length($0) > 100' "$E2E_TMP/report.txt")
-[ -z "$wide" ] || { echo "$wide" >&2; e2e_fail "report lines wider than 100 columns"; }
+wide=$(awk 'length($0) > 80' "$E2E_TMP/report.txt")
+[ -z "$wide" ] || { echo "$wide" >&2; e2e_fail "report lines wider than 80 columns"; }
 e2e_note "$coll collective-internal messages, all matched; $total messages in report and CSV"
