@@ -215,7 +215,7 @@ static void pending_op(FILE *o, const struct report *r,
 	if (p->unacked) {
 		report_msg_line(r, &p->unacked_msg, line, sizeof(line));
 		fprintf(o, "      its Ssend was received%s, never acknowledged:\n",
-			p->unacked_claimed ?  " (MPI_Improbe+MPI_Mrecv)" : "");
+			p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
 		wrapped(o, "        ", 10, line);
 	}
 	for (unsigned i = 0; i < p->n_near; i++) {
