@@ -269,7 +269,8 @@ void mt_tag_usage_room(const struct mt_tag_usage *u, const struct mt_tag_layout 
 struct mt_tag_misfit {
 	int64_t value;		/* as the run used it */
 	int64_t becomes;	/* what the receiver would decode */
-	bool alias;		/* becomes is a value the run also used */
+	bool alias;		/* becomes is a value the run also used, or
+				 * what another misfit becomes too */
 	bool flips;		/* tag: user becomes internal or back */
 };
 struct mt_tag_whatif_field {

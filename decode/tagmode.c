@@ -254,22 +254,40 @@ static bool used(const struct mt_tag_usage *u, enum mt_tag_ufield f, int64_t v)
 	return vmap_get(&u->m[f], v) != NULL;
 }
 
+/* Does v occur twice in the sorted to[0..n)? */
+static bool twice(const int64_t *to, size_t n, int64_t v)
+{
+	const int64_t *p = bsearch(&v, to, n, sizeof(*to), cmp_i64);
+
+	return p && ((p > to && p[-1] == v) || (p + 1 < to + n && p[1] == v));
+}
+
 /* Runs every value of field f through l: counts into wf (may be NULL),
- * every misfit into out[0..max). Returns the number of misfits. */
+ * every misfit into out[0..max). Returns the number of misfits. A misfit
+ * aliases when what it becomes is a value the run used, or what another
+ * misfit becomes too (5000 and 9096 both arrive as cid 904). */
 static size_t check_field(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
 			  enum mt_tag_ufield f, struct mt_tag_whatif_field *wf,
 			  struct mt_tag_misfit *out, size_t max)
 {
 	const struct vmap *m = &u->m[f];
-	int64_t *vals = malloc((m->n ? m->n : 1) * sizeof(*vals));
-	size_t n, bad = 0;
+	size_t cap = m->n ? m->n : 1, n, nt = 0, bad = 0;
+	int64_t *vals = malloc(cap * sizeof(*vals)), *to = malloc(cap * sizeof(*to));
+	int64_t becomes;
+	bool trunc;
 
-	if (!vals)
+	if (!vals || !to) {
+		free(vals);
+		free(to);
 		return 0;
+	}
 	n = mt_tag_usage_values(u, f, vals, m->n);
+	for (size_t i = 0; i < n && roundtrip(l, f, vals[i], &trunc, &becomes); i++)
+		if (trunc)
+			to[nt++] = becomes;
+	qsort(to, nt, sizeof(*to), cmp_i64);
 	for (size_t i = 0; i < n; i++) {
 		struct mt_tag_misfit mf = { .value = vals[i] };
-		bool trunc;
 
 		if (!roundtrip(l, f, vals[i], &trunc, &mf.becomes))
 			break;
@@ -277,7 +295,8 @@ static size_t check_field(const struct mt_tag_usage *u, const struct mt_tag_layo
 			wf->values++;
 		if (!trunc)
 			continue;
-		mf.alias = mf.becomes != mf.value && used(u, f, mf.becomes);
+		mf.alias = mf.becomes != mf.value &&
+			   (used(u, f, mf.becomes) || twice(to, nt, mf.becomes));
 		mf.flips = f >= MT_TAG_U_UTAG && (mf.value < 0) != (mf.becomes < 0);
 		if (bad < max)
 			out[bad] = mf;
@@ -288,6 +307,7 @@ static size_t check_field(const struct mt_tag_usage *u, const struct mt_tag_layo
 		}
 	}
 	free(vals);
+	free(to);
 	return bad;
 }
 

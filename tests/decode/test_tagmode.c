@@ -150,6 +150,26 @@ Test(tagmode, whatif_cid_tag1)
 	cr_expect(all[2].value == 5000 && all[2].becomes == 904 && !all[2].alias);
 }
 
+/* Two misfits that collide with each other alias too, though neither
+ * lands on a cid the run used: 5000 and 9096 both become 904. */
+Test(tagmode, whatif_misfits_alias_each_other)
+{
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
+	static const mt_comm_t cids[] = { 0, 4099, 5000, 9096 };
+	struct mt_tag_misfit all[8];
+	struct mt_tag_whatif w;
+
+	for (size_t i = 0; i < sizeof(cids) / sizeof(cids[0]); i++)
+		add(cids[i], 0, 1, false);
+	mt_tag_usage_whatif(u, &l, MT_TAG_OK, &w);
+	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 3);
+	cr_expect_eq(w.f[MT_TAG_U_CID].alias, 2);
+	cr_assert_eq(mt_tag_usage_misfits(u, &l, MT_TAG_U_CID, all, 8), 3);
+	cr_expect(all[0].value == 4099 && all[0].becomes == 3 && !all[0].alias);
+	cr_expect(all[1].value == 5000 && all[1].becomes == 904 && all[1].alias);
+	cr_expect(all[2].value == 9096 && all[2].becomes == 904 && all[2].alias);
+}
+
 /* mem_tag_format 0x5555...: one leading zero, ofi_tag_1 keeps 11 bits
  * (2047): 2048 -> 0, 4095 -> 2047 (used: alias). */
 Test(tagmode, whatif_cid_mem_tag_format_net)
