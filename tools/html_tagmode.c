@@ -67,7 +67,7 @@ static void whatif_table(FILE *f, const struct tags *tg)
 			mt_tag_usage_room(tg->u, &c->l, k, &r);
 			fprintf(f, "<div class=\"warn\">%s: %" PRIu64 " of %" PRIu64 " values "
 				"beyond %" PRId64 " (%s); cut to the field, %" PRIu64 " would "
-				"alias a used value</div><div class=\"ex\">",
+				"alias another value</div><div class=\"ex\">",
 				mt_tag_ufield_name(k), w->misfit, w->values, r.limit,
 				tags_consequence(k), w->alias);
 			for (unsigned e = 0; e < w->n_ex; e++)

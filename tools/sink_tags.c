@@ -130,7 +130,7 @@ static void misfit_line(FILE *o, const struct tags *tg, const struct tags_case *
 	mt_tag_usage_room(tg->u, &c->l, f, &r);
 	fprintf(o, "      %s %s used; %s with mem_tag_format 0x%016" PRIx64 " allows "
 		"%s: %" PRIu64 " of %" PRIu64 " values do not fit\n        (%s);\n"
-		"        cut to the field, %" PRIu64 " would alias a value the run used",
+		"        cut to the field, %" PRIu64 " would alias another value",
 		mt_tag_ufield_name(f), num(f == MT_TAG_U_ITAG ? st.min : st.max, a,
 		sizeof(a)), c->l.name, c->mtf, num(r.limit, b, sizeof(b)), w->misfit,
 		w->values, tags_consequence(f), w->alias);
