@@ -43,6 +43,8 @@ struct pair {
 	uint32_t nw;		/* windows (0: traffic one way only) */
 	double scale;		/* windows per ns of send time */
 	struct win *w;
+	uint32_t *hull[2];	/* per direction: the windows on the lower */
+	uint32_t nh[2];		/* convex hull of (at, min), by time */
 	double a, b;		/* delta(t) = a + b * (t - t0), hi minus lo */
 	double env_a, env_b;	/* the line the window minima are residuals of */
 	double var_a, var_b;	/* var_a: random part, at xc, for a known drift */
@@ -66,6 +68,7 @@ struct lin {
 	struct xmsg *x;		/* the messages between domains, compact */
 	uint64_t nx;
 	struct win *pool;
+	uint32_t *hull_pool;
 };
 
 static void lin_free(struct lin *l)
@@ -74,6 +77,7 @@ static void lin_free(struct lin *l)
 	free(l->pairs);
 	free(l->x);
 	free(l->pool);
+	free(l->hull_pool);
 }
 
 /* Indexes every message between two domains by its unordered pair. */
@@ -143,13 +147,16 @@ static enum mt_status make_windows(struct lin *l)
 		total += p->nw;
 	}
 	l->pool = malloc((total + 1) * sizeof(*l->pool));
-	if (!l->pool)
+	l->hull_pool = malloc((2 * total + 1) * sizeof(*l->hull_pool));
+	if (!l->pool || !l->hull_pool)
 		return MT_ERR_NOMEM;
 	total = 0;
 	for (uint32_t k = 0; k < l->map.n; k++) {
 		struct pair *p = &l->pairs[k];
 
 		p->w = l->pool + total;
+		p->hull[0] = l->hull_pool + 2 * total;
+		p->hull[1] = p->hull[0] + p->nw;
 		p->scale = (double)p->nw / ((double)(p->tmax - p->tmin) + 1);
 		total += p->nw;
 	}
@@ -187,6 +194,39 @@ static void envelope(struct lin *l)
 	}
 }
 
+/* Does window c lie on or above the line from a to b (points (at, min))? */
+static int above(const struct win *a, const struct win *b, const struct win *c,
+		 int dir)
+{
+	double abx = (double)(b->at[dir] - a->at[dir]);
+	double aby = (double)b->min[dir] - (double)a->min[dir];
+	double acx = (double)(c->at[dir] - a->at[dir]);
+	double acy = (double)c->min[dir] - (double)a->min[dir];
+
+	return abx * acy - aby * acx >= 0;
+}
+
+/* The lower convex hull of each direction's window points (monotone chain:
+ * windows are in time order). A linear function of the points takes its
+ * minimum on it, so envelope_bound looks at a few dozen points instead of
+ * every window, at every step of fit()'s searches. */
+static void hulls(struct pair *p)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t *h = p->hull[dir], n = 0;
+
+		for (uint32_t i = 0; i < p->nw; i++) {
+			if (p->w[i].min[dir] == INT64_MAX)
+				continue;
+			while (n >= 2 && !above(&p->w[h[n - 2]], &p->w[h[n - 1]],
+						&p->w[i], dir))
+				n--;
+			h[n++] = i;
+		}
+		p->nh[dir] = n;
+	}
+}
+
 /* The lower envelope bound of one direction for drift b: the largest c
  * with c + sign * b * x <= min at every window point (x, min). */
 static double envelope_bound(const struct pair *p, int dir, double b,
@@ -194,11 +234,8 @@ static double envelope_bound(const struct pair *p, int dir, double b,
 {
 	double u = INFINITY;
 
-	for (uint32_t i = 0; i < p->nw; i++) {
-		const struct win *w = &p->w[i];
-
-		if (w->min[dir] == INT64_MAX)
-			continue;
+	for (uint32_t k = 0; k < p->nh[dir]; k++) {
+		const struct win *w = &p->w[p->hull[dir][k]];
 		double v = (double)w->min[dir] +
 			   (dir ? b : -b) * (double)(w->at[dir] - t0);
 
@@ -556,8 +593,10 @@ enum mt_status clk_linear_map(struct clk *c)
 	for (int pass = 0; st == MT_OK && pass < REFINE_PASSES; pass++) {
 		envelope(&l);
 		for (uint32_t k = 0; k < l.map.n; k++)
-			if (l.pairs[k].nw)
+			if (l.pairs[k].nw) {
+				hulls(&l.pairs[k]);
 				fit(&l.pairs[k], c->res->t0);
+			}
 	}
 	if (st == MT_OK)
 		st = combine(&l);
