@@ -464,6 +464,48 @@ Test(match, completion_before_post_warns)
 	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_RECV_BEFORE_SEND].count, 0);
 }
 
+/* Untagged fi_send/fi_recv traffic (Open MPI 5's communicator-index
+ * handshake) pairs by source apart from the tagged traffic: a tagged send
+ * with tag bits 0 does not take an untagged receive. */
+Test(match, untagged_messages_pair_apart_from_tagged)
+{
+	struct mt_match_op s0 = fx_send_tmpl(0, 1, 0, 16, 0xa, 1);
+	struct mt_match_op s2 = fx_send_tmpl(2, 1, 0, 24, 0xc, 2);
+	struct mt_match_op r1 = fx_recv_tmpl(1, -1, 0, 0, 64, 0xb1, 3);
+	struct mt_match_op r2 = fx_recv_tmpl(1, -1, 0, 0, 64, 0xb2, 4);
+	struct mt_match_cqe c;
+
+	s0.tagged = s2.tagged = r1.tagged = r2.tagged = 0;
+	s0.f.kind = s2.f.kind = r1.f.kind = r2.f.kind = MT_MATCH_UNTAGGED;
+	fx_send_op(&s0);
+	fx_send_op(&s2);
+	fx_send(3, 1, 0, 8, 0xd, 5);	/* tagged, tag bits 0: not theirs */
+	cr_assert_eq(mt_match_post(m, &r1), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &r2), MT_MATCH_OK);
+	c = fx_cqe_tmpl(1, 0xb1, 6, 0, 24, 2, 0);	/* rank 2's arrived first */
+	c.f.kind = MT_MATCH_UNTAGGED;
+	fx_cqe_op(&c);
+	c = fx_cqe_tmpl(1, 0xb2, 7, 0, 16, 0, 0);
+	c.f.kind = MT_MATCH_UNTAGGED;
+	fx_cqe_op(&c);
+	fx_cqe(0, 0xa, 8, 0, 0, 0, 0);
+	fx_cqe(2, 0xc, 9, 0, 0, 0, 0);
+	fx_cqe(3, 0xd, 10, 0, 0, 0, 0);
+	cr_assert_eq(fx_finish(out, 64), 3);
+	for (int i = 0; i < 3; i++) {
+		if (out[i].send_rank == 3) {
+			cr_expect_eq(out[i].status, MT_MATCH_ST_UNMATCHED_SEND);
+			continue;
+		}
+		cr_expect_eq(out[i].status, MT_MATCH_ST_MATCHED);
+		cr_expect_eq(out[i].f.kind, MT_MATCH_UNTAGGED);
+		cr_expect_eq(out[i].bytes, out[i].send_rank == 0 ? 16u : 24u);
+		cr_expect_eq(out[i].t_recv_post, out[i].send_rank == 0 ? 4u : 3u,
+			     "rank %d's message went to the receive that got it",
+			     out[i].send_rank);
+	}
+}
+
 Test(match, unmatched_receive_learns_world_rank)
 {
 	uint64_t t = fx_tag(6, 1);
