@@ -289,6 +289,69 @@ Test(clone, cq_entries_decoded_once_per_read)
 		     FI_CQ_FORMAT_DATA);
 }
 
+/* A util CQ's sread loops on fi_cq_readfrom on itself: recorded once, as
+ * the application's sread. */
+static ssize_t p_cq_sread(struct fid_cq *cq, void *buf, size_t count,
+			  const void *cond, int timeout)
+{
+	ssize_t ret;
+
+	(void)cond, (void)timeout;
+	while ((ret = fi_cq_readfrom(cq, buf, count, NULL)) == -FI_EAGAIN)
+		count = 2;
+	return ret;
+}
+
+Test(clone, cq_sread_recorded_once)
+{
+	static struct fi_ops_cq ops = { .size = sizeof(struct fi_ops_cq),
+		.readfrom = p_cq_readfrom, .sread = p_cq_sread };
+	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_DATA };
+	struct fid_cq cq = { .fid = { .fclass = FI_CLASS_CQ, .ops = &p_fid_ops },
+			     .ops = &ops };
+	struct fi_cq_data_entry e[2];
+	const struct mt_rec_cqe *r;
+
+	hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	cr_assert_eq(fi_cq_sread(&cq, e, 1, NULL, -1), 2);
+	cr_assert_eq(reads_from, 2, "the provider looped on its own readfrom");
+	cr_assert_eq(count(MT_REC_CQE), 2);
+	cr_assert_eq(mt_rec_tls.buf->hdr->empty_polls, 0,
+		     "the provider's own empty polls are not ours");
+	r = nth(MT_REC_CQE, 1);
+	cr_assert_eq(r->h.aux, MT_CQ_SREAD);
+	cr_assert_eq(r->context, 0x20);
+}
+
+/* fi_cancel: an MT_REC_OP of op CANCEL naming the endpoint and the context,
+ * with the provider's return value. */
+static ssize_t p_cancel(fid_t fid, void *ctx)
+{
+	(void)fid;
+	return ctx == (void *)0x77 ? 0 : -FI_ENOENT;
+}
+
+Test(clone, cancel_is_recorded)
+{
+	static struct fi_ops_ep ops = { .size = sizeof(struct fi_ops_ep),
+					.cancel = p_cancel };
+	struct fid_ep ep2 = { .fid = { .fclass = FI_CLASS_EP, .ops = &p_fid_ops },
+			      .ops = &ops, .cm = &p_cm_ops, .tagged = &p_tagged.t };
+	const struct mt_rec_op *r;
+
+	hook_ep_opened(HOOK_OBJ(dom.ops), &ep2, info);
+	cr_assert_eq(fi_cancel(&ep2.fid, (void *)0x77), 0);
+	cr_assert_eq(fi_cancel(&ep2.fid, (void *)0x78), -FI_ENOENT);
+	cr_assert_eq(count(MT_REC_OP), 2);
+	r = nth(MT_REC_OP, 0);
+	cr_assert_eq(r->h.aux, MT_OP_CANCEL);
+	cr_assert_eq(r->ep, (uint64_t)(uintptr_t)&ep2.fid);
+	cr_assert_eq(r->context, 0x77);
+	cr_assert_eq(r->ret, 0);
+	r = nth(MT_REC_OP, 1);
+	cr_assert_eq(r->ret, -FI_ENOENT);
+}
+
 /* Scalable endpoints: contexts opened from a hooked sep are hooked and
  * name the sep as their parent. */
 static struct fid_ep tx;
