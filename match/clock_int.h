@@ -23,12 +23,13 @@ struct clk {
 
 /* Nearest integer, halves away from zero, without a branch; inline where
  * llround is a libm call (it must set errno), for the per-event loops.
- * Clamped to +-9.2e18 (min/max instructions, NaN gives the top): a
- * corrupt trace's times must not make the conversion undefined (fuzz,
+ * Clamped to +-9.2e18 by comparisons (fmin/fmax stay libm calls without
+ * -ffinite-math-only; NaN fails x <= max and gives the top): a corrupt
+ * trace's times must not make the conversion undefined (fuzz,
  * tests/fuzz/regress/clock-round-range). */
 static inline int64_t clk_round(double x)
 {
-	x = __builtin_fmax(__builtin_fmin(x, 9.2e18), -9.2e18);
+	x = !(x <= 9.2e18) ? 9.2e18 : x < -9.2e18 ? -9.2e18 : x;
 	return (int64_t)(x + __builtin_copysign(0.5, x));
 }
 
