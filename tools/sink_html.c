@@ -202,7 +202,9 @@ static void head(FILE *f, const struct mt_run *run, const struct report *r,
 	card(f, "ranks", b, 0);
 	snprintf(b, sizeof(b), "%zu", run->nhosts);
 	card(f, "hosts", b, 0);
-	card(f, "duration", fmt_ns((double)(run->t1_ns - run->t0_ns), b, sizeof(b)), 0);
+	/* In doubles: a corrupt trace's span must not overflow (fuzz,
+	 * tests/fuzz/regress/html-duration-overflow). */
+	card(f, "duration", fmt_ns((double)run->t1_ns - (double)run->t0_ns, b, sizeof(b)), 0);
 	card(f, "messages", svg_fmt_si((double)r->msgs, b, sizeof(b)), 0);
 	card(f, "bytes", report_human(r->bytes, b, sizeof(b)), 0);
 	snprintf(b, sizeof(b), "%" PRIu64, warn_total(s));
@@ -375,7 +377,7 @@ static void time_section(FILE *f, const struct report *r, const struct html *h)
 	char tl[REPORT_BINS][24], ll[LAT_BUCKETS][24];
 	const char *tcat[REPORT_BINS], *lcat[LAT_BUCKETS];
 	double tput[REPORT_BINS], lat[LAT_BUCKETS];
-	double bin_ns = r->t1 > r->t0 ? (double)(r->t1 - r->t0 + 1) / REPORT_BINS : 1;
+	double bin_ns = r->t1 > r->t0 ? ((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS : 1;
 	unsigned lo = LAT_BUCKETS, hi = 0;
 
 	for (unsigned i = 0; i < REPORT_BINS; i++) {
