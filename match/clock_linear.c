@@ -30,6 +30,10 @@
 #include "clock_solve.h"
 
 #define REFINE_PASSES 2
+/* No measurement here knows a drift better than 0.001 ppm: a floor on drift
+ * variances keeps the least-squares system conditioned when corrupt
+ * calibrations claim more (a span of decades made one weigh 10^24). */
+#define DRIFT_VAR_MIN 1e-18
 
 struct win {
 	int64_t min[2];		/* smallest residual delay, lo->hi and hi->lo */
@@ -367,7 +371,7 @@ static void fit(struct pair *p, int64_t t0)
 
 	p->a += (u - v) / 2;
 	p->b += b;
-	p->var_b = fmin(var_b, scatter);
+	p->var_b = fmax(fmin(var_b, scatter), DRIFT_VAR_MIN);
 	p->var_a = fmax(noise * noise, 1);
 	p->gap = gap;
 	p->xc = ((double)(p->tmin - t0) + (double)(p->tmax - t0)) / 2;
@@ -438,7 +442,8 @@ static uint32_t realtime_edges(const struct clk *c, struct clk_edge *ea,
 			 * message times (fuzz, regress/clock-cal-span). */
 			double span = (double)hi - (double)lo;
 
-			eb[(*neb)++] = (struct clk_edge){ nd, d, slope, 2 * var / (span * span) };
+			eb[(*neb)++] = (struct clk_edge){ nd, d, slope,
+				fmax(2 * var / (span * span), DRIFT_VAR_MIN) };
 		}
 		ne++;
 	}
@@ -538,9 +543,11 @@ static enum mt_status combine(struct lin *l)
 	}
 	st = MT_OK;
 	goto out;
-fail:
-	st = mt_err_set(l->c->err, MT_ERR_NOMEM,
-		      "clock linear stage: least-squares solve failed");
+fail:	/* out of memory, or no consistent solution (corrupt times) */
+	r->corrupt_proc = MT_CLOCK_NOPROC;
+	st = mt_err_set(l->c->err, MT_ERR_CORRUPT,
+		      "clock linear stage: the least-squares solve failed: no "
+		      "consistent offsets and drifts, corrupt timestamps?");
 out:
 	free(ea);
 	free(eb);

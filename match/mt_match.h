@@ -387,6 +387,7 @@ struct mt_clock_link {
  * 2043): its int64 arithmetic adds and subtracts pairs of them. Larger ones
  * come from corrupt records or calibrations. */
 #define MT_CLOCK_TIME_LIMIT (INT64_C(1) << 61)
+#define MT_CLOCK_NOPROC UINT32_MAX
 
 struct mt_clock_result {
 	enum mt_clock_mode mode;	/* as asked */
@@ -413,7 +414,8 @@ struct mt_clock_result {
 	 * among intervals of at least MT_CLOCK_LONG_INTERVAL_NS. */
 	double interval_change, interval_max_change;
 	/* With MT_ERR_CORRUPT: the process whose linear map moved a time
-	 * beyond +-MT_CLOCK_TIME_LIMIT. */
+	 * beyond +-MT_CLOCK_TIME_LIMIT, MT_CLOCK_NOPROC when no one process
+	 * is at fault (the solve found no consistent offsets and drifts). */
 	uint32_t corrupt_proc;
 };
 
@@ -424,7 +426,8 @@ struct mt_clock_result {
  * mt_clock_result_free. Errors: MT_ERR_ARG (message index out of range,
  * timestamps not sorted, bad option, 2^32 or more messages or events in a
  * process), MT_ERR_CORRUPT (a linear map that moves a time beyond
- * +-MT_CLOCK_TIME_LIMIT: res->corrupt_proc says whose) and MT_ERR_NOMEM,
+ * +-MT_CLOCK_TIME_LIMIT, or no consistent linear maps at all:
+ * res->corrupt_proc says whose, if one's) and MT_ERR_NOMEM,
  * with err naming the process, event or message at fault.
  */
 enum mt_status mt_clock_correct(enum mt_clock_mode mode,

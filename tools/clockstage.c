@@ -179,8 +179,14 @@ enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 	if (s == MT_ERR_CORRUPT) {	/* its process is a world rank */
 		struct mt_err why = *err;
 
-		mt_err_set(err, s, "%s: %s",
-			   file_of_rank(cs->trace, cs->res.corrupt_proc), why.msg);
+		if (cs->res.corrupt_proc == MT_CLOCK_NOPROC)
+			mt_err_set(err, s, "%s and the other files: %s",
+				   cs->trace->nprocs && cs->trace->procs[0].nfiles ?
+				   cs->trace->procs[0].files[0]->path : "?", why.msg);
+		else
+			mt_err_set(err, s, "%s: %s",
+				   file_of_rank(cs->trace, cs->res.corrupt_proc),
+				   why.msg);
 	}
 	cs->solved = s == MT_OK;
 	return s;
