@@ -7,9 +7,10 @@
 # and stacks: what tracing could leak) and RssFile (mapped pages, the trace
 # files among them: they grow with the trace and are page cache the kernel
 # writes back). The same job runs untraced first, as the baseline. Passes
-# when both succeed, each traced rank's RssAnon grows from a quarter of the
-# way in to its maximum by no more than the untraced ranks' largest such
-# growth plus 4 MiB, `msgtrace dump --summary` and `msgtrace dump` read the
+# when both succeed, each traced rank's RssAnon grows from half-way in (the
+# MPI library's own pools still grow during the first seconds, by amounts
+# that vary from run to run) to its maximum by no more than the untraced
+# ranks' largest such growth plus 8 MiB, `msgtrace dump --summary` and `msgtrace dump` read the
 # whole trace, and `msgtrace report` and `messages --csv` analyse it in less
 # than 64 MiB of heap (RssAnon), their peak memory printed next to the trace
 # size.
@@ -57,9 +58,10 @@ soak plain -
 soak traced "$E2E_TMP/trace"
 reliab_no_warning traced.out.err
 
-# RssAnon growth per rank from a quarter of the run to its maximum after:
-# the traced ranks may not grow by more than the untraced ones plus 4 MiB.
-awk -v warm=$((secs / 4)) -F'\t' 'NR > 1 && $2 >= warm {
+# RssAnon growth per rank from half-way to its maximum after: the traced
+# ranks may not grow by more than the untraced ones plus 8 MiB (a leak of
+# 8 bytes per record shows in the 12 s run, of 1 byte in tools/soak's 120 s).
+awk -v warm=$((secs / 2)) -F'\t' 'NR > 1 && $2 >= warm {
 	k = $1 " " $3
 	if (!(k in base)) base[k] = $5
 	if ($5 > max[k]) max[k] = $5
@@ -76,7 +78,7 @@ END {
 	for (r in tg) {
 		printf "rank %s: RssAnon %d kB at %d s, +%d kB after (untraced ranks: at most +%d kB); RssFile %d kB at the end\n",
 			r, base["traced " r], warm, tg[r], pg, last[r]
-		if (tg[r] > pg + 4096) bad = 1
+		if (tg[r] > pg + 8192) bad = 1
 	}
 	exit bad
 }' "$log" >rss.txt || { cat rss.txt >&2; e2e_fail "memory of a traced rank grew more than untraced (samples in $log)"; }
