@@ -271,43 +271,44 @@ static size_t check_field(const struct mt_tag_usage *u, const struct mt_tag_layo
 			  struct mt_tag_misfit *out, size_t max)
 {
 	const struct vmap *m = &u->m[f];
-	size_t cap = m->n ? m->n : 1, n, nt = 0, bad = 0;
+	size_t cap = m->n ? m->n : 1, n, bad = 0;
 	int64_t *vals = malloc(cap * sizeof(*vals)), *to = malloc(cap * sizeof(*to));
-	int64_t becomes;
+	struct mt_tag_misfit *mis = malloc(cap * sizeof(*mis));
 	bool trunc;
 
-	if (!vals || !to) {
-		free(vals);
-		free(to);
-		return 0;
-	}
+	if (!vals || !to || !mis)
+		goto out;
 	n = mt_tag_usage_values(u, f, vals, m->n);
-	for (size_t i = 0; i < n && roundtrip(l, f, vals[i], &trunc, &becomes); i++)
-		if (trunc)
-			to[nt++] = becomes;
-	qsort(to, nt, sizeof(*to), cmp_i64);
 	for (size_t i = 0; i < n; i++) {
-		struct mt_tag_misfit mf = { .value = vals[i] };
+		struct mt_tag_misfit *mf = &mis[bad];
 
-		if (!roundtrip(l, f, vals[i], &trunc, &mf.becomes))
+		if (!roundtrip(l, f, vals[i], &trunc, &mf->becomes))
 			break;
 		if (wf)
 			wf->values++;
-		if (!trunc)
-			continue;
-		mf.alias = mf.becomes != mf.value &&
-			   (used(u, f, mf.becomes) || twice(to, nt, mf.becomes));
-		mf.flips = f >= MT_TAG_U_UTAG && (mf.value < 0) != (mf.becomes < 0);
-		if (bad < max)
-			out[bad] = mf;
-		bad++;
-		if (wf) {
-			wf->alias += mf.alias;
-			wf->flips += mf.flips;
+		if (trunc) {
+			mf->value = vals[i];
+			to[bad++] = mf->becomes;
 		}
 	}
+	qsort(to, bad, sizeof(*to), cmp_i64);
+	for (size_t i = 0; i < bad; i++) {
+		struct mt_tag_misfit *mf = &mis[i];
+
+		mf->alias = mf->becomes != mf->value &&
+			    (used(u, f, mf->becomes) || twice(to, bad, mf->becomes));
+		mf->flips = f >= MT_TAG_U_UTAG && (mf->value < 0) != (mf->becomes < 0);
+		if (i < max)
+			out[i] = *mf;
+		if (wf) {
+			wf->alias += mf->alias;
+			wf->flips += mf->flips;
+		}
+	}
+out:
 	free(vals);
 	free(to);
+	free(mis);
 	return bad;
 }
 
