@@ -32,7 +32,7 @@ struct hook_clone {
 	struct hook_obj *obj;		/* owner */
 	const void *orig;		/* the provider's table */
 	struct hook_clone *retired;	/* clone this one replaced, freed at close */
-	uint8_t layer;			/* the owner's, at hand for the hot path */
+	uint64_t layer_bits;		/* the owner's, as the hot path stores it */
 	uint64_t table[];		/* the cloned table */
 };
 

@@ -45,17 +45,17 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	static __attribute__((noinline)) ssize_t name##_slow params	\
 	{								\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		struct mt_rec_op *r =					\
-			mt_rec_op_begin(HOOK_OBJ(ep->tbl)->layer, op, &a); \
+		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
+		struct mt_rec_op *r = mt_rec_op_begin(c->layer_bits, op, &a); \
 									\
-		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
+		return end(r, ((const type *)c->orig)->entry args);	\
 	}								\
 	static ssize_t name params					\
 	{								\
 		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
 		const type *orig = c->orig;				\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		struct mt_rec_op *r = mt_rec_op_try(c->layer, op, &a);	\
+		struct mt_rec_op *r = mt_rec_op_try(c->layer_bits, op, &a); \
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
@@ -195,7 +195,7 @@ static ssize_t cancel(fid_t fid, void *ctx)
 {
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
-	struct mt_rec_op *r = mt_rec_op_begin(HOOK_OBJ(ep->ops)->layer,
+	struct mt_rec_op *r = mt_rec_op_begin(hook_clone_of(ep->ops)->layer_bits,
 					      MT_OP_CANCEL, &a);
 
 	return end(r, EPOPS(ep)->cancel(fid, ctx));

@@ -78,7 +78,7 @@ void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 			memcpy((char *)c->table + off, &mine, sizeof(mine));
 	}
 	c->obj = o;
-	c->layer = o->layer;
+	c->layer_bits = mt_rec_layer_bits(o->layer);
 	c->orig = orig;
 	c->retired = o->clone[s];
 	o->clone[s] = c;

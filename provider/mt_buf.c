@@ -168,11 +168,24 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	return 0;
 }
 
-/* Where records may go up to; the inline paths' limit when the clock is
- * the TSC (mt_rec.h). */
-static char *room_end(const struct mt_rec_buf *b)
+/* The committed offset records may reach; the inline paths' limit when
+ * the clock is the TSC (mt_rec.h). */
+static uint64_t room(const struct mt_rec_buf *b)
 {
-	return b->grown_end - END_RESERVE;
+	return (uint64_t)(b->grown_end - mt_rec_at(b, 0)) - END_RESERVE;
+}
+
+/* The inline paths take records while the clock is the TSC and no retry
+ * count waits for the general path (mt_rec_op_begin) to record it. */
+static void set_limit(struct mt_rec_buf *b)
+{
+	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries ? room(b) : 0;
+}
+
+/* Room for size more bytes after what is committed. */
+static int fits(const struct mt_rec_buf *b, size_t size)
+{
+	return b->hdr->committed + size <= room(b);
 }
 
 /* Extends the file and the usable window by len bytes (capped by the file's
@@ -209,7 +222,7 @@ static int grow_by(struct mt_rec_buf *b, uint64_t len, int quiet)
 	}
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
 	b->grown_end = (char *)b->hdr + end;
-	b->limit = mt_rec_clock_tsc ? room_end(b) : (char *)b->hdr;
+	set_limit(b);
 	return 0;
 }
 
@@ -220,16 +233,16 @@ static int grow(struct mt_rec_buf *b)
 
 static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
-	struct mt_rec_clock *r = (struct mt_rec_clock *)b->next;
+	struct mt_rec_clock *r = (void *)mt_rec_at(b, b->hdr->committed);
 
 	mt_proc_clock_pair(r, phase);
-	mt_rec_publish(b, sizeof(*r));
+	mt_rec_publish(b->hdr, b->hdr->committed + sizeof(*r));
 }
 
 static void write_proc(struct mt_rec_buf *b)
 {
-	memcpy(b->next, &g.proc, sizeof(g.proc));
-	mt_rec_publish(b, sizeof(g.proc));
+	memcpy(mt_rec_at(b, b->hdr->committed), &g.proc, sizeof(g.proc));
+	mt_rec_publish(b->hdr, b->hdr->committed + sizeof(g.proc));
 }
 
 static void unmap_buf(struct mt_rec_buf *b)
@@ -276,7 +289,6 @@ static struct mt_rec_buf *create_buf(void)
 	b->hdr = map;
 	b->map_end = (char *)map + g.conf.buffer_size;
 	b->grown_end = (char *)map;
-	b->next = (char *)map + MT_FILE_HDR_SIZE;
 	/*
 	 * Growing costs the writer 0.4-3 us per 4 KiB page on ext4, 10-60 ns
 	 * per record: the first FIRST_CHUNKS chunks are paid here, at the
@@ -286,7 +298,7 @@ static struct mt_rec_buf *create_buf(void)
 	 * and END.
 	 */
 	grow_by(b, FIRST_CHUNKS * g.conf.chunk_size, 1);
-	while (b->grown_end < b->next + sizeof(struct mt_rec_proc) + 2 * END_RESERVE) {
+	while (b->grown_end < mt_rec_at(b, sizeof(struct mt_rec_proc) + 2 * END_RESERVE)) {
 		if (grow(b)) {
 			warn_once(W_CREATE, "msgtrace: cannot size trace file '%s/%s'",
 				  g.dir, name);
@@ -331,18 +343,16 @@ static void *slow(size_t size)
 		if (!b)
 			b = &dead_buf;
 		mt_rec_tls.buf = b;
-		if (b != &dead_buf && room_end(b) - b->next >= (ptrdiff_t)size)
-			return b->next;
 	}
 	if (b == &dead_buf || b->closed) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	if (b->stuck) {
-		b->hdr->lost[b->stuck - 1]++;
-		return NULL;
-	}
-	while (room_end(b) - b->next < (ptrdiff_t)size) {
+	while (!fits(b, size)) {
+		if (b->stuck) {
+			b->hdr->lost[b->stuck - 1]++;
+			return NULL;
+		}
 		stuck = grow(b);
 		if (stuck) {
 			if (stuck == 1 + MT_LOSS_FULL)
@@ -353,7 +363,8 @@ static void *slow(size_t size)
 			return NULL;
 		}
 	}
-	return b->next;
+	set_limit(b);
+	return mt_rec_at(b, b->hdr->committed);
 }
 
 /* The application's errno must survive whatever the slow path calls. */
@@ -366,22 +377,49 @@ void *mt_rec_slow(size_t size)
 	return r;
 }
 
+void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+	struct mt_file_hdr *h = b->hdr;
+
+	h->eagain++;
+	mt_rec_tls.retries++;
+	b->limit = 0;
+	if (!r)
+		return;
+	mt_rec_tls.retries += r->retries;
+	if (mt_rec_at(b, h->committed) == (char *)(r + 1))
+		mt_rec_publish(h, h->committed - sizeof(*r));
+	else
+		r->ret = ret;
+}
+
+void mt_rec_reopen(void)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (b != &dead_buf && b != &unborn_buf && !b->closed)
+		set_limit(b);
+}
+
 /* Writes CLOCK END, marks the file closed and gives back the unused,
  * preallocated tail. The mapping stays: other threads may still hold it. */
 static void finish_buf(struct mt_rec_buf *b)
 {
+	char *end;
 	int i;
 
 	if (b->closed)
 		return;
 	write_clock(b, MT_CLOCK_END);
 	b->closed = 1;
-	b->limit = b->next;
+	b->limit = 0;
 	b->hdr->flags |= MT_FILE_CLOSED;
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		g.lost[i] += b->hdr->lost[i];
-	if (ftruncate(b->fd, b->next - (char *)b->hdr) == 0)
-		b->grown_end = b->next;
+	end = mt_rec_at(b, b->hdr->committed);
+	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
+		b->grown_end = end;
 }
 
 static void unlink_buf(struct mt_rec_buf *b)

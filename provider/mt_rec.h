@@ -35,11 +35,14 @@ struct mt_rec_conf {
 	void (*warn)(const char *msg);	/* one line naming the cause */
 };
 
-/* A thread's trace file. The first three fields are the hot path's. */
+/*
+ * A thread's trace file. The first two fields are the hot path's: records go
+ * at data + hdr->committed, so reserving a record and publishing it touch
+ * one counter, the one readers trust.
+ */
 struct mt_rec_buf {
-	char *next;			/* where the next record goes */
-	char *limit;			/* end of what the inline paths may use */
 	struct mt_file_hdr *hdr;	/* start of the mapping */
+	uint64_t limit;			/* committed may grow up to this inline */
 	char *map_end;			/* end of the reserved virtual range */
 	char *grown_end;		/* end of the part backed by the file */
 	int fd;
@@ -54,7 +57,9 @@ struct mt_rec_tls {
 					 * until the thread's first record */
 	const void *inside;		/* object whose hooked call is running */
 	uint32_t depth;			/* hooked object-creating calls running */
-	uint32_t retries;		/* -FI_EAGAIN returns since the last OP */
+	uint32_t retries;		/* -FI_EAGAIN returns since the last OP;
+					 * while not 0, the inline paths are
+					 * closed (limit 0) */
 };
 
 extern __thread struct mt_rec_tls mt_rec_tls
@@ -76,6 +81,14 @@ void mt_rec_thread_close(void);
 /* Slow path: make room for size bytes, or count the loss and return NULL. */
 void *mt_rec_slow(size_t size);
 uint64_t mt_rec_clock_slow(void);
+/*
+ * A posting call returned -FI_EAGAIN: it is counted (header and the next
+ * OP's retries), and its record (NULL: lost) is taken back while it is
+ * still the last one; one that nested records already follow keeps ret.
+ */
+void mt_rec_op_again(struct mt_rec_op *r, int32_t ret);
+/* The retry count is recorded: the inline paths may take records again. */
+void mt_rec_reopen(void);
 
 static inline uint64_t mt_rec_now(void)
 {
@@ -84,51 +97,61 @@ static inline uint64_t mt_rec_now(void)
 	return mt_rec_clock_slow();
 }
 
-static inline void *mt_rec_reserve(size_t size)
+/* Where a record at committed offset off goes. */
+static inline char *mt_rec_at(const struct mt_rec_buf *b, uint64_t off)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-
-	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
-		return mt_rec_slow(size);
-	return b->next;
+	return (char *)b->hdr + MT_FILE_HDR_SIZE + off;
 }
 
 /*
- * Room is compared signed: a limit behind next means none. Without a TSC
- * clock the slow path keeps limit at the start of the mapping, so every
- * record goes through it (and mt_rec_now) and the inline paths need not
- * test the clock.
- *
- * mt_rec_try() is mt_rec_reserve() for the common case only: room in the
- * buffer, which implies the TSC clock. It calls nothing, so a hook using it keeps its values in
- * registers; NULL means "take the general path" (which may call out).
- * It returns the buffer, the record goes at its 'next': a caller holding
- * the buffer in a register neither tests the record pointer nor reloads
- * the thread's state after filling it.
+ * Room is checked against limit: placeholders and closed files keep it at
+ * 0, and so does every file without a TSC clock, so those records all go
+ * through the slow path (and mt_rec_now) and the inline paths need not
+ * test the clock. So does a thread with retries to record (mt_rec_op_end).
  */
-static inline struct mt_rec_buf *mt_rec_try(size_t size)
+static inline void *mt_rec_reserve(size_t size)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
+	const struct mt_rec_buf *b = mt_rec_tls.buf;
+	uint64_t off = b->hdr->committed;
 
-	if (MT_UNLIKELY(b->limit - b->next < (ptrdiff_t)size))
-		return NULL;
-	return b;
+	if (MT_UNLIKELY(off + size > b->limit))
+		return mt_rec_slow(size);
+	return mt_rec_at(b, off);
 }
 
-/* Publish the record written at b->next: the bytes are stored before
+/* Publish a committed offset: the record bytes are stored before
  * 'committed' moves (release), so a reader never sees a torn record. */
-static inline void mt_rec_publish(struct mt_rec_buf *b, size_t size)
+static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t end)
 {
-	b->next += size;
-	__atomic_store_n(&b->hdr->committed,
-			 (uint64_t)(b->next - (char *)b->hdr) - MT_FILE_HDR_SIZE,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&h->committed, end, __ATOMIC_RELEASE);
 }
 
-/* Publish the record written where mt_rec_reserve() pointed. */
+/* Publish the size bytes written where mt_rec_reserve() pointed. */
 static inline void mt_rec_commit(size_t size)
 {
-	mt_rec_publish(mt_rec_tls.buf, size);
+	struct mt_file_hdr *h = mt_rec_tls.buf->hdr;
+
+	mt_rec_publish(h, h->committed + size);
+}
+
+/*
+ * mt_rec_try() is mt_rec_reserve() for the common case only: room in the
+ * buffer, which implies the TSC clock. It calls nothing, so a hook using
+ * it keeps its values in registers; NULL means "take the general path"
+ * (which may call out). *h and *end are what mt_rec_publish() needs once
+ * the size bytes are written, so the caller reloads nothing.
+ */
+static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
+			       uint64_t *end)
+{
+	const struct mt_rec_buf *b = mt_rec_tls.buf;
+	uint64_t off = b->hdr->committed;
+
+	if (MT_UNLIKELY(off + size > b->limit))
+		return NULL;
+	*h = b->hdr;
+	*end = off + size;
+	return mt_rec_at(b, off);
 }
 
 /* The first 8 bytes in one store (the format is little-endian). */
@@ -148,11 +171,22 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-static inline void mt_rec_op_fill(struct mt_rec_op *r, uint8_t layer,
-				  enum mt_op op, uint64_t ts,
-				  const struct mt_rec_opargs *a)
+/* A layer as it sits in the first word of a record header: hooks keep it
+ * shifted, so the header of an OP is a constant or'ed with it. */
+static inline uint64_t mt_rec_layer_bits(uint8_t layer)
 {
-	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, sizeof(*r), op, ts);
+	return (uint64_t)layer << 8;
+}
+
+static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
+				  enum mt_op op, uint64_t ts,
+				  const struct mt_rec_opargs *a, uint32_t retries)
+{
+	uint64_t w = MT_REC_OP | layer_bits | (uint64_t)sizeof(*r) << 16 |
+		     (uint64_t)op << 32;
+
+	memcpy(&r->h, &w, sizeof(w));
+	r->h.ts = ts;
 	r->ep = a->ep;
 	r->addr = a->addr;
 	r->tag = a->tag;
@@ -162,21 +196,21 @@ static inline void mt_rec_op_fill(struct mt_rec_op *r, uint8_t layer,
 	r->context = a->context;
 	r->flags = a->flags;
 	r->ret = MT_OP_RET_PENDING;
-	r->retries = mt_rec_tls.retries;
+	r->retries = retries;
 }
 
 /*
- * A posting call is recorded in two halves so that its arguments need not
- * survive the call: mt_rec_op_begin() fills the record (timestamp first)
- * and reserves its place before the call, mt_rec_op_end() stores the return
- * value and publishes it. A record reserved but not yet published carries
- * ret = MT_OP_RET_PENDING; it becomes visible early only if a nested call
- * on the same thread published after it and the process then died.
- * -FI_EAGAIN (again != 0) takes the reservation back and is only counted;
- * if a nested record already follows it, it stays with that return value.
+ * A posting call is recorded whole and published before it is made, with
+ * ret = MT_OP_RET_PENDING (timestamp first, so the arguments need not
+ * survive the call); mt_rec_op_end() stores the return value into the
+ * published record. A process that dies inside the call leaves PENDING.
+ * -FI_EAGAIN (again != 0) goes to mt_rec_op_again(), out of line, which
+ * also closes the inline paths until the next record went through here:
+ * only this path moves the thread's retry count into a record.
  * Returns NULL when the record was lost (no room): the call still runs.
  */
-static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
+static inline struct mt_rec_op *mt_rec_op_begin(uint64_t layer_bits,
+						enum mt_op op,
 						const struct mt_rec_opargs *a)
 {
 	uint64_t ts = mt_rec_now();
@@ -184,43 +218,38 @@ static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 
 	if (MT_UNLIKELY(!r))
 		return NULL;
-	mt_rec_op_fill(r, layer, op, ts, a);
-	mt_rec_tls.buf->next += sizeof(*r);
+	mt_rec_op_fill(r, layer_bits, op, ts, a, mt_rec_tls.retries);
+	mt_rec_commit(sizeof(*r));
+	if (MT_UNLIKELY(mt_rec_tls.retries)) {
+		mt_rec_tls.retries = 0;
+		mt_rec_reopen();
+	}
 	return r;
 }
 
 /* mt_rec_op_begin() through mt_rec_try(): NULL means "use the former". */
-static inline struct mt_rec_op *mt_rec_op_try(uint8_t layer, enum mt_op op,
+static inline struct mt_rec_op *mt_rec_op_try(uint64_t layer_bits,
+					      enum mt_op op,
 					      const struct mt_rec_opargs *a)
 {
-	struct mt_rec_buf *b = mt_rec_try(sizeof(struct mt_rec_op));
-	struct mt_rec_op *r;
+	struct mt_file_hdr *h;
+	uint64_t end;
+	struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &end);
 
-	if (MT_UNLIKELY(!b))
+	if (MT_UNLIKELY(!r))
 		return NULL;
-	r = (struct mt_rec_op *)b->next;
-	b->next += sizeof(*r);	/* first: b is dead while filling */
-	mt_rec_op_fill(r, layer, op, __builtin_ia32_rdtsc(), a);
+	mt_rec_op_fill(r, layer_bits, op, __builtin_ia32_rdtsc(), a, 0);
+	mt_rec_publish(h, end);
 	return r;
 }
 
+
 static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-
-	if (MT_UNLIKELY(again)) {
-		mt_rec_tls.retries++;
-		b->hdr->eagain++;
-		if (r && b->next - sizeof(*r) == (char *)r) {
-			b->next = (char *)r;
-			return;
-		}
-	}
-	if (MT_UNLIKELY(!r))
-		return;
-	r->ret = ret;
-	mt_rec_tls.retries = 0;
-	mt_rec_publish(b, 0);
+	if (MT_UNLIKELY(again))
+		mt_rec_op_again(r, ret);
+	else if (MT_LIKELY(r != NULL))
+		r->ret = ret;
 }
 
 /* A CQ read returned no entry. */

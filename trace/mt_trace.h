@@ -197,11 +197,11 @@ enum mt_op {
  * Fields a call does not have are 0 (ignore, data, flags) or FI_ADDR_UNSPEC
  * as passed. len is the sum of the iov lengths for vector calls.
  * For MT_OP_CANCEL: ep = the fid cancelled, context = the context argument.
- * h.ts is read before the call. The writer fills the record before calling
- * the provider and stores ret when the call returns, so two rare cases
- * exist: ret == MT_OP_RET_PENDING (the process died inside the call after a
- * nested record on the same thread was published), and ret == -FI_EAGAIN
- * (-11) when a nested record already followed it: treat both as not posted.
+ * h.ts is read before the call. The writer publishes the record before
+ * calling the provider and stores ret when the call returns, so two rare
+ * cases exist: ret == MT_OP_RET_PENDING (the process died inside the call),
+ * and ret == -FI_EAGAIN (-11) when a nested record on the same thread
+ * already followed it (otherwise it is taken back): treat both as not posted.
  */
 #define MT_OP_RET_PENDING INT32_MIN
 struct mt_rec_op {

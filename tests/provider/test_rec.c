@@ -327,8 +327,8 @@ static void *thread_body(void *arg)
 	return NULL;
 }
 
-/* A record published by a nested call inside an unfinished one makes the
- * outer record visible with MT_OP_RET_PENDING; its ret lands at the end. */
+/* A record is published before its call with MT_OP_RET_PENDING; nested
+ * records follow it, and its ret lands when the outer call returns. */
 Test(rec, nested_record_inside_a_call)
 {
 	struct mt_rec_conf c = conf(1 << 20, 4096);
@@ -343,7 +343,7 @@ Test(rec, nested_record_inside_a_call)
 	cr_assert_eq(mt_rec_init(&c), 0);
 	write_ops(1);
 	r = mt_rec_op_begin(0, MT_OP_TSEND, &outer);
-	q = mt_rec_op_begin(1, MT_OP_TSEND, &inner);
+	q = mt_rec_op_begin(mt_rec_layer_bits(1), MT_OP_TSEND, &inner);
 	mt_rec_op_end(q, 0, 0);
 	path_of(path, sizeof(path), getpid(), 0);
 	data = slurp(path, &size);
@@ -428,6 +428,44 @@ Test(rec, counters_in_header)
 	cr_assert_eq(op[1].retries, 2, "retries go to the next op of the thread");
 	cr_assert_eq(op[1].ret, 0);
 	free(data);
+}
+
+/* The inline path (what the hooks use) and -FI_EAGAIN: the record is
+ * published before the call with ret PENDING, taken back on EAGAIN, and
+ * the retry count reaches the next OP through the general path, after
+ * which the inline path takes records again. */
+Test(rec, inline_path_and_eagain)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct mt_rec_opargs a = { .tag = 7 };
+	const struct mt_file_hdr *wh;
+	const struct mt_rec_op *op;
+	struct mt_rec_op *r;
+	uint64_t before;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	wh = mt_rec_tls.buf->hdr;
+	before = wh->committed;
+	r = mt_rec_op_try(0, MT_OP_TRECV, &a);
+	cr_assert_not_null(r);
+	cr_assert_eq(wh->committed, before + sizeof(*r), "published before the call");
+	cr_assert_eq(r->ret, MT_OP_RET_PENDING);
+	mt_rec_op_end(r, -11, 1);
+	cr_assert_eq(wh->committed, before, "EAGAIN takes the record back");
+	cr_assert_null(mt_rec_op_try(0, MT_OP_TRECV, &a),
+		       "a retry count to record closes the inline path");
+	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TRECV, &a), 0, 0);
+	op = (const void *)((const char *)wh + MT_FILE_HDR_SIZE + before);
+	cr_assert_eq(op->retries, 1);
+	cr_assert_eq(op->ret, 0);
+	r = mt_rec_op_try(0, MT_OP_TRECV, &a);
+	cr_assert_not_null(r, "the general path reopened the inline path");
+	mt_rec_op_end(r, -5, 0);
+	cr_assert_eq(r->ret, -5);
+	cr_assert_eq(r->retries, 0);
+	cr_assert_eq(wh->eagain, 1);
+	mt_rec_fini();
 }
 
 /* Hostile directories (reliab): a symlink planted at this process's first
@@ -515,17 +553,20 @@ Test(rec, without_tsc_records_take_the_general_path)
 	struct mt_rec_opargs a = { 0 };
 	char path[PATH_MAX + 128];
 	const struct mt_file_hdr *h;
+	struct mt_file_hdr *wh;
 	int counts[16];
+	uint64_t end;
 	size_t size;
 	char *data;
 
 	cr_assert_eq(mt_rec_init(&c), 0);
 	mt_rec_clock_tsc = 0;
 	write_ops(1);
-	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op)));
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end));
 	cr_assert_null(mt_rec_op_try(0, MT_OP_TSEND, &a));
 	write_ops(199);
-	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op)), "limit stays closed after growth");
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end),
+		       "limit stays closed after growth");
 	mt_rec_thread_close();
 
 	path_of(path, sizeof(path), getpid(), 0);
