@@ -328,7 +328,8 @@ static void print_op(const struct mt_trace *t, uint32_t proc,
 	       r->ignore, r->len,
 	       r->data, r->context,
 	       mt_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
-	       ret_str(ret, sizeof(ret), r->ret), r->retries);
+	       r->ret == MT_OP_RET_PENDING ? "pending" : ret_str(ret, sizeof(ret), r->ret),
+	       r->retries);
 }
 
 static void print_cqe(const struct mt_rec_cqe *r)

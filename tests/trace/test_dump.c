@@ -46,7 +46,8 @@ static size_t count(const char *s, const char *needle)
 	return n;
 }
 
-/* One process with 3 tsends; a bad record after them if corrupt. */
+/* One process with 3 tsends, the last still inside its call when the
+ * process died; a bad record after them if corrupt. */
 static char *make_trace(int corrupt)
 {
 	char *dir = tw_tmpdir(), *tdir;
@@ -58,6 +59,7 @@ static char *make_trace(int corrupt)
 	tw_proc(&w, 0, 0, 1000000000ull, "node");
 	for (int i = 0; i < 3; i++)
 		tw_op(&w, MT_OP_TSENDDATA, 1000 * (uint64_t)(i + 1), 0xabc0 + (uint64_t)i);
+	tw_op(&w, MT_OP_TSENDDATA, 4000, 0xabc3)->ret = MT_OP_RET_PENDING;
 	if (corrupt)
 		((struct mt_rec_hdr *)tw_add(&w, MT_REC_OP, 0, sizeof(struct mt_rec_op), 5000))->size = 12;
 	free(tw_save(&w, tdir, "node.42.0.mt"));
@@ -73,8 +75,12 @@ Test(dump, good_trace_prints_every_record)
 	snprintf(args, sizeof(args), "dump '%s/trace'", dir);
 	cr_expect_eq(run(dir, args), 0);
 	out = slurp(dir, "out");
-	cr_expect_eq(count(out, "\n"), 4, "%s", out);
-	cr_expect_eq(count(out, " tsenddata "), 3);
+	cr_expect_eq(count(out, "\n"), 5, "%s", out);
+	cr_expect_eq(count(out, " tsenddata "), 4);
+	cr_expect_eq(count(out, " ret=0 "), 3, "%s", out);
+	cr_expect(strstr(out, "tag=0x000000000000abc3") &&
+		  strstr(strstr(out, "tag=0x000000000000abc3"), " ret=pending "),
+		  "%s", out);
 	cr_expect(strstr(out, "0.000002000 r0   t0  app op    tsenddata") != NULL,
 		  "%s", out);
 	cr_expect(strstr(out, "tag=0x000000000000abc1") != NULL, "%s", out);
@@ -95,18 +101,18 @@ Test(dump, corrupt_trace_exits_1_after_good_records)
 	cr_expect_eq(run(dir, args), 1);
 	out = slurp(dir, "out");
 	err = slurp(dir, "err");
-	cr_expect_eq(count(out, " tsenddata "), 3, "%s", out);
+	cr_expect_eq(count(out, " tsenddata "), 4, "%s", out);
 	snprintf(want, sizeof(want), "msgtrace dump: %s/trace/node.42.0.mt: offset %zu: "
 		 "record size 12 is not a multiple of 8\n", dir,
 		 (size_t)MT_FILE_HDR_SIZE + sizeof(struct mt_rec_proc) +
-		 3 * sizeof(struct mt_rec_op));
+		 4 * sizeof(struct mt_rec_op));
 	cr_expect_str_eq(err, want);
 	free(out);
 	free(err);
 	snprintf(args, sizeof(args), "dump --summary '%s/trace'", dir);
 	cr_expect_eq(run(dir, args), 1);
 	out = slurp(dir, "out");
-	cr_expect(strstr(out, "ops: tsenddata 3") != NULL, "%s", out);
+	cr_expect(strstr(out, "ops: tsenddata 4") != NULL, "%s", out);
 	free(out);
 	tw_rmdir(dir);
 }
