@@ -7,10 +7,13 @@
 #       that machine noise hits them alike;
 #   (b) instructions per iteration under callgrind (repeatable), counted in
 #       the loop function only;
+#   (c) the provider's own instructions per iteration by hook entry point
+#       (callgrind self cost), to show where (b)'s difference goes;
 # plus the floor (rdtsc + one 88-byte record store + release) in the same
 # run. Mode "dropping" is msgtrace with an 8 KiB file, so every record is
 # counted lost after the first few: the hook's work without the cost of
-# writing fresh file pages, which the difference to "msgtrace" shows. A traced iteration writes 3 records (TRECV, TINJECT, CQE), so the
+# writing fresh file pages, which the difference to "msgtrace" shows. A
+# traced iteration writes 3 records (TRECV, TINJECT, CQE), so the
 # per-record figures are the per-iteration differences divided by 3.
 #
 # Usage: bench/overhead.sh BUILD_DIR  (env: PROV=tcp;ofi_rxm ITERS RUNS CG_ITERS)
@@ -60,6 +63,7 @@ for m in "${modes[@]}"; do
 	# pingself_loop runs iters/10+1 warm-up iterations first, also counted.
 	total=$(FI_HOOK=$(hook_of "$m") FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE=$(size_of "$m") callgrind_ir pingself_loop "$bench" -n "$cg_iters" -p "$prov")
 	ir[$m]=$(awk -v t="$total" -v n="$cg_iters" 'BEGIN {printf "%.1f", t / (n + int(n / 10) + 1)}')
+	[ "$m" = msgtrace ] && cp "$work/cg.out" "$work/cg.msgtrace"
 done
 ns[floor]=$(median <"$work/wall.floor")
 total=$(callgrind_ir floor_loop "$bench" --floor -n 100000)
@@ -86,3 +90,22 @@ awk -v a="${ns[msgtrace]}" -v b="${ns[noop]}" -v c="${ns[none]}" \
 	printf "floor per record : %8.1f ns, %6.1f instr (rdtsc + 88-byte store + release)\n", f, fi
 	printf "target           : <= 25 instr and <= 10 ns per record over noop\n"
 }'
+
+# Where the hook's instructions go: the provider library's own code (self
+# cost, inlined helpers included) per iteration, by hook entry point.
+echo
+echo "hook's own instructions per iteration (self cost, by entry point):"
+callgrind_annotate --inclusive=no --threshold=100 --auto=no "$work/cg.msgtrace" 2>/dev/null |
+	awk -v n="$cg_iters" '
+	/[ \/]provider\/[a-z_]+\.[ch]:/ {
+		ir = $1; gsub(",", "", ir)
+		fn = $0; sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
+		sub(/\.(part|cold|constprop)\..*$/, "", fn)
+		by[fn] += ir
+	}
+	END {
+		it = n + int(n / 10) + 1
+		for (f in by)
+			if (by[f] / it >= 0.05)
+				printf "  %-16s %7.1f\n", f, by[f] / it
+	}' | sort -k2 -g -r | awk '{print; t += $2} END {printf "  %-16s %7.1f\n", "total", t}'
