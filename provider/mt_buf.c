@@ -384,7 +384,8 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 
 	h->eagain++;
 	mt_rec_tls.retries++;
-	b->limit = 0;
+	if (b != &dead_buf && b != &unborn_buf)
+		b->limit = 0;
 	if (!r)
 		return;
 	mt_rec_tls.retries += r->retries;
