@@ -243,7 +243,7 @@ static inline struct mt_rec_op *mt_rec_op_try(uint64_t layer_bits,
 	return r;
 }
 
-
+/* The call returned: its value goes into the published record. */
 static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 {
 	if (MT_UNLIKELY(again))
