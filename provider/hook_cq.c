@@ -101,8 +101,8 @@ static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
 
 /* All entries of one read in one reservation and one publication. */
 static inline __attribute__((always_inline)) void
-record(struct fid_cq *cq, enum mt_cq_call call,
-			  const char *buf, ssize_t n, const fi_addr_t *src)
+record(struct fid_cq *cq, enum mt_cq_call call, const char *buf, ssize_t n,
+       const fi_addr_t *src)
 {
 	const struct hook_obj *o = HOOK_OBJ(cq->ops);
 	struct mt_file_hdr *h;
@@ -134,8 +134,8 @@ record(struct fid_cq *cq, enum mt_cq_call call,
 }
 
 static inline __attribute__((always_inline)) ssize_t
-finish(struct fid_cq *cq, enum mt_cq_call call,
-			     const void *buf, ssize_t ret, const fi_addr_t *src)
+finish(struct fid_cq *cq, enum mt_cq_call call, const void *buf, ssize_t ret,
+       const fi_addr_t *src)
 {
 	if (ret > 0)
 		record(cq, call, buf, ret, src);
