@@ -60,7 +60,6 @@ struct hook_obj {
 	union {
 		struct {			/* CQs */
 			int format;		/* enum fi_cq_format, never UNSPEC */
-			uint32_t step;		/* bytes of one entry */
 		} cq;
 		struct hook_ep_attr *ep;	/* endpoints opened with an fi_info */
 		struct {			/* domains */

@@ -93,7 +93,7 @@ static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
 		if (!r)
 			continue;
 		fill(r, o->layer, o->u.cq.format, (uint64_t)(uintptr_t)o->fid,
-		     call, ts, buf + (size_t)i * o->u.cq.step,
+		     call, ts, buf + (size_t)i * entry_size(o->u.cq.format),
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
 	}
@@ -228,7 +228,6 @@ void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 	if (!o)
 		return;
 	o->u.cq.format = effective_format(attr);
-	o->u.cq.step = (uint32_t)entry_size(o->u.cq.format);
 	hook_obj_announce(o, (uint64_t)o->u.cq.format);
 	HOOK_INSTALL(o, HOOK_OPS, cq->ops, hook_cq_ops);
 }

@@ -233,16 +233,16 @@ static int grow(struct mt_rec_buf *b)
 
 static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
-	struct mt_rec_clock *r = (void *)mt_rec_at(b, b->hdr->committed);
+	struct mt_rec_clock *r = (void *)mt_rec_next(b);
 
 	mt_proc_clock_pair(r, phase);
-	mt_rec_publish(b->hdr, b->hdr->committed + sizeof(*r));
+	mt_rec_buf_commit(b, sizeof(*r));
 }
 
 static void write_proc(struct mt_rec_buf *b)
 {
-	memcpy(mt_rec_at(b, b->hdr->committed), &g.proc, sizeof(g.proc));
-	mt_rec_publish(b->hdr, b->hdr->committed + sizeof(g.proc));
+	memcpy(mt_rec_next(b), &g.proc, sizeof(g.proc));
+	mt_rec_buf_commit(b, sizeof(g.proc));
 }
 
 static void unmap_buf(struct mt_rec_buf *b)
@@ -364,7 +364,7 @@ static void *slow(size_t size)
 		}
 	}
 	set_limit(b);
-	return mt_rec_at(b, b->hdr->committed);
+	return mt_rec_next(b);
 }
 
 /* The application's errno must survive whatever the slow path calls. */
@@ -389,7 +389,7 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 	if (!r)
 		return;
 	mt_rec_tls.retries += r->retries;
-	if (mt_rec_at(b, h->committed) == (char *)(r + 1))
+	if (mt_rec_next(b) == (char *)(r + 1))
 		mt_rec_publish(h, h->committed - sizeof(*r));
 	else
 		r->ret = ret;
@@ -418,7 +418,7 @@ static void finish_buf(struct mt_rec_buf *b)
 	b->hdr->flags |= MT_FILE_CLOSED;
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		g.lost[i] += b->hdr->lost[i];
-	end = mt_rec_at(b, b->hdr->committed);
+	end = mt_rec_next(b);
 	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
 		b->grown_end = end;
 }

@@ -103,20 +103,10 @@ static inline char *mt_rec_at(const struct mt_rec_buf *b, uint64_t off)
 	return (char *)b->hdr + MT_FILE_HDR_SIZE + off;
 }
 
-/*
- * Room is checked against limit: placeholders and closed files keep it at
- * 0, and so does every file without a TSC clock, so those records all go
- * through the slow path (and mt_rec_now) and the inline paths need not
- * test the clock. So does a thread with retries to record (mt_rec_op_end).
- */
-static inline void *mt_rec_reserve(size_t size)
+/* Where b's next record goes. */
+static inline char *mt_rec_next(const struct mt_rec_buf *b)
 {
-	const struct mt_rec_buf *b = mt_rec_tls.buf;
-	uint64_t off = b->hdr->committed;
-
-	if (MT_UNLIKELY(off + size > b->limit))
-		return mt_rec_slow(size);
-	return mt_rec_at(b, off);
+	return mt_rec_at(b, b->hdr->committed);
 }
 
 /* Publish a committed offset: the record bytes are stored before
@@ -126,20 +116,29 @@ static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t end)
 	__atomic_store_n(&h->committed, end, __ATOMIC_RELEASE);
 }
 
+/* Publish the size bytes written at mt_rec_next(b). */
+static inline void mt_rec_buf_commit(struct mt_rec_buf *b, size_t size)
+{
+	mt_rec_publish(b->hdr, b->hdr->committed + size);
+}
+
 /* Publish the size bytes written where mt_rec_reserve() pointed. */
 static inline void mt_rec_commit(size_t size)
 {
-	struct mt_file_hdr *h = mt_rec_tls.buf->hdr;
-
-	mt_rec_publish(h, h->committed + size);
+	mt_rec_buf_commit(mt_rec_tls.buf, size);
 }
 
 /*
- * mt_rec_try() is mt_rec_reserve() for the common case only: room in the
+ * mt_rec_try() reserves size bytes in the common case only: room in the
  * buffer, which implies the TSC clock. It calls nothing, so a hook using
  * it keeps its values in registers; NULL means "take the general path"
  * (which may call out). *h and *end are what mt_rec_publish() needs once
  * the size bytes are written, so the caller reloads nothing.
+ *
+ * Room is checked against limit: placeholders and closed files keep it at
+ * 0, and so does every file without a TSC clock, so those records all go
+ * through the slow path (and mt_rec_now) and the inline paths need not
+ * test the clock. So does a thread with retries to record (mt_rec_op_end).
  */
 static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 			       uint64_t *end)
@@ -152,6 +151,16 @@ static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 	*h = b->hdr;
 	*end = off + size;
 	return mt_rec_at(b, off);
+}
+
+/* Room for size bytes: the inline case, else the slow path. */
+static inline void *mt_rec_reserve(size_t size)
+{
+	struct mt_file_hdr *h;
+	uint64_t end;
+	void *r = mt_rec_try(size, &h, &end);
+
+	return MT_LIKELY(r != NULL) ? r : mt_rec_slow(size);
 }
 
 /* The first 8 bytes in one store (the format is little-endian). */

@@ -176,17 +176,14 @@ enum mt_status clockstage_solve(struct clockstage *cs, struct mt_err *err)
 		}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
-	if (s == MT_ERR_CORRUPT) {	/* its process is a world rank */
+	if (s == MT_ERR_CORRUPT) {	/* corrupt_proc: a world rank, or none */
 		struct mt_err why = *err;
+		int one = cs->res.corrupt_proc != MT_CLOCK_NOPROC;
+		const char *path = one ? file_of_rank(cs->trace, cs->res.corrupt_proc) :
+				   cs->trace->nfiles ? cs->trace->files[0]->path : "?";
 
-		if (cs->res.corrupt_proc == MT_CLOCK_NOPROC)
-			mt_err_set(err, s, "%s and the other files: %s",
-				   cs->trace->nprocs && cs->trace->procs[0].nfiles ?
-				   cs->trace->procs[0].files[0]->path : "?", why.msg);
-		else
-			mt_err_set(err, s, "%s: %s",
-				   file_of_rank(cs->trace, cs->res.corrupt_proc),
-				   why.msg);
+		mt_err_set(err, s, "%s%s: %s", path, one ? "" : " and the other files",
+			   why.msg);
 	}
 	cs->solved = s == MT_OK;
 	return s;
