@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "mt_sink.h"
+#include "mt_pipe.h"
 
 static double now(void)
 {
@@ -29,31 +29,34 @@ static double now(void)
 /* The baseline sink: counts messages, keeps nothing. */
 static uint64_t null_msgs;
 
-static int null_init(void **state, FILE *out, const struct mt_run *run)
+static enum mt_status null_init(void **state, FILE *out,
+				const struct mt_run *run, struct mt_err *err)
 {
-	(void)state, (void)out, (void)run;
-	return 0;
+	(void)state, (void)out, (void)run, (void)err;
+	return MT_OK;
 }
 
-static int null_consume(void *state, const struct mt_match_msg *b, size_t n)
+static enum mt_status null_consume(void *state, const struct mt_match_msg *b,
+				   size_t n, struct mt_err *err)
 {
-	(void)state, (void)b;
+	(void)state, (void)b, (void)err;
 	null_msgs += n;
-	return 0;
+	return MT_OK;
 }
 
 static uint64_t records;	/* of the last run, from its finalize */
 
-static int null_finalize(void *state, const struct mt_run *run,
-			 const struct mt_match_summary *sum)
+static enum mt_status null_finalize(void *state, const struct mt_run *run,
+				    const struct mt_match_summary *sum,
+				    struct mt_err *err)
 {
-	(void)state, (void)sum;
+	(void)state, (void)sum, (void)err;
 	records = run->events;
-	return 0;
+	return MT_OK;
 }
 
 static const struct mt_sink_ops null_sink = {
-	.name = "null", .init = null_init, .consume = null_consume,
+	.key = "null", .name = "null", .init = null_init, .consume = null_consume,
 	.finalize = null_finalize,
 };
 
@@ -64,12 +67,13 @@ static double timed(const char *tracedir, const struct mt_sink_ops *sink,
 {
 	const char *paths[] = { tracedir };
 	struct mt_pipe_opts o = { .paths = paths, .npaths = 1,
-				  .layout = MT_TAG_LAYOUT_NONE,
-				  .cmd = "bench_export", .sink_arg = arg };
+				  .layout = MT_TAG_LAYOUT_NONE, .sink_arg = arg };
+	struct mt_err err = { { 0 } };
 	double t = now();
 
-	if (mt_pipe_run(&o, sink, out)) {
-		fprintf(stderr, "bench_export: the %s run failed\n", sink->name);
+	if (mt_pipe_run(&o, sink, out, &err)) {
+		fprintf(stderr, "bench_export: the %s run failed: %s\n",
+			sink->name, err.msg);
 		exit(1);
 	}
 	return now() - t;

@@ -25,7 +25,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 static uint64_t now_ns(void)
 {

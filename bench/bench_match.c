@@ -68,15 +68,15 @@ static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 	uint64_t n = 0;
 	size_t k;
 
-	if ((s = feed_init(&fd, t, MT_TAG_LAYOUT_NONE, &err)))
+	if ((s = mt_pipe_feed_init(&fd, t, MT_TAG_LAYOUT_NONE, &err)))
 		die("feed", s, &err);
-	feed_match_cfg(&fd, &cfg);
-	if (mt_match_new(&cfg, &m) || feed_attach(&fd, m))
+	mt_pipe_feed_match_cfg(&fd, &cfg);
+	if (mt_match_new(&cfg, &m) || mt_pipe_feed_attach(&fd, m))
 		die("match", MT_ERR_NOMEM, NULL);
 	if ((s = mt_trace_merge_open(t, &mg)))
 		die("merge", s, NULL);
 	while ((s = mt_trace_merge_next(mg, &ev, &err)) == MT_OK) {
-		if (feed_event(&fd, &ev))
+		if (mt_pipe_feed_event(&fd, &ev))
 			die("match", MT_ERR_NOMEM, NULL);
 		if (!(++n & 1023))
 			while ((k = mt_match_take(m, batch, 1024)))
@@ -93,7 +93,7 @@ static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 	heap_peak = mallinfo2().uordblks;
 	mt_trace_merge_close(mg);
 	mt_match_free(m);
-	feed_fini(&fd);
+	mt_pipe_feed_fini(&fd);
 	return n;
 }
 

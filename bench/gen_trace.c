@@ -19,7 +19,7 @@
 
 #include <rdma/fabric.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 #define MAX_PROC 64
 #define CTX_RING 64		/* contexts reused round robin */

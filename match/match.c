@@ -35,33 +35,33 @@ const char *mt_match_field_str(unsigned field)
 	return field <= MT_MATCH_F_COUNT ? field_names[field] : "?";
 }
 
-int mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **out)
+enum mt_status mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **out)
 {
 	struct mt_match *m = calloc(1, sizeof(*m));
 
 	if (!m)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	m->cfg = *cfg;
 	m->n_op = m->n_key = 1;		/* index 0 means "none" */
-	if (map_init(&m->ctx, 1024) || map_init(&m->keys, 1024) ||
-	    map_init(&m->comm, 64) || map_init(&m->claims, 64) ||
-	    map_init(&m->owed, 64)) {
+	if (mt_match_map_init(&m->ctx, 1024) || mt_match_map_init(&m->keys, 1024) ||
+	    mt_match_map_init(&m->comm, 64) || mt_match_map_init(&m->claims, 64) ||
+	    mt_match_map_init(&m->owed, 64)) {
 		mt_match_free(m);
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	}
 	*out = m;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 void mt_match_free(struct mt_match *m)
 {
 	if (!m)
 		return;
-	map_fini(&m->ctx);
-	map_fini(&m->keys);
-	map_fini(&m->comm);
-	map_fini(&m->claims);
-	map_fini(&m->owed);
+	mt_match_map_fini(&m->ctx);
+	mt_match_map_fini(&m->keys);
+	mt_match_map_fini(&m->comm);
+	mt_match_map_fini(&m->claims);
+	mt_match_map_fini(&m->owed);
 	free(m->owe);
 	free(m->op);
 	free(m->key);
@@ -72,15 +72,15 @@ void mt_match_free(struct mt_match *m)
 	free(m);
 }
 
-int mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank)
+enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank)
 {
 	if (ep < 0 || proc < 0)
-		return MT_MATCH_ERR_INVAL;
+		return MT_ERR_ARG;
 	if ((uint32_t)ep >= m->n_ep) {
 		struct ep *e = realloc(m->ep, (size_t)(ep + 1) * sizeof(*e));
 
 		if (!e)
-			return MT_MATCH_ERR_NOMEM;
+			return MT_ERR_NOMEM;
 		for (uint32_t i = m->n_ep; i <= (uint32_t)ep; i++) {
 			e[i] = (struct ep){ .proc = -1, .rank = -1,
 					    .close_ts = MT_MATCH_NOTIME };
@@ -92,23 +92,23 @@ int mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank)
 	}
 	m->ep[ep].proc = proc;
 	m->ep[ep].rank = rank;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 /* Doubles a pool (from 1024 elements). */
-int grow_array(void **arr, uint32_t *cap, size_t elem)
+enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem)
 {
 	uint32_t c = *cap ? *cap * 2 : 1024;
 	void *p = realloc(*arr, (size_t)c * elem);
 
 	if (!p)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	*arr = p;
 	*cap = c;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
-uint32_t op_alloc(struct mt_match *m)
+uint32_t mt_match_op_alloc(struct mt_match *m)
 {
 	uint32_t i = m->free_op;
 
@@ -116,7 +116,7 @@ uint32_t op_alloc(struct mt_match *m)
 		m->free_op = m->op[i].ctx_next;
 	} else {
 		if (m->n_op >= m->cap_op &&
-		    grow_array((void **)&m->op, &m->cap_op, sizeof(*m->op)))
+		    mt_match_grow((void **)&m->op, &m->cap_op, sizeof(*m->op)))
 			return NIL;
 		i = m->n_op++;
 	}
@@ -131,7 +131,7 @@ uint32_t op_alloc(struct mt_match *m)
 	return i;
 }
 
-void op_free(struct mt_match *m, uint32_t i)
+void mt_match_op_free(struct mt_match *m, uint32_t i)
 {
 	m->op[i].state = 0;
 	m->op[i].ctx_next = m->free_op;
@@ -157,7 +157,7 @@ static uint32_t ctx_hash(int32_t proc, uint64_t context)
  * when the map holds nothing of that slot, so the slot's op is always the
  * oldest of its key.
  */
-int ctx_push(struct mt_match *m, uint32_t i)
+enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 {
 	int32_t proc = ep_proc(m, m->op[i].p.ep);
 	uint64_t context = m->op[i].p.context;
@@ -168,28 +168,28 @@ int ctx_push(struct mt_match *m, uint32_t i)
 	m->op[i].ctx_next = NIL;
 	if (!m->ctx_fast[h] && !m->ctx_over[h]) {
 		m->ctx_fast[h] = i;
-		return MT_MATCH_OK;
+		return MT_OK;
 	}
 	struct map_key k = ctx_key(proc, context);
-	struct map_slot *s = map_find_or_add(&m->ctx, &k, &added);
+	struct map_slot *s = mt_match_map_find_or_add(&m->ctx, &k, &added);
 
 	if (!s)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	m->ctx_over[h]++;
 	if (added) {
 		s->v = i;
-		return MT_MATCH_OK;
+		return MT_OK;
 	}
 	uint32_t t = s->v;
 
 	while (m->op[t].ctx_next)
 		t = m->op[t].ctx_next;
 	m->op[t].ctx_next = i;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 /* Takes the oldest op of proc waiting on context, or NIL. */
-uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
+uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 {
 	uint32_t h = ctx_hash(proc, context);
 	uint32_t i = m->ctx_fast[h];
@@ -199,7 +199,7 @@ uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 		m->ctx_fast[h] = NIL;
 	} else {
 		struct map_key k = ctx_key(proc, context);
-		struct map_slot *s = m->ctx_over[h] ? map_get(&m->ctx, &k) : NULL;
+		struct map_slot *s = m->ctx_over[h] ? mt_match_map_get(&m->ctx, &k) : NULL;
 
 		if (!s)
 			return NIL;
@@ -207,7 +207,7 @@ uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 		if (m->op[i].ctx_next)
 			s->v = m->op[i].ctx_next;
 		else
-			map_del(&m->ctx, s);
+			mt_match_map_del(&m->ctx, s);
 		m->ctx_over[h]--;
 	}
 	m->op[i].ctx_next = NIL;
@@ -215,7 +215,7 @@ uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 	return i;
 }
 
-int emit_msg(struct mt_match *m, const struct mt_match_msg *msg)
+enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg)
 {
 	if (m->out_head + m->out_n == m->out_cap) {
 		if (m->out_head) {
@@ -227,13 +227,13 @@ int emit_msg(struct mt_match *m, const struct mt_match_msg *msg)
 			struct mt_match_msg *o = realloc(m->out, cap * sizeof(*o));
 
 			if (!o)
-				return MT_MATCH_ERR_NOMEM;
+				return MT_ERR_NOMEM;
 			m->out = o;
 			m->out_cap = cap;
 		}
 	}
 	m->out[m->out_head + m->out_n++] = *msg;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max)
@@ -253,7 +253,7 @@ const struct mt_match_summary *mt_match_summary(const struct mt_match *m)
 	return &m->sum;
 }
 
-void violate(struct mt_match *m, const char *what)
+void mt_match_violate(struct mt_match *m, const char *what)
 {
 	if (!m->violations++)
 		strncpy(m->violation, what, sizeof(m->violation) - 1);

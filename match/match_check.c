@@ -27,7 +27,7 @@ static const char *check_op(const struct mt_match *m, uint32_t i)
 	return NULL;
 }
 
-int mt_match_check(const struct mt_match *m, char *why, size_t why_len)
+enum mt_status mt_match_check(const struct mt_match *m, char *why, size_t why_len)
 {
 	const char *err = m->violations ? m->violation : NULL;
 	uint64_t sends = 0, recvs = 0;
@@ -57,8 +57,8 @@ int mt_match_check(const struct mt_match *m, char *why, size_t why_len)
 		     m->posted_recvs != m->live_recvs + m->ended_recvs))
 		err = "an operation was lost or reported twice";
 	if (!err)
-		return MT_MATCH_OK;
+		return MT_OK;
 	snprintf(why, why_len, "%s (%llu violations)", err,
 		 (unsigned long long)m->violations);
-	return MT_MATCH_ERR_CHECK;
+	return MT_ERR_INTERNAL;
 }

@@ -16,7 +16,7 @@ static int add_pending(struct mt_match *m, const struct op *o, size_t *cap)
 		struct mt_match_pending *p = realloc(s->pending, c * sizeof(*p));
 
 		if (!p)
-			return MT_MATCH_ERR_NOMEM;
+			return MT_ERR_NOMEM;
 		s->pending = p;
 		*cap = c;
 	}
@@ -27,8 +27,8 @@ static int add_pending(struct mt_match *m, const struct op *o, size_t *cap)
 	p->rank = ep_rank(m, o->p.ep);
 	p->peer_rank = ep_rank(m, o->p.peer);
 	if (p->peer_rank < 0 && o->p.dir == MT_MATCH_DIR_RECV)
-		p->peer_rank = comm_rank(m, o->p.ep, &o->p.f);
-	return MT_MATCH_OK;
+		p->peer_rank = mt_match_comm_rank(m, o->p.ep, &o->p.f);
+	return MT_OK;
 }
 
 /*
@@ -68,7 +68,7 @@ static void find_near(struct mt_match *m, struct mt_match_pending *p,
 		struct mt_match_near *n = &p->near[p->n_near];
 
 		if (near_field(m, &m->op[sends[i]], &p->op, n)) {
-			build_msg(m, sends[i], NIL, &n->send);
+			mt_match_build_msg(m, sends[i], NIL, &n->send);
 			n->send.status = MT_MATCH_ST_UNMATCHED_SEND;
 			p->n_near++;
 		}
@@ -99,11 +99,11 @@ static int pending_recvs(struct mt_match *m, const uint32_t *sends,
 		    (o->state & (OP_DONE | OP_PEEK)))
 			continue;
 		if (add_pending(m, o, cap))
-			return MT_MATCH_ERR_NOMEM;
+			return MT_ERR_NOMEM;
 		struct mt_match_pending *p = &m->sum.pending[m->sum.n_pending - 1];
 
 		find_near(m, p, sends, n_sends);
-		const struct owed *ow = owed_for(m, o);
+		const struct owed *ow = mt_match_owed_for(m, o);
 
 		if (ow) {
 			p->unacked = 1;
@@ -116,7 +116,7 @@ static int pending_recvs(struct mt_match *m, const uint32_t *sends,
 			m->sum.abandoned_at_close++;
 		}
 	}
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 /* Sends still waiting for a receive: the unmatched ones. */
@@ -133,28 +133,28 @@ static int collect_sends(struct mt_match *m, uint32_t **out, size_t *n,
 				uint32_t *nv = realloc(v, (k + 1) * 2 * sizeof(*nv));
 
 				if (!nv)
-					return free(v), MT_MATCH_ERR_NOMEM;
+					return free(v), MT_ERR_NOMEM;
 				v = nv;
 			}
 			v[k++] = i;
 			if (!(m->op[i].state & OP_DONE) &&
 			    add_pending(m, &m->op[i], cap))
-				return free(v), MT_MATCH_ERR_NOMEM;
+				return free(v), MT_ERR_NOMEM;
 		}
 	*out = v;
 	*n = k;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
-int mt_match_finish(struct mt_match *m)
+enum mt_status mt_match_finish(struct mt_match *m)
 {
 	uint32_t *sends = NULL;
 	size_t n_sends = 0, cap = 0;
-	int rc = MT_MATCH_OK;
+	int rc = MT_OK;
 
 	/* Receives still posted will never complete: they block no one. */
 	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
-		rc = recv_settle(m, (int32_t)e, 1);
+		rc = mt_match_recv_settle(m, (int32_t)e, 1);
 	if (!rc)
 		rc = collect_sends(m, &sends, &n_sends, &cap);
 	if (!rc)
@@ -170,10 +170,10 @@ int mt_match_finish(struct mt_match *m)
 			if (o->p.dir == MT_MATCH_DIR_SEND &&
 			    !(o->state & OP_DONE))
 				m->sum.pending_delivered_sends++;
-			rc = o->p.dir == MT_MATCH_DIR_SEND ? flush_pair(m, i, j) :
-				flush_pair(m, j, i);
+			rc = o->p.dir == MT_MATCH_DIR_SEND ? mt_match_flush_pair(m, i, j) :
+				mt_match_flush_pair(m, j, i);
 		} else if (o->state & OP_QUEUED) {
-			rc = emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?
+			rc = mt_match_emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?
 					MT_MATCH_ST_UNMATCHED_SEND :
 					MT_MATCH_ST_UNMATCHED_RECV);
 		}

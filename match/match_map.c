@@ -21,23 +21,23 @@ static int same(const struct map_key *x, const struct map_key *y)
 	return x->a == y->a && x->b == y->b && x->c == y->c;
 }
 
-int map_init(struct map *mp, uint32_t cap)
+enum mt_status mt_match_map_init(struct map *mp, uint32_t cap)
 {
 	mp->slot = calloc(cap, sizeof(*mp->slot));
 	if (!mp->slot)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	mp->mask = cap - 1;
 	mp->used = 0;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
-void map_fini(struct map *mp)
+void mt_match_map_fini(struct map *mp)
 {
 	free(mp->slot);
 	mp->slot = NULL;
 }
 
-struct map_slot *map_get(const struct map *mp, const struct map_key *k)
+struct map_slot *mt_match_map_get(const struct map *mp, const struct map_key *k)
 {
 	for (uint32_t i = hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
 		struct map_slot *s = &mp->slot[i];
@@ -53,16 +53,16 @@ static int grow(struct map *mp)
 {
 	struct map old = *mp;
 
-	if (map_init(mp, (old.mask + 1) * 2))
-		return (*mp = old), MT_MATCH_ERR_NOMEM;
+	if (mt_match_map_init(mp, (old.mask + 1) * 2))
+		return (*mp = old), MT_ERR_NOMEM;
 	for (uint32_t i = 0; i <= old.mask; i++)
 		if (old.slot[i].v)
-			map_put(mp, &old.slot[i].k, old.slot[i].v);
-	map_fini(&old);
-	return MT_MATCH_OK;
+			mt_match_map_put(mp, &old.slot[i].k, old.slot[i].v);
+	mt_match_map_fini(&old);
+	return MT_OK;
 }
 
-struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
+struct map_slot *mt_match_map_find_or_add(struct map *mp, const struct map_key *k,
 				  int *added)
 {
 	/* Keep the load under 1/2: probes stay short for any key set. */
@@ -84,18 +84,18 @@ struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
 	}
 }
 
-int map_put(struct map *mp, const struct map_key *k, uint32_t v)
+enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v)
 {
 	int added;
-	struct map_slot *s = map_find_or_add(mp, k, &added);
+	struct map_slot *s = mt_match_map_find_or_add(mp, k, &added);
 
 	if (!s)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	s->v = v;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
-void map_del(struct map *mp, struct map_slot *s)
+void mt_match_map_del(struct map *mp, struct map_slot *s)
 {
 	uint32_t hole = (uint32_t)(s - mp->slot);
 

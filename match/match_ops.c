@@ -12,7 +12,7 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 	/* The sender knows its own world rank and its rank in the
 	 * communicator: receives that only know the latter learn it here. */
 	if (op->f.cid < 0 || op->f.comm_src < 0 || op->peer < 0)
-		return MT_MATCH_OK;
+		return MT_OK;
 	/* Senders repeat the same few triples: a per-endpoint cache of the
 	 * last ones spares the map (this runs for every send). */
 	struct ep *e = &m->ep[op->ep];
@@ -20,7 +20,7 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 
 	if (e->learnt[slot].cid == op->f.cid && e->learnt[slot].peer == op->peer &&
 	    e->learnt[slot].comm_src == op->f.comm_src)
-		return MT_MATCH_OK;
+		return MT_OK;
 	e->learnt[slot].cid = op->f.cid;
 	e->learnt[slot].peer = op->peer;
 	e->learnt[slot].comm_src = op->f.comm_src;
@@ -29,20 +29,7 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 			     .c = (uint32_t)op->peer };
 	int32_t rank = ep_rank(m, op->ep);
 
-	return rank < 0 ? MT_MATCH_OK : map_put(&m->comm, &k, (uint32_t)rank + 1);
-}
-
-int32_t comm_rank(const struct mt_match *m, int32_t ep,
-		  const struct mt_match_fields *f)
-{
-	if (f->cid < 0 || f->comm_src < 0)
-		return -1;
-	struct map_key k = { .a = (uint64_t)f->cid,
-			     .b = (uint64_t)(uint32_t)f->comm_src,
-			     .c = (uint32_t)ep };
-	const struct map_slot *s = map_get(&m->comm, &k);
-
-	return s ? (int32_t)s->v - 1 : -1;
+	return rank < 0 ? MT_OK : mt_match_map_put(&m->comm, &k, (uint32_t)rank + 1);
 }
 
 static void list_append(struct mt_match *m, uint32_t i)
@@ -59,7 +46,7 @@ static void list_append(struct mt_match *m, uint32_t i)
 	m->op[i].state |= OP_LISTED;
 }
 
-void list_unlink(struct mt_match *m, uint32_t i)
+void mt_match_list_unlink(struct mt_match *m, uint32_t i)
 {
 	struct op *o = &m->op[i];
 	struct ep *e = &m->ep[o->p.ep];
@@ -92,23 +79,23 @@ static int post_claim(struct mt_match *m, const struct mt_match_op *op,
 		      int *taken)
 {
 	struct map_key k = claim_key(m, op->ep, op->context);
-	struct map_slot *s = map_get(&m->claims, &k);
+	struct map_slot *s = mt_match_map_get(&m->claims, &k);
 
 	*taken = s != NULL;
 	if (!s)
-		return MT_MATCH_OK;
+		return MT_OK;
 	uint32_t i = s->v;
 
-	map_del(&m->claims, s);
+	mt_match_map_del(&m->claims, s);
 	m->op[i].state &= ~(uint32_t)OP_CLAIMED;
 	m->op[i].p.len = op->len;
-	return ctx_push(m, i);
+	return mt_match_ctx_push(m, i);
 }
 
-int mt_match_post(struct mt_match *m, const struct mt_match_op *op)
+enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 {
 	if (ep_proc(m, op->ep) < 0 || op->dir > MT_MATCH_DIR_RECV)
-		return MT_MATCH_ERR_INVAL;
+		return MT_ERR_ARG;
 	m->sum.ops++;
 	if (op->dir == MT_MATCH_DIR_RECV && (op->flags & FI_CLAIM) &&
 	    !(op->flags & FI_PEEK)) {
@@ -117,10 +104,10 @@ int mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 		if (rc || taken)
 			return rc;
 	}
-	uint32_t i = op_alloc(m);
+	uint32_t i = mt_match_op_alloc(m);
 
 	if (!i)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	struct op *o = &m->op[i];
 
 	o->p = *op;
@@ -133,20 +120,20 @@ int mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 		if (op->inject || (op->selective && !(op->flags & FI_COMPLETION))) {
 			o->state |= OP_DONE;
 			o->done_ts = op->ts;
-		} else if (ctx_push(m, i)) {
-			return MT_MATCH_ERR_NOMEM;
+		} else if (mt_match_ctx_push(m, i)) {
+			return MT_ERR_NOMEM;
 		}
-		return learn_comm(m, op) ? MT_MATCH_ERR_NOMEM : pair_send(m, i);
+		return learn_comm(m, op) ? MT_ERR_NOMEM : mt_match_pair_send(m, i);
 	}
 	if (op->flags & FI_PEEK) {
 		o->state |= OP_PEEK;
 		m->sum.probes++;
-		return ctx_push(m, i);
+		return mt_match_ctx_push(m, i);
 	}
 	m->posted_recvs++;
 	m->live_recvs++;
 	list_append(m, i);
-	return ctx_push(m, i);
+	return mt_match_ctx_push(m, i);
 }
 
 static void take_completion(struct op *o, const struct mt_match_cqe *c)
@@ -165,9 +152,9 @@ static void warn_op(struct mt_match *m, uint32_t i, unsigned w)
 	struct mt_match_warn *wn = &m->sum.warn[w];
 
 	if (m->op[i].p.dir == MT_MATCH_DIR_SEND)
-		build_msg(m, i, NIL, &msg);
+		mt_match_build_msg(m, i, NIL, &msg);
 	else
-		build_msg(m, NIL, i, &msg);
+		mt_match_build_msg(m, NIL, i, &msg);
 	if (wn->n_examples < MT_MATCH_EXAMPLES)
 		wn->example[wn->n_examples++] = msg;
 	wn->count++;
@@ -195,13 +182,13 @@ static int probe_done(struct mt_match *m, uint32_t i,
 			take_completion(o, c);
 			o->done_ts = MT_MATCH_NOTIME;
 			o->state = OP_CLAIMED | OP_FINAL;
-			if (map_put(&m->claims, &k, i))
-				return MT_MATCH_ERR_NOMEM;
-			return pair_recv(m, i);
+			if (mt_match_map_put(&m->claims, &k, i))
+				return MT_ERR_NOMEM;
+			return mt_match_pair_recv(m, i);
 		}
 	}
-	op_free(m, i);
-	return MT_MATCH_OK;
+	mt_match_op_free(m, i);
+	return MT_OK;
 }
 
 static int send_done(struct mt_match *m, uint32_t i,
@@ -213,11 +200,11 @@ static int send_done(struct mt_match *m, uint32_t i,
 	o->done_ts = c->ts;
 	if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
 		o->state |= OP_CANCEL;
-		return emit_alone(m, i, MT_MATCH_ST_CANCELLED);
+		return mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED);
 	}
 	if (c->err)
 		warn_op(m, i, MT_MATCH_W_OP_ERROR);
-	return try_emit(m, i);
+	return mt_match_try_emit(m, i);
 }
 
 static int recv_done(struct mt_match *m, uint32_t i,
@@ -230,38 +217,38 @@ static int recv_done(struct mt_match *m, uint32_t i,
 	if (c->err == FI_ETRUNC) {
 		o->state |= OP_TRUNC;
 	} else if (c->err) {
-		list_unlink(m, i);
+		mt_match_list_unlink(m, i);
 		if (c->err == FI_ECANCELED) {
 			o->state |= OP_CANCEL | OP_DONE;
-			if (emit_alone(m, i, MT_MATCH_ST_CANCELLED))
-				return MT_MATCH_ERR_NOMEM;
+			if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
+				return MT_ERR_NOMEM;
 		} else {
 			warn_op(m, i, MT_MATCH_W_OP_ERROR);
 			m->live_recvs--;
 			m->ended_recvs++;
-			op_free(m, i);
+			mt_match_op_free(m, i);
 		}
-		return recv_settle(m, ep, 0);
+		return mt_match_recv_settle(m, ep, 0);
 	}
 	o->state |= OP_DONE;
 	if (!(o->state & OP_LISTED))	/* a claimed message's data arrived */
-		return try_emit(m, i);
+		return mt_match_try_emit(m, i);
 	m->ep[ep].n_deferred++;
-	return recv_settle(m, ep, 0);
+	return mt_match_recv_settle(m, ep, 0);
 }
 
-int mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
+enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
 {
 	int32_t proc = ep_proc(m, c->ep);
 
 	if (proc < 0)
-		return MT_MATCH_ERR_INVAL;
+		return MT_ERR_ARG;
 	m->sum.cqes++;
-	uint32_t i = ctx_pop(m, proc, c->context);
+	uint32_t i = mt_match_ctx_pop(m, proc, c->context);
 
 	if (!i) {
 		m->sum.warn[MT_MATCH_W_ORPHAN_CQE].count++;
-		return MT_MATCH_OK;
+		return MT_OK;
 	}
 	if (m->op[i].state & OP_PEEK)
 		return probe_done(m, i, c);
@@ -270,12 +257,12 @@ int mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
 	return recv_done(m, i, c);
 }
 
-int mt_match_close(struct mt_match *m, int32_t ep, uint64_t ts)
+enum mt_status mt_match_close(struct mt_match *m, int32_t ep, uint64_t ts)
 {
 	if (ep_proc(m, ep) < 0)
-		return MT_MATCH_ERR_INVAL;
+		return MT_ERR_ARG;
 	m->ep[ep].close_ts = ts;
-	return MT_MATCH_OK;
+	return MT_OK;
 }
 
 /*
@@ -304,7 +291,7 @@ static int blocks(const struct op *p, const struct op *d, uint64_t loose)
  * Unrelated receives left posted (pre-posted, abandoned) block nothing.
  * at_end: input is over, receives still posted will never complete.
  */
-int recv_settle(struct mt_match *m, int32_t ep, int at_end)
+enum mt_status mt_match_recv_settle(struct mt_match *m, int32_t ep, int at_end)
 {
 	struct ep *e = &m->ep[ep];
 	uint32_t blk[BLOCKERS], n_blk = 0;
@@ -326,10 +313,10 @@ int recv_settle(struct mt_match *m, int32_t ep, int at_end)
 				overflow = 1;
 			continue;
 		}
-		list_unlink(m, i);
+		mt_match_list_unlink(m, i);
 		o->state |= OP_FINAL;
-		if (pair_recv(m, i))
-			return MT_MATCH_ERR_NOMEM;
+		if (mt_match_pair_recv(m, i))
+			return MT_ERR_NOMEM;
 	}
-	return MT_MATCH_OK;
+	return MT_OK;
 }

@@ -26,8 +26,8 @@ static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add,
 			struct map_slot **slot)
 {
 	int added = 0;
-	struct map_slot *s = add ? map_find_or_add(&m->keys, k, &added) :
-		map_get(&m->keys, k);
+	struct map_slot *s = add ? mt_match_map_find_or_add(&m->keys, k, &added) :
+		mt_match_map_get(&m->keys, k);
 
 	*slot = s;
 	if (!s || !added)
@@ -38,8 +38,8 @@ static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add,
 		m->free_key = m->key[i].next_free;
 	} else {
 		if (m->n_key >= m->cap_key &&
-		    grow_array((void **)&m->key, &m->cap_key, sizeof(*m->key))) {
-			map_del(&m->keys, s);
+		    mt_match_grow((void **)&m->key, &m->cap_key, sizeof(*m->key))) {
+			mt_match_map_del(&m->keys, s);
 			return NIL;
 		}
 		i = m->n_key++;
@@ -57,7 +57,7 @@ static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
 
 	if (k->sh || k->rh)
 		return;
-	map_del(&m->keys, slot);
+	mt_match_map_del(&m->keys, slot);
 	k->next_free = m->free_key;
 	m->free_key = ki;
 }
@@ -127,7 +127,7 @@ static void mark_paired(struct mt_match *m, uint32_t seq)
 			cap *= 2;
 		b = realloc(m->paired_bits, cap);
 		if (!b) {
-			violate(m, "out of memory for the check bitmap");
+			mt_match_violate(m, "out of memory for the check bitmap");
 			return;
 		}
 		memset(b + m->paired_cap, 0, cap - m->paired_cap);
@@ -135,7 +135,7 @@ static void mark_paired(struct mt_match *m, uint32_t seq)
 		m->paired_cap = cap;
 	}
 	if (m->paired_bits[byte] & (1u << (seq % 8)))
-		violate(m, "an operation was matched twice");
+		mt_match_violate(m, "an operation was matched twice");
 	m->paired_bits[byte] |= (uint8_t)(1u << (seq % 8));
 }
 
@@ -146,7 +146,7 @@ static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 		struct map_key kr = recv_key(m, &m->op[r]);
 
 		if (ks.a != kr.a || ks.b != kr.b || ks.c != kr.c)
-			violate(m, "a send was paired with a receive of another key");
+			mt_match_violate(m, "a send was paired with a receive of another key");
 	}
 	mark_paired(m, m->op[s].seq);
 	mark_paired(m, m->op[r].seq);
@@ -156,9 +156,9 @@ static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 	m->op[r].state |= OP_PAIRED;
 	if (ambig)
 		m->op[r].state |= OP_AMBIG;
-	if (owe_ack(m, s, r))
-		return MT_MATCH_ERR_NOMEM;
-	return try_emit(m, s);
+	if (mt_match_owe_ack(m, s, r))
+		return MT_ERR_NOMEM;
+	return mt_match_try_emit(m, s);
 }
 
 /* Op i (a send, or a receive whose turn came) meets the oldest partner
@@ -172,7 +172,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 	int ambig;
 
 	if (!ki)
-		return MT_MATCH_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	struct key *kk = &m->key[ki];
 
 	j = pick(m, send ? kk->rh : kk->sh, send ? o->p.ep : o->rsrc_ep,
@@ -182,7 +182,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 			q_push(m, &kk->sh, &kk->st, i);
 		else
 			q_push(m, &kk->rh, &kk->rt, i);
-		return MT_MATCH_OK;
+		return MT_OK;
 	}
 	if (send)
 		q_remove(m, &kk->rh, &kk->rt, prev, j);
@@ -192,19 +192,19 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
 }
 
-int pair_send(struct mt_match *m, uint32_t s)
+enum mt_status mt_match_pair_send(struct mt_match *m, uint32_t s)
 {
-	ack_sent(m, s);
+	mt_match_ack_sent(m, s);
 	return pair(m, s, 1);
 }
 
-int pair_recv(struct mt_match *m, uint32_t r)
+enum mt_status mt_match_pair_recv(struct mt_match *m, uint32_t r)
 {
 	return pair(m, r, 0);
 }
 
 /* Takes op i out of the key queue it waits in (cancel, end of input). */
-void unqueue(struct mt_match *m, uint32_t i)
+void mt_match_unqueue(struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
 	int send = o->p.dir == MT_MATCH_DIR_SEND;
@@ -223,49 +223,6 @@ void unqueue(struct mt_match *m, uint32_t i)
 			break;
 		}
 	key_release(m, ki, slot);
-}
-
-void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
-	       struct mt_match_msg *msg)
-{
-	const struct op *so = s ? &m->op[s] : NULL, *ro = r ? &m->op[r] : NULL;
-
-	memset(msg, 0, sizeof(*msg));
-	msg->t_send_post = msg->t_send_done = MT_MATCH_NOTIME;
-	msg->t_recv_post = msg->t_recv_done = MT_MATCH_NOTIME;
-	msg->send_ep = msg->recv_ep = -1;
-	if (so) {
-		msg->send_ep = so->p.ep;
-		msg->recv_ep = so->p.peer;
-		msg->f = so->p.f;
-		msg->raw_tag = so->p.tag;
-		msg->bytes = so->p.len;
-		msg->t_send_post = so->p.ts;
-		msg->t_send_done = so->done_ts;
-	}
-	if (ro) {
-		msg->recv_ep = ro->p.ep;
-		msg->recv_buf = ro->p.len;
-		msg->recv_f = ro->p.f;
-		msg->t_recv_post = ro->p.ts;
-		msg->t_recv_done = ro->done_ts;
-		if (!so) {
-			int done = (ro->state & OP_DONE) || (ro->state & OP_FINAL);
-
-			msg->send_ep = ro->rsrc_ep;
-			msg->f = done ? ro->rf : ro->p.f;
-			msg->raw_tag = done ? ro->rtag : ro->p.tag;
-			msg->bytes = ro->done_len;
-		}
-	}
-	msg->send_rank = ep_rank(m, msg->send_ep);
-	msg->recv_rank = ep_rank(m, msg->recv_ep);
-	if (msg->send_rank < 0 && ro && !so)
-		msg->send_rank = comm_rank(m, ro->p.ep, &msg->f);
-	if (so && ro)
-		msg->status = (ro->state & OP_TRUNC) || so->p.len > ro->p.len ?
-			MT_MATCH_ST_TRUNCATED : (ro->state & OP_AMBIG) ?
-			MT_MATCH_ST_AMBIGUOUS : MT_MATCH_ST_MATCHED;
 }
 
 static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
@@ -305,7 +262,7 @@ static int account(struct mt_match *m, const struct mt_match_msg *msg)
 	    (msg->t_recv_done != MT_MATCH_NOTIME &&
 	     msg->t_recv_done < msg->t_recv_post))
 		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
-	return emit_msg(m, msg);
+	return mt_match_emit_msg(m, msg);
 }
 
 static void retire(struct mt_match *m, uint32_t i)
@@ -317,41 +274,41 @@ static void retire(struct mt_match *m, uint32_t i)
 		m->live_recvs--;
 		m->ended_recvs++;
 	}
-	op_free(m, i);
+	mt_match_op_free(m, i);
 }
 
 /* Emits the message of op i once both its send and receive completed. */
-int try_emit(struct mt_match *m, uint32_t i)
+enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i)
 {
 	if (!(m->op[i].state & OP_PAIRED))
-		return MT_MATCH_OK;
+		return MT_OK;
 	uint32_t j = m->op[i].peer_op;
 	uint32_t s = m->op[i].p.dir == MT_MATCH_DIR_SEND ? i : j;
 	uint32_t r = s == i ? j : i;
 
 	if (!(m->op[s].state & OP_DONE) || !(m->op[r].state & OP_DONE))
-		return MT_MATCH_OK;
-	return flush_pair(m, s, r);
+		return MT_OK;
+	return mt_match_flush_pair(m, s, r);
 }
 
 /* Emits the paired s and r now, whatever is still missing. */
-int flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
+enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
 {
 	struct mt_match_msg msg;
 
-	build_msg(m, s, r, &msg);
+	mt_match_build_msg(m, s, r, &msg);
 	retire(m, s);
 	retire(m, r);
 	return account(m, &msg);
 }
 
-int emit_alone(struct mt_match *m, uint32_t i, unsigned status)
+enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status)
 {
 	struct mt_match_msg msg;
 	int send = m->op[i].p.dir == MT_MATCH_DIR_SEND;
 
-	unqueue(m, i);
-	build_msg(m, send ? i : NIL, send ? NIL : i, &msg);
+	mt_match_unqueue(m, i);
+	mt_match_build_msg(m, send ? i : NIL, send ? NIL : i, &msg);
 	msg.status = (uint8_t)status;
 	retire(m, i);
 	return account(m, &msg);

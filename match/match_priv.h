@@ -30,17 +30,17 @@ struct map {
 	uint32_t used;
 };
 
-int map_init(struct map *mp, uint32_t cap);
-void map_fini(struct map *mp);
+enum mt_status mt_match_map_init(struct map *mp, uint32_t cap);
+void mt_match_map_fini(struct map *mp);
 /* Returns the slot of k, or NULL when absent. */
-struct map_slot *map_get(const struct map *mp, const struct map_key *k);
+struct map_slot *mt_match_map_get(const struct map *mp, const struct map_key *k);
 /* The slot of k, added (with v = 0: set it at once) if absent; NULL when
  * out of memory. The slot stays valid until the next add or delete. */
-struct map_slot *map_find_or_add(struct map *mp, const struct map_key *k,
+struct map_slot *mt_match_map_find_or_add(struct map *mp, const struct map_key *k,
 				  int *added);
 /* Sets k -> v (v != 0), adding or replacing. */
-int map_put(struct map *mp, const struct map_key *k, uint32_t v);
-void map_del(struct map *mp, struct map_slot *s);
+enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
+void mt_match_map_del(struct map *mp, struct map_slot *s);
 
 enum op_state {
 	OP_CTX = 1u << 0,	/* waiting for its completion */
@@ -129,11 +129,11 @@ struct mt_match {
 	uint64_t ended_sends, ended_recvs;
 };
 
-int grow_array(void **arr, uint32_t *cap, size_t elem);
-uint32_t op_alloc(struct mt_match *m);
-void op_free(struct mt_match *m, uint32_t i);
-int ctx_push(struct mt_match *m, uint32_t i);
-uint32_t ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
+enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
+uint32_t mt_match_op_alloc(struct mt_match *m);
+void mt_match_op_free(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i);
+uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
@@ -145,22 +145,22 @@ static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
 }
 
 
-int pair_send(struct mt_match *m, uint32_t s);
-int pair_recv(struct mt_match *m, uint32_t r);
-int try_emit(struct mt_match *m, uint32_t i);
-int flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
-void unqueue(struct mt_match *m, uint32_t i);
-int emit_alone(struct mt_match *m, uint32_t i, unsigned status);
-int emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
-void build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
+enum mt_status mt_match_pair_send(struct mt_match *m, uint32_t s);
+enum mt_status mt_match_pair_recv(struct mt_match *m, uint32_t r);
+enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
+void mt_match_unqueue(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status);
+enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
+void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
-void violate(struct mt_match *m, const char *what);
-int owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
-void ack_sent(struct mt_match *m, uint32_t s);
-const struct owed *owed_for(const struct mt_match *m, const struct op *r);
-int recv_settle(struct mt_match *m, int32_t ep, int at_end);
-void list_unlink(struct mt_match *m, uint32_t i);
-int32_t comm_rank(const struct mt_match *m, int32_t ep,
+void mt_match_violate(struct mt_match *m, const char *what);
+enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
+void mt_match_ack_sent(struct mt_match *m, uint32_t s);
+const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
+enum mt_status mt_match_recv_settle(struct mt_match *m, int32_t ep, int at_end);
+void mt_match_list_unlink(struct mt_match *m, uint32_t i);
+int32_t mt_match_comm_rank(const struct mt_match *m, int32_t ep,
 		  const struct mt_match_fields *f);
 
 #endif /* MATCH_PRIV_H */

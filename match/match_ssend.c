@@ -17,12 +17,12 @@ static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 				 .b = 0, .c = (uint32_t)ssender };
 }
 
-int owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
+enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
 {
 	const struct op *so = &m->op[s];
 
 	if (so->p.f.kind != MT_MATCH_SSEND || !m->cfg.ack_mask)
-		return MT_MATCH_OK;
+		return MT_OK;
 	uint32_t i = m->free_owe;
 
 	if (i) {
@@ -31,42 +31,42 @@ int owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
 		if (!m->n_owe)
 			m->n_owe = 1;
 		if (m->n_owe >= m->cap_owe &&
-		    grow_array((void **)&m->owe, &m->cap_owe, sizeof(*m->owe)))
-			return MT_MATCH_ERR_NOMEM;
+		    mt_match_grow((void **)&m->owe, &m->cap_owe, sizeof(*m->owe)))
+			return MT_ERR_NOMEM;
 		i = m->n_owe++;
 	}
 	struct map_key k = owed_key(m, so->p.ep, so->p.tag);
 
-	build_msg(m, s, r, &m->owe[i].msg);
+	mt_match_build_msg(m, s, r, &m->owe[i].msg);
 	m->owe[i].claimed = (m->op[r].state & OP_CLAIMED) ||
 			    !(m->op[r].state & OP_DONE);
 	if (m->owe[i].claimed)		/* its buffer comes with the claim */
 		m->owe[i].msg.status = MT_MATCH_ST_MATCHED;
-	return map_put(&m->owed, &k, i);
+	return mt_match_map_put(&m->owed, &k, i);
 }
 
-void ack_sent(struct mt_match *m, uint32_t s)
+void mt_match_ack_sent(struct mt_match *m, uint32_t s)
 {
 	const struct op *so = &m->op[s];
 
 	if (so->p.f.kind != MT_MATCH_SSEND_ACK || so->p.peer < 0)
 		return;
 	struct map_key k = owed_key(m, so->p.peer, so->p.tag);
-	struct map_slot *sl = map_get(&m->owed, &k);
+	struct map_slot *sl = mt_match_map_get(&m->owed, &k);
 
 	if (!sl)
 		return;
 	m->owe[sl->v].next_free = m->free_owe;
 	m->free_owe = sl->v;
-	map_del(&m->owed, sl);
+	mt_match_map_del(&m->owed, sl);
 }
 
-const struct owed *owed_for(const struct mt_match *m, const struct op *r)
+const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r)
 {
 	if (r->p.f.kind != MT_MATCH_SSEND_ACK)
 		return NULL;
 	struct map_key k = owed_key(m, r->p.ep, r->p.tag);
-	const struct map_slot *sl = map_get(&m->owed, &k);
+	const struct map_slot *sl = mt_match_map_get(&m->owed, &k);
 
 	return sl ? &m->owe[sl->v] : NULL;
 }

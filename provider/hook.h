@@ -69,18 +69,18 @@ struct hook_obj {
 	} u;
 };
 
-extern struct fi_provider hook_prov;
-extern int hook_all_layers;
+extern struct fi_provider mt_hook_prov;
+extern int mt_hook_all_layers;
 
 /* Templates: only the non-NULL entries override the provider's. */
-extern const struct fi_ops hook_fid_ops;
-extern const struct fi_ops_fabric hook_fabric_ops;
-extern const struct fi_ops_domain hook_domain_ops;
-extern const struct fi_ops_ep hook_ep_ops;
-extern const struct fi_ops_msg hook_msg_ops;
-extern const struct fi_ops_tagged hook_tagged_ops;
-extern const struct fi_ops_cq hook_cq_ops;
-extern const struct fi_ops_av hook_av_ops;
+extern const struct fi_ops mt_hook_fid_ops;
+extern const struct fi_ops_fabric mt_hook_fabric_ops;
+extern const struct fi_ops_domain mt_hook_domain_ops;
+extern const struct fi_ops_ep mt_hook_ep_ops;
+extern const struct fi_ops_msg mt_hook_msg_ops;
+extern const struct fi_ops_tagged mt_hook_tagged_ops;
+extern const struct fi_ops_cq mt_hook_cq_ops;
+extern const struct fi_ops_av mt_hook_av_ops;
 
 static inline struct hook_clone *hook_clone_of(const void *table)
 {
@@ -91,23 +91,23 @@ static inline struct hook_clone *hook_clone_of(const void *table)
 #define HOOK_ORIG(table, type) ((const type *)hook_clone_of(table)->orig)
 
 /*
- * hook_obj_new() decides the layer of a new object (internal when a hooked
+ * mt_hook_obj_new() decides the layer of a new object (internal when a hooked
  * object-creating call is running on this thread, or when its parent is
  * internal) and returns NULL when the object is not to be recorded: then
  * it is left exactly as the provider made it. Otherwise it writes MT_REC_OBJ.
  */
-struct hook_obj *hook_obj_new(struct fid *fid, const struct hook_obj *parent);
+struct hook_obj *mt_hook_obj_new(struct fid *fid, const struct hook_obj *parent);
 /* Writes the object's MT_REC_OBJ; attr is class-specific (cq format ...). */
-void hook_obj_announce(const struct hook_obj *o, uint64_t attr);
+void mt_hook_obj_announce(const struct hook_obj *o, uint64_t attr);
 /* Clones *slot from its current table with the template's overrides
- * (also the generic hook_fid_ops into fid.ops). */
-void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
+ * (also the generic mt_hook_fid_ops into fid.ops). */
+void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 		  const void *tmpl, size_t tmpl_size);
 #define HOOK_INSTALL(o, s, field, tmpl) \
-	hook_install(o, s, (void **)&(field), &(tmpl), sizeof(tmpl))
+	mt_hook_install(o, s, (void **)&(field), &(tmpl), sizeof(tmpl))
 /* Re-clones slots whose table the provider swapped (bind/control). */
-void hook_reapply(struct hook_obj *o);
-void hook_obj_free(struct hook_obj *o);
+void mt_hook_reapply(struct hook_obj *o);
+void mt_hook_obj_free(struct hook_obj *o);
 
 /*
  * Same-object re-entry: a provider calling the public API on its own object
@@ -165,19 +165,19 @@ static inline void hook_leave(void)
 	}
 
 /* Hooks for objects created by class-specific open calls. */
-void hook_domain_opened(struct hook_obj *fabric, struct fid_domain *dom,
+void mt_hook_domain_opened(struct hook_obj *fabric, struct fid_domain *dom,
 			const struct fi_info *info);
-void hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
+void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
 		    const struct fi_info *info);
-void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
+void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		    const struct fi_cq_attr *attr);
-void hook_av_opened(struct hook_obj *dom, struct fid_av *av,
+void mt_hook_av_opened(struct hook_obj *dom, struct fid_av *av,
 		    const struct fi_av_attr *attr);
-void hook_other_opened(struct hook_obj *parent, struct fid *fid);
+void mt_hook_other_opened(struct hook_obj *parent, struct fid *fid);
 
 /* FI_ENABLE on an endpoint: writes MT_REC_EP. */
-void hook_ep_enabled(struct hook_obj *o);
+void mt_hook_ep_enabled(struct hook_obj *o);
 
-void hook_warn(const char *msg);
+void mt_hook_warn(const char *msg);
 
 #endif /* HOOK_H */

@@ -140,21 +140,21 @@ static int av_insertsym(struct fid_av *av, const char *node, size_t nodecnt,
 	return ret;
 }
 
-const struct fi_ops_av hook_av_ops = {
+const struct fi_ops_av mt_hook_av_ops = {
 	.size = sizeof(struct fi_ops_av),
 	.insert = av_insert,
 	.insertsvc = av_insertsvc,
 	.insertsym = av_insertsym,
 };
 
-void hook_av_opened(struct hook_obj *dom, struct fid_av *av,
+void mt_hook_av_opened(struct hook_obj *dom, struct fid_av *av,
 		    const struct fi_av_attr *attr)
 {
-	struct hook_obj *o = hook_obj_new(&av->fid, dom);
+	struct hook_obj *o = mt_hook_obj_new(&av->fid, dom);
 
 	if (!o)
 		return;
 	o->domain = dom;
-	hook_obj_announce(o, attr ? (uint64_t)attr->type : 0);
-	HOOK_INSTALL(o, HOOK_OPS, av->ops, hook_av_ops);
+	mt_hook_obj_announce(o, attr ? (uint64_t)attr->type : 0);
+	HOOK_INSTALL(o, HOOK_OPS, av->ops, mt_hook_av_ops);
 }

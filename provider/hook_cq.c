@@ -211,7 +211,7 @@ static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 	return ret;
 }
 
-const struct fi_ops_cq hook_cq_ops = {
+const struct fi_ops_cq mt_hook_cq_ops = {
 	.size = sizeof(struct fi_ops_cq),
 	.read = cq_read,
 	.readfrom = cq_readfrom,
@@ -220,14 +220,14 @@ const struct fi_ops_cq hook_cq_ops = {
 	.sreadfrom = cq_sreadfrom,
 };
 
-void hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
+void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		    const struct fi_cq_attr *attr)
 {
-	struct hook_obj *o = hook_obj_new(&cq->fid, dom);
+	struct hook_obj *o = mt_hook_obj_new(&cq->fid, dom);
 
 	if (!o)
 		return;
 	o->u.cq.format = effective_format(attr);
-	hook_obj_announce(o, (uint64_t)o->u.cq.format);
-	HOOK_INSTALL(o, HOOK_OPS, cq->ops, hook_cq_ops);
+	mt_hook_obj_announce(o, (uint64_t)o->u.cq.format);
+	HOOK_INSTALL(o, HOOK_OPS, cq->ops, mt_hook_cq_ops);
 }

@@ -116,7 +116,7 @@ TAGGED_OP(tinjectdata, injectdata, MT_OP_TINJECTDATA,
 	  (ep, buf, len, data, dest, tag),
 	  { ID(ep), dest, tag, 0, len, data, 0, 0 })
 
-const struct fi_ops_tagged hook_tagged_ops = {
+const struct fi_ops_tagged mt_hook_tagged_ops = {
 	.size = sizeof(struct fi_ops_tagged),
 	.recv = trecv,
 	.recvv = trecvv,
@@ -176,7 +176,7 @@ MSG_OP(msg_injectdata, injectdata, MT_OP_INJECTDATA,
        (ep, buf, len, data, dest),
        { ID(ep), dest, 0, 0, len, data, 0, 0 })
 
-const struct fi_ops_msg hook_msg_ops = {
+const struct fi_ops_msg mt_hook_msg_ops = {
 	.size = sizeof(struct fi_ops_msg),
 	.recv = msg_recv,
 	.recvv = msg_recvv,
@@ -205,14 +205,14 @@ HOOK_OPEN(tx_ctx, EPOPS(sep)->tx_ctx,
 	  (struct fid_ep *sep, int index, struct fi_tx_attr *attr,
 	   struct fid_ep **tx_ep, void *context),
 	  (sep, index, attr, tx_ep, context),
-	  hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL))
+	  mt_hook_ep_opened(HOOK_OBJ(sep->ops), *tx_ep, NULL))
 HOOK_OPEN(rx_ctx, EPOPS(sep)->rx_ctx,
 	  (struct fid_ep *sep, int index, struct fi_rx_attr *attr,
 	   struct fid_ep **rx_ep, void *context),
 	  (sep, index, attr, rx_ep, context),
-	  hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL))
+	  mt_hook_ep_opened(HOOK_OBJ(sep->ops), *rx_ep, NULL))
 
-const struct fi_ops_ep hook_ep_ops = {
+const struct fi_ops_ep mt_hook_ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = cancel,
 	.tx_ctx = tx_ctx,
@@ -254,23 +254,23 @@ static struct hook_ep_attr *capture(const struct fi_info *info)
 
 /* info is NULL for contexts (tx/rx of a scalable endpoint, shared rx):
  * they get no MT_REC_EP, their OBJ names the parent. */
-void hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
+void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
 		    const struct fi_info *info)
 {
-	struct hook_obj *o = hook_obj_new(&ep->fid, parent);
+	struct hook_obj *o = mt_hook_obj_new(&ep->fid, parent);
 
 	if (!o)
 		return;
 	o->domain = parent->fclass == FI_CLASS_DOMAIN ? parent : parent->domain;
 	if (info && (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP))
 		o->u.ep = capture(info);
-	hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
-	HOOK_INSTALL(o, HOOK_OPS, ep->ops, hook_ep_ops);
-	HOOK_INSTALL(o, HOOK_MSG, ep->msg, hook_msg_ops);
-	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, hook_tagged_ops);
+	mt_hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
+	HOOK_INSTALL(o, HOOK_OPS, ep->ops, mt_hook_ep_ops);
+	HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops);
+	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops);
 }
 
-void hook_ep_enabled(struct hook_obj *o)
+void mt_hook_ep_enabled(struct hook_obj *o)
 {
 	const struct hook_ep_attr *e = o->u.ep;
 	uint8_t name[256];

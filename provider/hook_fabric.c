@@ -1,7 +1,7 @@
 /*
  * hook_fabric.c - the provider entry point and the fabric class.
  *
- * libfabric calls hook_prov.fabric once per provider layer it opens (for
+ * libfabric calls mt_hook_prov.fabric once per provider layer it opens (for
  * tcp;ofi_rxm first tcp, opened inside rxm, then ofi_rxm) with attr->fabric
  * the fabric to hook and context the provider that made it. We keep that
  * fabric and only clone its tables.
@@ -17,7 +17,7 @@ static int hook_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		       void *context);
 static void hook_cleanup(void);
 
-struct fi_provider hook_prov = {
+struct fi_provider mt_hook_prov = {
 	.version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
 	.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
 	.name = "ofi_hook_msgtrace",
@@ -29,18 +29,18 @@ struct fi_provider hook_prov = {
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int recording;
 
-void hook_warn(const char *msg)
+void mt_hook_warn(const char *msg)
 {
-	FI_WARN(&hook_prov, FI_LOG_CORE, "%s\n", msg);
+	FI_WARN(&mt_hook_prov, FI_LOG_CORE, "%s\n", msg);
 }
 
 static void init(void)
 {
 	struct mt_env env;
 
-	if (!mt_init_env(&env))
+	if (!mt_hook_env_init(&env))
 		return;
-	hook_all_layers = env.all_layers;
+	mt_hook_all_layers = env.all_layers;
 	recording = mt_rec_init(&env.conf) == 0;
 }
 
@@ -54,8 +54,8 @@ static struct hook_obj *domain_parent(struct fid_fabric *fabric)
 	if (!f->announced) {
 		f->layer = mt_rec_tls.depth > 0;
 		f->announced = 1;
-		if (!f->layer || hook_all_layers)
-			hook_obj_announce(f, 0);
+		if (!f->layer || mt_hook_all_layers)
+			mt_hook_obj_announce(f, 0);
 	}
 	return f;
 }
@@ -71,7 +71,7 @@ static int hook_domain(struct fid_fabric *fabric, struct fi_info *info,
 								   dom, context);
 	hook_leave();
 	if (!ret)
-		hook_domain_opened(f, *dom, info);
+		mt_hook_domain_opened(f, *dom, info);
 	return ret;
 }
 
@@ -87,11 +87,11 @@ static int hook_domain2(struct fid_fabric *fabric, struct fi_info *info,
 								    context);
 	hook_leave();
 	if (!ret)
-		hook_domain_opened(f, *dom, info);
+		mt_hook_domain_opened(f, *dom, info);
 	return ret;
 }
 
-const struct fi_ops_fabric hook_fabric_ops = {
+const struct fi_ops_fabric mt_hook_fabric_ops = {
 	.size = sizeof(struct fi_ops_fabric),
 	.domain = hook_domain,
 	.domain2 = hook_domain2,
@@ -109,12 +109,12 @@ static int hook_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	if (!recording)
 		return 0;
 	/* The layer given here is provisional: domain_parent() settles it. */
-	o = hook_obj_new(&f->fid, NULL);
+	o = mt_hook_obj_new(&f->fid, NULL);
 	if (!o)
 		return 0;
 	if (hooked && hooked->name)
 		strncpy(o->prov_name, hooked->name, sizeof(o->prov_name) - 1);
-	HOOK_INSTALL(o, HOOK_OPS, f->ops, hook_fabric_ops);
+	HOOK_INSTALL(o, HOOK_OPS, f->ops, mt_hook_fabric_ops);
 	return 0;
 }
 
@@ -133,6 +133,6 @@ __attribute__((destructor)) static void hook_exit(void)
 
 FI_EXT_INI
 {
-	mt_env_define();
-	return &hook_prov;
+	mt_hook_env_define();
+	return &mt_hook_prov;
 }

@@ -7,14 +7,14 @@
 
 #include "hook.h"
 
-int hook_all_layers;
+int mt_hook_all_layers;
 
-struct hook_obj *hook_obj_new(struct fid *fid, const struct hook_obj *parent)
+struct hook_obj *mt_hook_obj_new(struct fid *fid, const struct hook_obj *parent)
 {
 	uint8_t layer = mt_rec_tls.depth > 0 || (parent && parent->layer);
 	struct hook_obj *o;
 
-	if (layer && !hook_all_layers)
+	if (layer && !mt_hook_all_layers)
 		return NULL;
 	o = calloc(1, sizeof(*o));
 	if (!o)
@@ -26,11 +26,11 @@ struct hook_obj *hook_obj_new(struct fid *fid, const struct hook_obj *parent)
 		o->parent = (uint64_t)(uintptr_t)parent->fid;
 		memcpy(o->prov_name, parent->prov_name, sizeof(o->prov_name));
 	}
-	HOOK_INSTALL(o, HOOK_FID, fid->ops, hook_fid_ops);
+	HOOK_INSTALL(o, HOOK_FID, fid->ops, mt_hook_fid_ops);
 	return o;
 }
 
-void hook_obj_announce(const struct hook_obj *o, uint64_t attr)
+void mt_hook_obj_announce(const struct hook_obj *o, uint64_t attr)
 {
 	struct mt_rec_obj *r = mt_rec_reserve(sizeof(*r));
 
@@ -51,7 +51,7 @@ void hook_obj_announce(const struct hook_obj *o, uint64_t attr)
  * wherever both the template and the provider have one: an operation the
  * provider does not implement stays NULL, as the application would see it.
  */
-void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
+void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 		  const void *tmpl, size_t tmpl_size)
 {
 	const void *orig = *slot;
@@ -90,7 +90,7 @@ void hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 
 /* A provider that swapped a table in bind/control (psm2 does) gets its new
  * table cloned with the same template the slot was installed with. */
-void hook_reapply(struct hook_obj *o)
+void mt_hook_reapply(struct hook_obj *o)
 {
 	int s;
 
@@ -98,12 +98,12 @@ void hook_reapply(struct hook_obj *o)
 		struct hook_clone *c = o->clone[s];
 
 		if (c && *o->slot[s] != (void *)c->table)
-			hook_install(o, (enum hook_slot)s, o->slot[s],
+			mt_hook_install(o, (enum hook_slot)s, o->slot[s],
 				     o->tmpl[s], o->tmpl_size[s]);
 	}
 }
 
-void hook_obj_free(struct hook_obj *o)
+void mt_hook_obj_free(struct hook_obj *o)
 {
 	int s;
 
@@ -127,7 +127,7 @@ static int hook_close(struct fid *fid)
 	uint64_t ts = mt_rec_now();
 	int ret = orig->close(fid);
 	/* A fabric learns it is internal after it was hooked (domain_parent). */
-	int record = !o->layer || hook_all_layers;
+	int record = !o->layer || mt_hook_all_layers;
 	struct mt_rec_close *r = record ? mt_rec_reserve(sizeof(*r)) : NULL;
 
 	if (r) {
@@ -140,7 +140,7 @@ static int hook_close(struct fid *fid)
 	}
 	/* A failed close leaves the object alive, and our tables with it. */
 	if (!ret)
-		hook_obj_free(o);
+		mt_hook_obj_free(o);
 	return ret;
 }
 
@@ -152,7 +152,7 @@ static int hook_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	int ret = orig->bind(fid, bfid, flags);
 	struct mt_rec_bind *r;
 
-	hook_reapply(o);
+	mt_hook_reapply(o);
 	if (ret || !(r = mt_rec_reserve(sizeof(*r))))
 		return ret;
 	mt_rec_hdr_set(&r->h, MT_REC_BIND, o->layer, sizeof(*r), 0, ts);
@@ -169,14 +169,14 @@ static int hook_control(struct fid *fid, int command, void *arg)
 	const struct fi_ops *orig = HOOK_ORIG(fid->ops, struct fi_ops);
 	int ret = orig->control(fid, command, arg);
 
-	hook_reapply(o);
+	mt_hook_reapply(o);
 	if (!ret && command == FI_ENABLE &&
 	    (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP) && o->u.ep)
-		hook_ep_enabled(o);
+		mt_hook_ep_enabled(o);
 	return ret;
 }
 
-const struct fi_ops hook_fid_ops = {
+const struct fi_ops mt_hook_fid_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = hook_close,
 	.bind = hook_bind,

@@ -162,8 +162,8 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	if (g.dirfd >= 0)
 		close(g.dirfd);
 	g.dirfd = fd;
-	mt_proc_clock_init();
-	mt_proc_fill(&g.proc, conf->fi_version);
+	mt_rec_proc_clock_init();
+	mt_rec_proc_fill(&g.proc, conf->fi_version);
 	pthread_mutex_unlock(&g.lock);
 	return 0;
 }
@@ -235,7 +235,7 @@ static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
 	struct mt_rec_clock *r = (void *)mt_rec_next(b);
 
-	mt_proc_clock_pair(r, phase);
+	mt_rec_proc_clock_pair(r, phase);
 	mt_rec_buf_commit(b, sizeof(*r));
 }
 

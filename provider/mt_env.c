@@ -16,20 +16,20 @@
 #define CHUNK_SIZE (4ull << 20)
 #define MIN_BUFFER_SIZE (8ull << 10)
 
-void mt_env_define(void)
+void mt_hook_env_define(void)
 {
-	fi_param_define(&hook_prov, "enable", FI_PARAM_BOOL,
+	fi_param_define(&mt_hook_prov, "enable", FI_PARAM_BOOL,
 			"Record calls (default: 1). 0 loads the hook but leaves every object untouched.");
-	fi_param_define(&hook_prov, "dir", FI_PARAM_STRING,
+	fi_param_define(&mt_hook_prov, "dir", FI_PARAM_STRING,
 			"Directory of the trace files, created 0700 if missing; a symlink is refused "
 			"(default: ./msgtrace-<launcher job id>, else ./msgtrace-<start time>)");
-	fi_param_define(&hook_prov, "all_layers", FI_PARAM_BOOL,
+	fi_param_define(&mt_hook_prov, "all_layers", FI_PARAM_BOOL,
 			"Also record the layers under the application-visible provider, "
 			"e.g. tcp under ofi_rxm, marked layer 1 (default: 0)");
-	fi_param_define(&hook_prov, "buffer_size", FI_PARAM_STRING,
+	fi_param_define(&mt_hook_prov, "buffer_size", FI_PARAM_STRING,
 			"Maximum size of one thread's trace file; K, M, G suffixes (default: 1G). "
 			"Records beyond it are counted as lost.");
-	fi_param_define(&hook_prov, "file_mode", FI_PARAM_STRING,
+	fi_param_define(&mt_hook_prov, "file_mode", FI_PARAM_STRING,
 			"Permissions of the trace files, octal (default: 0600)");
 }
 
@@ -60,7 +60,7 @@ static void default_dir(char *buf, size_t len)
 	struct tm tm;
 	time_t now = time(NULL);
 
-	mt_proc_job_id(job, sizeof(job));
+	mt_rec_proc_job_id(job, sizeof(job));
 	if (job[0]) {
 		snprintf(buf, len, "./msgtrace-%s", job);
 		return;
@@ -70,7 +70,7 @@ static void default_dir(char *buf, size_t len)
 	snprintf(buf, len, "./msgtrace-%s", job);
 }
 
-int mt_init_env(struct mt_env *env)
+int mt_hook_env_init(struct mt_env *env)
 {
 	char *s = NULL;
 	int v;
@@ -81,19 +81,19 @@ int mt_init_env(struct mt_env *env)
 	env->conf.chunk_size = CHUNK_SIZE;
 	env->conf.file_mode = 0600;
 	env->conf.fi_version = fi_version();
-	env->conf.warn = hook_warn;
+	env->conf.warn = mt_hook_warn;
 	env->conf.dir = env->dir;
 
-	if (fi_param_get_bool(&hook_prov, "enable", &v) == FI_SUCCESS)
+	if (fi_param_get_bool(&mt_hook_prov, "enable", &v) == FI_SUCCESS)
 		env->enable = v;
-	if (fi_param_get_bool(&hook_prov, "all_layers", &v) == FI_SUCCESS)
+	if (fi_param_get_bool(&mt_hook_prov, "all_layers", &v) == FI_SUCCESS)
 		env->all_layers = v;
 	if (env->all_layers)
 		env->conf.file_flags |= MT_FILE_ALL_LAYERS;
-	if (fi_param_get_str(&hook_prov, "dir", &s) == FI_SUCCESS && s && *s) {
+	if (fi_param_get_str(&mt_hook_prov, "dir", &s) == FI_SUCCESS && s && *s) {
 		/* A truncated path would trace into some other directory. */
 		if (strlen(s) >= sizeof(env->dir)) {
-			FI_WARN(&hook_prov, FI_LOG_CORE,
+			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
 				"msgtrace: tracing disabled: trace directory FI_OFI_HOOK_MSGTRACE_DIR is too long (%zu bytes, limit %zu)\n",
 				strlen(s), sizeof(env->dir) - 1);
 			env->enable = 0;
@@ -103,19 +103,19 @@ int mt_init_env(struct mt_env *env)
 	} else
 		default_dir(env->dir, sizeof(env->dir));
 	s = NULL;
-	if (fi_param_get_str(&hook_prov, "buffer_size", &s) == FI_SUCCESS && s &&
+	if (fi_param_get_str(&mt_hook_prov, "buffer_size", &s) == FI_SUCCESS && s &&
 	    parse_size(s, &env->conf.buffer_size))
-		FI_WARN(&hook_prov, FI_LOG_CORE,
+		FI_WARN(&mt_hook_prov, FI_LOG_CORE,
 			"msgtrace: FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE='%s' is not a size >= 8K; using 1G\n", s);
 	s = NULL;
-	if (fi_param_get_str(&hook_prov, "file_mode", &s) == FI_SUCCESS && s) {
+	if (fi_param_get_str(&mt_hook_prov, "file_mode", &s) == FI_SUCCESS && s) {
 		char *end;
 		long mode = strtol(s, &end, 8);
 
 		if (*s && !*end && mode >= 0 && mode <= 0777 && (mode & 0600) == 0600)
 			env->conf.file_mode = (mode_t)mode;
 		else
-			FI_WARN(&hook_prov, FI_LOG_CORE,
+			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
 				"msgtrace: FI_OFI_HOOK_MSGTRACE_FILE_MODE='%s' is not an octal mode with owner rw; using 0600\n", s);
 	}
 	return env->enable;

@@ -16,9 +16,9 @@ struct mt_env {
 };
 
 /* Declares the parameters; called from fi_prov_ini. */
-void mt_env_define(void);
+void mt_hook_env_define(void);
 /* Reads them once; bad values get one FI_WARN and the default. Returns
  * env->enable. */
-int mt_init_env(struct mt_env *env);
+int mt_hook_env_init(struct mt_env *env);
 
 #endif /* MT_ENV_H */

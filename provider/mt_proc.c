@@ -66,7 +66,7 @@ static uint64_t calibrate(void)
 	return (uint64_t)((double)(c1 - c0) * 1e9 / (double)(t1 - t0));
 }
 
-void mt_proc_clock_init(void)
+void mt_rec_proc_clock_init(void)
 {
 	if (clock_ready)
 		return;
@@ -78,7 +78,7 @@ void mt_proc_clock_init(void)
 	clock_ready = 1;
 }
 
-void mt_proc_clock_pair(struct mt_rec_clock *r, enum mt_clock_phase phase)
+void mt_rec_proc_clock_pair(struct mt_rec_clock *r, enum mt_clock_phase phase)
 {
 	uint64_t real = clock_ns(CLOCK_REALTIME);
 	uint64_t ticks = mt_rec_now();
@@ -104,7 +104,7 @@ static int env_int(const char *const *names)
 	return -1;
 }
 
-void mt_proc_job_id(char *buf, size_t len)
+void mt_rec_proc_job_id(char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE", "SLURM_JOB_ID",
@@ -163,7 +163,7 @@ out:
 	hwloc_bitmap_free(pkgs);
 }
 
-void mt_proc_fill(struct mt_rec_proc *r, uint32_t fi_version)
+void mt_rec_proc_fill(struct mt_rec_proc *r, uint32_t fi_version)
 {
 	static const char *const rank[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
 		"PMI_RANK", "SLURM_PROCID", NULL };
@@ -183,6 +183,6 @@ void mt_proc_fill(struct mt_rec_proc *r, uint32_t fi_version)
 	r->clock_hz = clock_hz;
 	r->start_realtime_ns = start_realtime;
 	gethostname(r->hostname, sizeof(r->hostname) - 1);
-	mt_proc_job_id(r->job_id, sizeof(r->job_id));
+	mt_rec_proc_job_id(r->job_id, sizeof(r->job_id));
 	fill_binding(r);
 }

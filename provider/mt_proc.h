@@ -10,16 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 /* Picks the invariant TSC when /proc/cpuinfo has constant_tsc and
  * nonstop_tsc (else CLOCK_MONOTONIC) and measures its rate. Idempotent. */
-void mt_proc_clock_init(void);
-void mt_proc_clock_pair(struct mt_rec_clock *r, enum mt_clock_phase phase);
-void mt_proc_fill(struct mt_rec_proc *r, uint32_t fi_version);
+void mt_rec_proc_clock_init(void);
+void mt_rec_proc_clock_pair(struct mt_rec_clock *r, enum mt_clock_phase phase);
+void mt_rec_proc_fill(struct mt_rec_proc *r, uint32_t fi_version);
 
 /* The launcher's job id, "" when there is none; characters that cannot be
  * part of a file name are replaced by '_'. */
-void mt_proc_job_id(char *buf, size_t len);
+void mt_rec_proc_job_id(char *buf, size_t len);
 
 #endif /* MT_PROC_H */

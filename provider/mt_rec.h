@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)

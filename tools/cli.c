@@ -3,9 +3,16 @@
  * Kept out of the cmd_*.c files so that a pipeline user (bench/) links it
  * without pulling in a subcommand.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "progress.h"
+
+#define PIPE_BASE_OPTS 7	/* mt_cmd_pipe_main's own options */
+#define PIPE_EXTRA_OPTS 4	/* a command's own, at most */
 
 /* --layout NAME for any subcommand (cmd: "msgtrace report"): 0, or -1
  * after saying what is valid. */
@@ -18,4 +25,137 @@ int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id
 		fprintf(stderr, " %s", mt_tag_layout_name(i));
 	fprintf(stderr, "\n");
 	return -1;
+}
+
+/* A note of a library, said on stderr as the command's. */
+static void say(void *arg, const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
+}
+
+int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
+		    const struct mt_sink_ops *sink, FILE *out)
+{
+	struct mt_err err = { { 0 } };
+	struct progress pg;
+	enum mt_status s;
+
+	mt_cmd_progress_init(&pg, cmd);
+	o->progress = &pg.cb;
+	o->note = (struct mt_note){ .fn = say, .arg = (void *)cmd };
+	s = mt_pipe_run(o, sink, out, &err);
+	if (err.msg[0])
+		say((void *)cmd, err.msg);
+	return !s ? MT_EXIT_OK : s == MT_ERR_ARG ? MT_EXIT_USAGE :
+		MT_EXIT_BAD_INPUT;
+}
+
+int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
+{
+	struct option longopts[PIPE_BASE_OPTS + PIPE_EXTRA_OPTS + 1] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", no_argument, NULL, 'H' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "clock", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE,
+				  .sink_arg = cli->sink_arg,
+				  .clock = MT_CLOCK_MODE_AUTO };
+	const char *cmd = cli->cmd;
+	const struct mt_sink_ops *sink = cli->sink;
+	const char *path = NULL;
+	FILE *out = stdout;
+	int c, rc;
+
+	for (size_t i = 0; cli->extra && cli->extra[i].name && i < PIPE_EXTRA_OPTS; i++)
+		longopts[PIPE_BASE_OPTS + i] = cli->extra[i];
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if ((c == 'c' && !cli->csv) || (c == 'j' && !cli->json) ||
+		    (c == 'H' && !cli->html))
+			c = '?';
+		switch (c) {
+		case 'c':
+			sink = cli->csv;
+			break;
+		case 'j':
+			sink = cli->json;
+			break;
+		case 'H':
+			sink = cli->html;
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		case 'l':
+			if (mt_cmd_parse_layout(cmd, optarg, &o.layout))
+				return MT_EXIT_USAGE;
+			break;
+		case 'k':
+			if (mt_cmd_parse_clock(cmd, optarg, &o.clock))
+				return MT_EXIT_USAGE;
+			break;
+		case 'h':
+			cli->usage(stdout);
+			return MT_EXIT_OK;
+		default:
+			if (c >= 256 && cli->opt) {
+				if (cli->opt(c, optarg, cli->sink_arg))
+					return MT_EXIT_USAGE;
+				break;
+			}
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
+				"--help)\n", cmd, argv[optind - 1], cmd);
+			return MT_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "%s: no trace given (see %s --help)\n", cmd, cmd);
+		return MT_EXIT_USAGE;
+	}
+	o.paths = (const char *const *)argv + optind;
+	o.npaths = (size_t)(argc - optind);
+	if (path && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
+			strerror(errno));
+		return MT_EXIT_USAGE;
+	}
+	rc = mt_cmd_pipe_run(cmd, &o, sink, out);
+	if (out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
+		rc = MT_EXIT_BAD_INPUT;
+	}
+	return rc;
+}
+
+int mt_cmd_parse_clock(const char *cmd, const char *arg,
+			enum mt_clock_mode *mode)
+{
+	if (!mt_clock_mode_parse(arg, mode))
+		return 0;
+	fprintf(stderr, "%s: --clock '%s': expected none, linear, clc or auto\n",
+		cmd, arg);
+	return -1;
+}
+
+void mt_cmd_clock_help(FILE *out)
+{
+	fprintf(out,
+		"  --clock MODE     clock correction of the times (default auto):\n"
+		"                   none    times as recorded\n"
+		"                   linear  offset and drift per clock domain (host\n"
+		"                           and clock source) onto the largest one\n"
+		"                   clc     linear, then the controlled logical clock:\n"
+		"                           every receive after its send plus the\n"
+		"                           minimum latency of its link\n"
+		"                   auto    linear when the trace spans several clock\n"
+		"                           domains, clc only while receives precede\n"
+		"                           their sends; nothing on one clock\n"
+		"                   Correcting reads the trace twice and keeps 40\n"
+		"                   bytes per message (about 200 while solving);\n"
+		"                   the report's CLOCKS section says what was done\n");
 }

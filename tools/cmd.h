@@ -8,7 +8,11 @@
 #ifndef MT_CMD_H
 #define MT_CMD_H
 
-#include "mt_decode.h"
+#include <stdio.h>
+
+#include "mt_pipe.h"
+
+struct option;				/* <getopt.h> */
 
 enum { MT_EXIT_OK = 0, MT_EXIT_BAD_INPUT = 1, MT_EXIT_USAGE = 2 };
 
@@ -29,5 +33,38 @@ extern const struct mt_cmd mt_cmd_tags;
 /* cli.c: parses --layout NAME, printing the valid names when unknown;
  * cmd is the command as the user typed it ("msgtrace tag"). */
 int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);
+
+/* cli.c: runs the pipeline for cmd ("msgtrace report"), printing its notes
+ * and error as cmd's, a progress line on a terminal; returns the exit
+ * status (MT_EXIT_*). */
+int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
+		    const struct mt_sink_ops *sink, FILE *out);
+
+/* A command that runs the pipeline: its options and the sinks they pick. */
+struct mt_cmd_pipe {
+	const char *cmd;		/* "msgtrace report" */
+	void (*usage)(FILE *out);
+	const struct mt_sink_ops *sink;	/* default */
+	const struct mt_sink_ops *csv;	/* --csv, NULL: not offered */
+	const struct mt_sink_ops *json;	/* --json, NULL: not offered */
+	const struct mt_sink_ops *html;	/* --html, NULL: not offered */
+	/* The command's own options, if any: getopt_long entries (val >= 256,
+	 * at most 4) each handed to opt(val, optarg, sink_arg),
+	 * which prints its own error and returns non-zero on a bad value. */
+	const struct option *extra;
+	int (*opt)(int val, const char *arg, void *sink_arg);
+	void *sink_arg;			/* mt_pipe_opts.sink_arg */
+};
+
+/* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --clock
+ * MODE --help and runs the pipeline; returns the exit status. */
+int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv);
+/* --clock MODE for commands parsing their own options: 0, or -1 after
+ * saying what is wrong (exit with MT_EXIT_USAGE). */
+int mt_cmd_parse_clock(const char *cmd, const char *arg,
+			enum mt_clock_mode *mode);
+/* The --clock lines of a pipeline command's --help. */
+void mt_cmd_clock_help(FILE *out);
+
 
 #endif /* MT_CMD_H */

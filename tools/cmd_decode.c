@@ -1,6 +1,6 @@
 /*
  * cmd_decode.c - `msgtrace decode`: the tag layout each endpoint used, with
- * the evidence, as every other command sees it (feed_detect), or forced with
+ * the evidence, as every other command sees it (mt_pipe_detect), or forced with
  * --layout; with --ops, every tagged send, posted receive and
  * receive completion decoded into communicator id, source rank and MPI tag.
  * This file is where libfabric's flags become decode/'s plain bits.
@@ -16,8 +16,8 @@
 #include <rdma/fi_tagged.h>
 
 #include "cmd.h"
-#include "feed.h"
-#include "names.h"
+#include "mt_pipe.h"
+#include "mt_sink.h"
 
 /* What decoding needs of each endpoint: arrays of t->neps. */
 struct eps {
@@ -189,9 +189,9 @@ static void report(const struct mt_trace *t, const struct eps *s)
 		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
 
 		printf("rank %d (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
-		       p->world_rank, mt_name_text(host, sizeof(host), p->host, sizeof(p->host)),
+		       p->world_rank, mt_sink_name_text(host, sizeof(host), p->host, sizeof(p->host)),
 		       p->pid, i, t->eps[i].rec->ep,
-		       mt_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
+		       mt_sink_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
 				    sizeof(t->eps[i].rec->prov_name)), s->lay[i].name,
 		       mt_tag_confidence_name(s->det[i].confidence));
 		for (unsigned k = 0; k < s->det[i].n_lines; k++)
@@ -246,16 +246,16 @@ static int print_op(const struct mt_trace *t, const struct mt_trace_event *ev,
 	if (e < 0 || op->ret || (!is_send(op->h.aux) && !is_recv(op->h.aux)))
 		return 0;
 	printf("rank=%d ep=%td op=%s", t->procs[ev->proc].world_rank, e,
-	       mt_name_lower(name, sizeof(name), mt_trace_op_name(op->h.aux)));
+	       mt_sink_name_lower(name, sizeof(name), mt_trace_op_name(op->h.aux)));
 	if (is_send(op->h.aux)) {
 		mt_tag_decode(&s->lay[e], op->tag, op->data,
-			      in_flags(s->wrapped[e], feed_has_data(op)), &f);
+			      in_flags(s->wrapped[e], mt_pipe_has_data(op)), &f);
 		note_wrap(&s->lay[e], &s->wrapped[e], &f);
 		print_fields(&f, false, false);
 	} else {
-		if (ctx_put(ctx, ev->proc, op->context, feed_recv_in(op)))
+		if (ctx_put(ctx, ev->proc, op->context, mt_pipe_recv_in(op)))
 			return -1;
-		mt_tag_decode_recv(&s->lay[e], op->tag, op->ignore, feed_recv_in(op),
+		mt_tag_decode_recv(&s->lay[e], op->tag, op->ignore, mt_pipe_recv_in(op),
 				   &flt);
 		print_fields(&flt.f, flt.any_source, flt.any_tag);
 		printf(" recv=%s%s", mt_tag_recv_kind_name(flt.kind),
@@ -288,7 +288,7 @@ static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
 	    (ctx_get(ctx, ev->proc, c->context) & MT_TAG_RECV_PEEK))
 		printf(" probe");
 	if (c->err) {
-		err = mt_name_errno(c->err);
+		err = mt_sink_name_errno(c->err);
 		if (err)
 			printf(" err=%s", err);
 		else
@@ -353,7 +353,7 @@ static int run(int argc, char **argv)
 	if (!s.det || !s.lay || !s.wrapped) {
 		fprintf(stderr, "msgtrace decode: out of memory\n");
 		ret = MT_EXIT_BAD_INPUT;
-	} else if (feed_detect(t, o.layout, s.det, s.lay, &err) != MT_OK) {
+	} else if (mt_pipe_detect(t, o.layout, s.det, s.lay, &err) != MT_OK) {
 		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
 		ret = MT_EXIT_BAD_INPUT;
 	} else {

@@ -14,7 +14,7 @@
 
 #include "cmd.h"
 #include "mt_trace.h"
-#include "names.h"
+#include "mt_sink.h"
 
 #define MAX_TYPE 64		/* record types a --kind mask can name */
 #define MAX_OP 64		/* ops an --op mask can name */
@@ -58,7 +58,7 @@ static void print_names(FILE *out, unsigned max, const char *(*name_of)(unsigned
 
 	for (unsigned v = 1; v < max; v++)
 		if (name_of(v))
-			fprintf(out, " %s", mt_name_lower(buf, sizeof(buf), name_of(v)));
+			fprintf(out, " %s", mt_sink_name_lower(buf, sizeof(buf), name_of(v)));
 	fputc('\n', out);
 }
 
@@ -183,12 +183,12 @@ static int rec_selected(const struct dump_opts *o, const struct mt_rec_hdr *r)
 }
 
 #define FLAGS_LEN 512
-/* A char array of a record as printable text (names.h: mt_name_text). */
+/* A char array of a record as printable text (names.h: mt_sink_name_text). */
 #define FIELD(rec, field) \
-	mt_name_text((char[MT_NAME_TEXT_LEN((rec)->field)]){ 0 }, \
+	mt_sink_name_text((char[MT_NAME_TEXT_LEN((rec)->field)]){ 0 }, \
 		     MT_NAME_TEXT_LEN((rec)->field), (rec)->field, sizeof((rec)->field))
 /* An error message: it quotes paths, which are file names from a directory. */
-#define ERRTEXT(e) mt_name_text((char[MT_NAME_TEXT_LEN((e).msg)]){ 0 }, \
+#define ERRTEXT(e) mt_sink_name_text((char[MT_NAME_TEXT_LEN((e).msg)]){ 0 }, \
 				MT_NAME_TEXT_LEN((e).msg), (e).msg, sizeof((e).msg))
 
 /* "-FI_EAGAIN" for a negative return, the number otherwise. */
@@ -196,7 +196,7 @@ static const char *ret_str(char *buf, size_t len, int ret)
 {
 	/* INT_MIN has no negation: a trace can hold any value (fuzz crash
 	 * regress/dump-ret-int-min). */
-	const char *n = ret < 0 && ret != INT_MIN ? mt_name_errno(-ret) : NULL;
+	const char *n = ret < 0 && ret != INT_MIN ? mt_sink_name_errno(-ret) : NULL;
 
 	if (n)
 		snprintf(buf, len, "-%s", n);
@@ -260,7 +260,7 @@ static void print_clock(const struct mt_rec_clock *r)
 
 static const char *class_str(uint32_t c)
 {
-	const char *n = mt_name_fid_class(c);
+	const char *n = mt_sink_name_fid_class(c);
 
 	return n ? n : "?";
 }
@@ -283,13 +283,13 @@ static void print_ep(const struct mt_rec_ep *r)
 	       " cq_data_size=%" PRIu64 " threading=%" PRIu32 " ep_type=%" PRIu32
 	       " addr_format=%" PRIu32 " prov=%s fabric=%s name_len=%" PRIu32
 	       " name=%s", r->ep, r->domain,
-	       mt_name_flags(caps, sizeof(caps), r->caps, MT_NAME_CAPS), r->mode,
+	       mt_sink_name_flags(caps, sizeof(caps), r->caps, MT_NAME_CAPS), r->mode,
 	       r->mem_tag_format, r->msg_order,
-	       mt_name_flags(tx, sizeof(tx), r->tx_op_flags, MT_NAME_OP_FLAGS),
-	       mt_name_flags(rx, sizeof(rx), r->rx_op_flags, MT_NAME_OP_FLAGS),
+	       mt_sink_name_flags(tx, sizeof(tx), r->tx_op_flags, MT_NAME_OP_FLAGS),
+	       mt_sink_name_flags(rx, sizeof(rx), r->rx_op_flags, MT_NAME_OP_FLAGS),
 	       r->inject_size, r->cq_data_size, r->threading, r->ep_type,
 	       r->addr_format, FIELD(r, prov_name), FIELD(r, fabric_name),
-	       r->name_len, mt_name_addr(name, sizeof(name), r->name, n));
+	       r->name_len, mt_sink_name_addr(name, sizeof(name), r->name, n));
 }
 
 static void print_bind(const struct mt_rec_bind *r)
@@ -297,7 +297,7 @@ static void print_bind(const struct mt_rec_bind *r)
 	char flags[FLAGS_LEN];
 
 	printf("obj=0x%" PRIx64 " target=0x%" PRIx64 " flags=%s", r->obj,
-	       r->target, mt_name_flags(flags, sizeof(flags), r->flags,
+	       r->target, mt_sink_name_flags(flags, sizeof(flags), r->flags,
 					MT_NAME_BIND_FLAGS));
 }
 
@@ -311,8 +311,8 @@ static void print_av(const struct mt_rec_av *r)
 
 	printf("%s av=0x%" PRIx64 " fi_addr=%" PRIu64 " flags=%s addr_len=%" PRIu32
 	       " addr=%s", r->h.aux < 3 ? calls[r->h.aux] : "?", r->av, r->fi_addr,
-	       mt_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
-	       r->addr_len, mt_name_addr(addr, sizeof(addr), r->addr, n));
+	       mt_sink_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
+	       r->addr_len, mt_sink_name_addr(addr, sizeof(addr), r->addr, n));
 }
 
 static void print_op(const struct mt_trace *t, uint32_t proc,
@@ -323,11 +323,11 @@ static void print_op(const struct mt_trace *t, uint32_t proc,
 	printf("%s ep=0x%" PRIx64 " addr=%s tag=0x%016" PRIx64
 	       " ignore=0x%016" PRIx64 " len=%" PRIu64 " data=0x%" PRIx64
 	       " context=0x%" PRIx64 " flags=%s ret=%s retries=%" PRIu32,
-	       mt_name_lower(op, sizeof(op), mt_trace_op_name(r->h.aux)), r->ep,
+	       mt_sink_name_lower(op, sizeof(op), mt_trace_op_name(r->h.aux)), r->ep,
 	       peer_str(addr, sizeof(addr), t, proc, r->ep, r->addr), r->tag,
 	       r->ignore, r->len,
 	       r->data, r->context,
-	       mt_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
+	       mt_sink_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
 	       r->ret == MT_OP_RET_PENDING ? "pending" : ret_str(ret, sizeof(ret), r->ret),
 	       r->retries);
 }
@@ -340,12 +340,12 @@ static void print_cqe(const struct mt_rec_cqe *r)
 					     [MT_CQ_SREAD] = "sread",
 					     [MT_CQ_SREADFROM] = "sreadfrom" };
 	char flags[FLAGS_LEN], src[32];
-	const char *err = mt_name_errno(r->err);
+	const char *err = mt_sink_name_errno(r->err);
 
 	printf("%s cq=0x%" PRIx64 " context=0x%" PRIx64 " flags=%s len=%" PRIu64
 	       " tag=0x%016" PRIx64 " data=0x%" PRIx64 " src=%s",
 	       r->h.aux < 5 ? calls[r->h.aux] : "?", r->cq, r->context,
-	       mt_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
+	       mt_sink_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
 	       r->len, r->tag, r->data,
 	       r->src == FI_ADDR_NOTAVAIL ? "notavail" :
 	       addr_str(src, sizeof(src), r->src));
@@ -378,7 +378,7 @@ static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 		printf("p%-3" PRIu32, p->pid);
 	printf(" t%-2" PRIu32 " %s %-5s ", f->hdr->thread_seq,
 	       r->layer ? "int" : "app",
-	       mt_name_lower(type, sizeof(type), mt_trace_rec_name(r->type)));
+	       mt_sink_name_lower(type, sizeof(type), mt_trace_rec_name(r->type)));
 	switch (r->type) {
 	case MT_REC_PROC: print_proc((const void *)r); break;
 	case MT_REC_CLOCK: print_clock((const void *)r); break;
@@ -497,12 +497,12 @@ static int summarize_proc(const struct mt_trace_proc *p)
 	printf("  records:");
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)
 		if (mt_trace_rec_name(ty))
-			printf(" %s %" PRIu64, mt_name_lower(name, sizeof(name),
+			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_rec_name(ty)), types[ty]);
 	printf(" unknown %" PRIu64 "\n  ops:", unknown);
 	for (unsigned op = 1; op < MAX_OP; op++)
 		if (ops[op])
-			printf(" %s %" PRIu64, mt_name_lower(name, sizeof(name),
+			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_op_name(op)), ops[op]);
 	printf("\n  lost: full %" PRIu64 " nospace %" PRIu64 " nofile %" PRIu64
 	       "  eagain %" PRIu64 "  empty polls %" PRIu64 "\n",

@@ -46,7 +46,7 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  -o, --output OUT  where to write (required)\n"
 		"  --layout NAME     decode tags with this layout instead of detecting it\n");
-	mt_pipe_clock_help(out);
+	mt_cmd_clock_help(out);
 	fprintf(out,
 		"  -h, --help        this text\n\n"
 		"Times are ns on the merged trace clock (CLOCK_MONOTONIC on one host,\n"
@@ -95,13 +95,12 @@ static int run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const struct mt_sink_ops *const sink[] = {
-		[FMT_OTF2] = &mt_sink_otf2, [FMT_CHROME] = &mt_sink_chrome,
-		[FMT_CSV] = &mt_sink_csvset,
+	static const char *const sink[] = {
+		[FMT_OTF2] = "otf2", [FMT_CHROME] = "chrome", [FMT_CSV] = "csv-files",
 	};
 	struct mt_pipe_opts o = { .layout = MT_TAG_LAYOUT_NONE,
-				  .cmd = "msgtrace export",
 				  .clock = MT_CLOCK_MODE_AUTO };
+	const char *cmd = "msgtrace export";
 	enum fmt fmt = FMT_NONE;
 	const char *path = NULL;
 	static char obuf[1 << 16];
@@ -115,7 +114,7 @@ static int run(int argc, char **argv)
 			     c == 'c' ? FMT_CSV : FMT_NONE;
 
 		if (f != FMT_NONE && fmt != FMT_NONE && f != fmt) {
-			fprintf(stderr, "%s: give one of --otf2, --chrome, --csv\n", o.cmd);
+			fprintf(stderr, "%s: give one of --otf2, --chrome, --csv\n", cmd);
 			return MT_EXIT_USAGE;
 		}
 		if (f != FMT_NONE) {
@@ -127,11 +126,11 @@ static int run(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout(o.cmd, optarg, &o.layout))
+			if (mt_cmd_parse_layout(cmd, optarg, &o.layout))
 				return MT_EXIT_USAGE;
 			break;
 		case 'k':
-			if (mt_pipe_parse_clock(o.cmd, optarg, &o.clock))
+			if (mt_cmd_parse_clock(cmd, optarg, &o.clock))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':
@@ -139,31 +138,31 @@ static int run(int argc, char **argv)
 			return MT_EXIT_OK;
 		default:
 			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s "
-				"--help)\n", o.cmd, argv[optind - 1], o.cmd);
+				"--help)\n", cmd, argv[optind - 1], cmd);
 			return MT_EXIT_USAGE;
 		}
 	}
 	if (fmt == FMT_NONE || !path || optind == argc) {
-		fprintf(stderr, "%s: %s (see %s --help)\n", o.cmd,
+		fprintf(stderr, "%s: %s (see %s --help)\n", cmd,
 			fmt == FMT_NONE ? "give one of --otf2, --chrome, --csv" :
-			!path ? "-o OUT is required" : "no trace given", o.cmd);
+			!path ? "-o OUT is required" : "no trace given", cmd);
 		return MT_EXIT_USAGE;
 	}
-	if (fmt == FMT_OTF2 && otf2_out_ok(o.cmd, path))
+	if (fmt == FMT_OTF2 && otf2_out_ok(cmd, path))
 		return MT_EXIT_USAGE;
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
 	o.sink_arg = (void *)path;
 	if (fmt == FMT_CHROME && !(out = fopen(path, "w"))) {
-		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", o.cmd, path,
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
 			strerror(errno));
 		return MT_EXIT_USAGE;
 	}
 	if (out)
 		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
-	rc = mt_pipe_run(&o, sink[fmt], out ? out : stdout);
+	rc = mt_cmd_pipe_run(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
 	if (out && fclose(out) && !rc) {
-		fprintf(stderr, "%s: cannot write '%s'\n", o.cmd, path);
+		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
 		rc = MT_EXIT_BAD_INPUT;
 	}
 	return rc;

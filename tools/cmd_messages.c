@@ -43,7 +43,7 @@ static void usage(FILE *out)
 		"  -o, --output F   write to F instead of standard output\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n"
 		"                   (see `msgtrace tag --help` for the names)\n");
-	mt_pipe_clock_help(out);
+	mt_cmd_clock_help(out);
 	fprintf(out,
 		"  -h, --help       this text\n\n"
 		"Exit status: 0 success, 1 bad trace (messages before the bad record\n"
@@ -52,12 +52,12 @@ static void usage(FILE *out)
 
 static int run(int argc, char **argv)
 {
-	static const struct mt_pipe_cli cli = {
+	static const struct mt_cmd_pipe cli = {
 		.cmd = "msgtrace messages", .usage = usage,
 		.sink = &mt_sink_csv, .csv = &mt_sink_csv,
 	};
 
-	return mt_pipe_main(&cli, argc, argv);
+	return mt_cmd_pipe_main(&cli, argc, argv);
 }
 
 const struct mt_cmd mt_cmd_messages = {

@@ -43,7 +43,7 @@ static void usage(FILE *out)
 		"                   bandwidth, throughput, latency, tag layout; prints)\n"
 		"  -o, --output F   write to F instead of standard output\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n");
-	mt_pipe_clock_help(out);
+	mt_cmd_clock_help(out);
 	fprintf(out,
 		"  -h, --help       this text\n\n"
 		"Times are seconds since the first record (ns on the trace clock in JSON).\n"
@@ -53,13 +53,13 @@ static void usage(FILE *out)
 
 static int run(int argc, char **argv)
 {
-	static const struct mt_pipe_cli cli = {
+	static const struct mt_cmd_pipe cli = {
 		.cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
 		.html = &mt_sink_html,
 	};
 
-	return mt_pipe_main(&cli, argc, argv);
+	return mt_cmd_pipe_main(&cli, argc, argv);
 }
 
 const struct mt_cmd mt_cmd_report = {

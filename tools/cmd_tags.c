@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "tags.h"
+#include "mt_sink.h"
 
 static void usage(FILE *out)
 {
@@ -45,15 +45,15 @@ static void usage(FILE *out)
 		"  -o, --output F          write to F instead of standard output\n"
 		"  --layout NAME           decode tags with this layout instead of\n"
 		"                          detecting it (names: msgtrace tag --help)\n",
-		TAGS_MTF_MAX);
-	mt_pipe_clock_help(out);
+		MT_SINK_TAGS_MTF_MAX);
+	mt_cmd_clock_help(out);
 	fprintf(out,
 		"  -h, --help              this text\n\n"
 		"Times are seconds since the first record (ns on the trace clock in JSON).\n"
 		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
 }
 
-static int parse_mtf(const char *arg, struct tags_opts *o)
+static int parse_mtf(const char *arg, struct mt_sink_tags_opts *o)
 {
 	char *end;
 	uint64_t v;
@@ -65,9 +65,9 @@ static int parse_mtf(const char *arg, struct tags_opts *o)
 			"64-bit hex number (e.g. 0x5555555555555555)\n", arg);
 		return -1;
 	}
-	if (o->n_mtf == TAGS_MTF_MAX) {
+	if (o->n_mtf == MT_SINK_TAGS_MTF_MAX) {
 		fprintf(stderr, "msgtrace tags: --mem-tag-format: at most %d values\n",
-			TAGS_MTF_MAX);
+			MT_SINK_TAGS_MTF_MAX);
 		return -1;
 	}
 	o->mtf[o->n_mtf++] = v;
@@ -86,15 +86,15 @@ static int run(int argc, char **argv)
 		{ "mem-tag-format", required_argument, NULL, 256 },
 		{ NULL, 0, NULL, 0 }
 	};
-	static struct tags_opts opts;
-	static const struct mt_pipe_cli cli = {
+	static struct mt_sink_tags_opts opts;
+	static const struct mt_cmd_pipe cli = {
 		.cmd = "msgtrace tags", .usage = usage,
 		.sink = &mt_sink_tags, .json = &mt_sink_tags_json,
 		.extra = extra, .opt = option, .sink_arg = &opts,
 	};
 
 	opts.n_mtf = 0;
-	return mt_pipe_main(&cli, argc, argv);
+	return mt_cmd_pipe_main(&cli, argc, argv);
 }
 
 const struct mt_cmd mt_cmd_tags = {

@@ -18,17 +18,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void progress_start(struct progress *p, const char *cmd, uint64_t total)
+static void start(void *arg, uint64_t total)
 {
-	p->cmd = cmd;
+	struct progress *p = arg;
+
 	p->total = total;
 	p->on = isatty(STDERR_FILENO);
 	p->shown = 0;
 	p->t_start = p->t_last = p->on ? now_s() : 0;
 }
 
-void progress_tick(struct progress *p, uint64_t done)
+static void tick(void *arg, uint64_t done)
 {
+	struct progress *p = arg;
 	double t, rate;
 
 	if (!p->on)
@@ -47,9 +49,19 @@ void progress_tick(struct progress *p, uint64_t done)
 	fputs("\033[K", stderr);
 }
 
-void progress_end(struct progress *p)
+static void end(void *arg)
 {
+	struct progress *p = arg;
+
 	if (p->shown)
 		fputs("\r\033[K", stderr);
 	p->shown = 0;
+}
+
+void mt_cmd_progress_init(struct progress *p, const char *cmd)
+{
+	*p = (struct progress){
+		.cmd = cmd,
+		.cb = { .start = start, .tick = tick, .end = end, .arg = p },
+	};
 }

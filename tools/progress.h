@@ -8,20 +8,18 @@
 
 #include <stdint.h>
 
-#define PROGRESS_EVERY 65536u	/* events between two clock reads */
+#include "mt_pipe.h"
 
 struct progress {
 	const char *cmd;
 	uint64_t total;		/* events expected */
 	double t_start, t_last;	/* seconds, CLOCK_MONOTONIC */
 	int on, shown;
+	struct mt_pipe_progress cb;	/* the pipeline calls these with p */
 };
 
-void progress_start(struct progress *p, const char *cmd, uint64_t total);
-/* Redraws at most four times a second; cheap enough to call every
- * PROGRESS_EVERY events. */
-void progress_tick(struct progress *p, uint64_t done);
-/* Erases the line, if one was drawn. */
-void progress_end(struct progress *p);
+/* Readies p for a pipeline run of cmd: hand &p->cb to mt_pipe_opts. The
+ * line redraws at most four times a second, erased at the end. */
+void mt_cmd_progress_init(struct progress *p, const char *cmd);
 
 #endif /* MT_PROGRESS_H */

@@ -128,7 +128,7 @@ static int collect(struct mt_trace *t, uint32_t p, struct tables *tb)
 
 			switch (r->type) {
 			case MT_REC_OBJ:
-				o = trace_push((void **)&tb->obj, &tb->nobj, &tb->cobj,
+				o = mt_trace_push((void **)&tb->obj, &tb->nobj, &tb->cobj,
 					 sizeof(*o));
 				if (!o)
 					return -1;
@@ -136,14 +136,14 @@ static int collect(struct mt_trace *t, uint32_t p, struct tables *tb)
 					((const struct mt_rec_obj *)r)->id };
 				break;
 			case MT_REC_EP:
-				e = trace_push((void **)&t->eps, &t->neps, &tb->ceps,
+				e = mt_trace_push((void **)&t->eps, &t->neps, &tb->ceps,
 					 sizeof(*e));
 				if (!e)
 					return -1;
 				*e = (struct mt_trace_ep){ p, (const void *)r, 0 };
 				break;
 			case MT_REC_AV:
-				a = trace_push((void **)&ix->av, &ix->nav, &tb->cav,
+				a = mt_trace_push((void **)&ix->av, &ix->nav, &tb->cav,
 					 sizeof(*a));
 				if (!a)
 					return -1;
@@ -153,7 +153,7 @@ static int collect(struct mt_trace *t, uint32_t p, struct tables *tb)
 					(const void *)r };
 				break;
 			case MT_REC_BIND:
-				b = trace_push((void **)&tb->bind, &tb->nbind, &tb->cbind,
+				b = mt_trace_push((void **)&tb->bind, &tb->nbind, &tb->cbind,
 					 sizeof(*b));
 				if (!b)
 					return -1;
@@ -212,7 +212,7 @@ static int apply_binds(struct mt_trace *t, const struct tables *tb)
 				e->av = b->rec->target;
 			break;
 		case MT_FID_CLASS_CQ:
-			c = trace_push((void **)&t->cqbinds, &t->ncqbinds, &cap, sizeof(*c));
+			c = mt_trace_push((void **)&t->cqbinds, &t->ncqbinds, &cap, sizeof(*c));
 			if (!c)
 				return -1;
 			*c = (struct mt_trace_cq_bind){ b->proc, b->rec->target,
@@ -221,11 +221,11 @@ static int apply_binds(struct mt_trace *t, const struct tables *tb)
 			break;
 		}
 	}
-	trace_sort(t->cqbinds, t->ncqbinds, sizeof(*t->cqbinds), cmp_cqbind);
+	mt_trace_sort(t->cqbinds, t->ncqbinds, sizeof(*t->cqbinds), cmp_cqbind);
 	return 0;
 }
 
-enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err)
+enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err)
 {
 	struct tables tb = { 0 };
 	int rc = 0;
@@ -236,9 +236,9 @@ enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err)
 	for (uint32_t p = 0; p < t->nprocs && !rc; p++)
 		rc = collect(t, p, &tb);
 	if (!rc) {
-		trace_sort(tb.obj, tb.nobj, sizeof(*tb.obj), cmp_obj);
-		trace_sort(t->eps, t->neps, sizeof(*t->eps), cmp_ep);
-		trace_sort(t->index->av, t->index->nav, sizeof(*t->index->av),
+		mt_trace_sort(tb.obj, tb.nobj, sizeof(*tb.obj), cmp_obj);
+		mt_trace_sort(t->eps, t->neps, sizeof(*t->eps), cmp_ep);
+		mt_trace_sort(t->index->av, t->index->nav, sizeof(*t->index->av),
 			   cmp_av);
 		rc = apply_binds(t, &tb);
 	}
@@ -257,7 +257,7 @@ enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err)
 	return rc ? mt_err_set(err, MT_ERR_NOMEM, "out of memory") : MT_OK;
 }
 
-void trace_addr_free(struct mt_trace *t)
+void mt_trace_addr_free(struct mt_trace *t)
 {
 	if (t->index) {
 		free(t->index->av);

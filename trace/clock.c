@@ -34,7 +34,7 @@ static int slope(struct mt_trace_clock *c, uint64_t ns, uint64_t ticks)
 	return 1;
 }
 
-void trace_clock_setup(struct mt_trace_proc *p)
+void mt_trace_clock_setup(struct mt_trace_proc *p)
 {
 	const struct mt_rec_clock *s = p->clock_start, *e = p->clock_end;
 	struct mt_trace_clock *c = &p->clock;

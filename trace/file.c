@@ -158,7 +158,7 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 		else if (r->type < MT_TRACE_TYPE_SLOTS)
 			f->type_count[r->type]++;
 		if (is_setup(r->type)) {
-			uint64_t *slot = trace_push((void **)&f->setup_off,
+			uint64_t *slot = mt_trace_push((void **)&f->setup_off,
 						    &f->nsetup, &cap, sizeof(*slot));
 
 			if (!slot)

@@ -22,7 +22,7 @@ struct file_list {
 static enum mt_status add_file(struct file_list *l, const char *path,
 			       struct mt_err *err)
 {
-	struct mt_trace_file **slot = trace_push((void **)&l->v, &l->n, &l->cap,
+	struct mt_trace_file **slot = mt_trace_push((void **)&l->v, &l->n, &l->cap,
 						 sizeof(*slot));
 	enum mt_status st;
 
@@ -143,7 +143,7 @@ static void attach_identity(struct mt_trace_proc *p)
 				p->clock_end = c;
 		}
 	}
-	trace_clock_setup(p);
+	mt_trace_clock_setup(p);
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -164,7 +164,7 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 {
 	size_t i, j;
 
-	trace_sort(v, n, sizeof(*v), cmp_file);
+	mt_trace_sort(v, n, sizeof(*v), cmp_file);
 	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
 	if (!t->procs)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
@@ -186,7 +186,7 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 			t->nhosts++;
 		attach_identity(p);
 	}
-	trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
+	mt_trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
 	for (i = 0; i < t->nprocs; i++) {
 		struct mt_trace_proc *p = &t->procs[i];
 
@@ -234,7 +234,7 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	if (st == MT_OK)
 		st = group(t, t->files, t->nfiles, err);
 	if (st == MT_OK)
-		st = trace_addr_build(t, err);
+		st = mt_trace_addr_build(t, err);
 	if (st != MT_OK) {
 		mt_trace_close(t);
 		return st;
@@ -251,6 +251,6 @@ void mt_trace_close(struct mt_trace *t)
 		mt_trace_file_close(t->files[i]);
 	free(t->files);
 	free(t->procs);
-	trace_addr_free(t);
+	mt_trace_addr_free(t);
 	free(t);
 }

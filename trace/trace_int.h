@@ -8,17 +8,17 @@
 
 
 /* Grow-by-doubling append of one elem-sized slot; NULL when out of memory. */
-void *trace_push(void **v, size_t *n, size_t *cap, size_t elem);
+void *mt_trace_push(void **v, size_t *n, size_t *cap, size_t elem);
 
 /* qsort that accepts an empty (NULL) array. */
-void trace_sort(void *base, size_t n, size_t size,
+void mt_trace_sort(void *base, size_t n, size_t size,
 		int (*cmp)(const void *, const void *));
 
 /* Set p->clock from its PROC record and CLOCK calibration pairs. */
-void trace_clock_setup(struct mt_trace_proc *p);
+void mt_trace_clock_setup(struct mt_trace_proc *p);
 
 /* Build the endpoint, bind and AV tables of t from the files' setup records. */
-enum mt_status trace_addr_build(struct mt_trace *t, struct mt_err *err);
-void trace_addr_free(struct mt_trace *t);
+enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err);
+void mt_trace_addr_free(struct mt_trace *t);
 
 #endif /* MT_TRACE_INT_H */

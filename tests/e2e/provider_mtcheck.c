@@ -23,7 +23,7 @@
 
 #include <rdma/fabric.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 static const char *op_name(unsigned op)
 {

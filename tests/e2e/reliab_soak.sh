@@ -2,7 +2,7 @@
 # reliab_soak.sh PROVIDER_DIR MSGTRACE BINDIR
 # A traced 4-rank reliab_mix job of continuous mixed traffic (ring
 # point-to-point, probes, allreduce, bcast, barrier) for RELIAB_SOAK_SECONDS
-# (default 12; tools/soak runs 120 and more). Every RELIAB_SOAK_EVERY
+# (default 12; scripts/soak runs 120 and more). Every RELIAB_SOAK_EVERY
 # seconds (default 1) the RSS of each rank is read from /proc: RssAnon (heap
 # and stacks: what tracing could leak) and RssFile (mapped pages, the trace
 # files among them: they grow with the trace and are page cache the kernel
@@ -60,7 +60,7 @@ reliab_no_warning traced.out.err
 
 # RssAnon growth per rank from half-way to its maximum after: the traced
 # ranks may not grow by more than the untraced ones plus 8 MiB (a leak of
-# 8 bytes per record shows in the 12 s run, of 1 byte in tools/soak's 120 s).
+# 8 bytes per record shows in the 12 s run, of 1 byte in scripts/soak's 120 s).
 awk -v warm=$((secs / 2)) -F'\t' 'NR > 1 && $2 >= warm {
 	k = $1 " " $3
 	if (!(k in base)) base[k] = $5

@@ -7,8 +7,8 @@
 # every (rank, thread tag) it holds exactly the sends and receives the
 # thread counted, all posted from one trace file (the thread's own), and
 # exactly as many receive completions (read by whichever thread polled).
-# Full size: RELIAB_MSGS=100000 (see tools/reliab; about 30 min here).
-# Under ThreadSanitizer: tools/reliab tsan.
+# Full size: RELIAB_MSGS=100000 (see scripts/reliab; about 30 min here).
+# Under ThreadSanitizer: scripts/reliab tsan.
 mode=$1
 shift
 . "$(dirname "$0")/reliab_lib.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # reliab_tsan.sh PROVIDER_DIR MSGTRACE BINDIR
-# Only in a build with -DMSGTRACE_TSAN=ON (tools/reliab tsan): the provider
+# Only in a build with -DMSGTRACE_TSAN=ON (scripts/reliab tsan): the provider
 # and reliab_threads carry ThreadSanitizer; reliab_threads runs 2 ranks x
 # 4 threads x RELIAB_MSGS (default 300) messages on dup'ed communicators,
 # then on one. The runs must succeed with every message in the trace, and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # replay.sh MSGTRACE SRCDIR [FUZZ_SPLIT]
 # Runs the msgtrace binary on every input of the fuzz corpus
-# (SRCDIR/corpus.tar.xz, the minimized corpus of tools/fuzz; its traces are
+# (SRCDIR/corpus.tar.xz, the minimized corpus of scripts/fuzz; its traces are
 # mostly zero padding, so they are kept compressed) and of past crashes
 # (SRCDIR/regress, one file per bug, named after it): on the trace files an
 # input holds, the subcommands fuzz_msgtrace runs for its first byte

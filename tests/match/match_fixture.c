@@ -19,16 +19,16 @@ void fx_setup(void)
 		.check = 1,
 	};
 
-	cr_assert_eq(mt_match_new(&cfg, &m), MT_MATCH_OK);
+	cr_assert_eq(mt_match_new(&cfg, &m), MT_OK);
 	for (int i = 0; i < N_EP; i++)
-		cr_assert_eq(mt_match_add_ep(m, i, i, i), MT_MATCH_OK);
+		cr_assert_eq(mt_match_add_ep(m, i, i, i), MT_OK);
 }
 
 void fx_teardown(void)
 {
 	char why[256];
 
-	cr_assert_eq(mt_match_check(m, why, sizeof(why)), MT_MATCH_OK,
+	cr_assert_eq(mt_match_check(m, why, sizeof(why)), MT_OK,
 		     "invariant: %s", why);
 	mt_match_free(m);
 	m = NULL;
@@ -62,7 +62,7 @@ struct mt_match_op fx_send_tmpl(int ep, int dst, uint64_t tag, uint64_t len,
 
 void fx_send_op(const struct mt_match_op *op)
 {
-	cr_assert_eq(mt_match_post(m, op), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, op), MT_OK);
 }
 
 void fx_send(int ep, int dst, uint64_t tag, uint64_t len, uint64_t ctx,
@@ -88,7 +88,7 @@ void fx_recv(int ep, int src, uint64_t tag, uint64_t ignore, uint64_t len,
 {
 	struct mt_match_op op = fx_recv_tmpl(ep, src, tag, ignore, len, ctx, ts);
 
-	cr_assert_eq(mt_match_post(m, &op), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &op), MT_OK);
 }
 
 struct mt_match_cqe fx_cqe_tmpl(int ep, uint64_t ctx, uint64_t ts, uint64_t tag,
@@ -101,7 +101,7 @@ struct mt_match_cqe fx_cqe_tmpl(int ep, uint64_t ctx, uint64_t ts, uint64_t tag,
 
 void fx_cqe_op(const struct mt_match_cqe *c)
 {
-	cr_assert_eq(mt_match_complete(m, c), MT_MATCH_OK);
+	cr_assert_eq(mt_match_complete(m, c), MT_OK);
 }
 
 void fx_cqe(int ep, uint64_t ctx, uint64_t ts, uint64_t tag, uint64_t len,
@@ -121,6 +121,6 @@ size_t fx_finish(struct mt_match_msg *out, size_t max)
 {
 	size_t n = fx_drain(out, max);
 
-	cr_assert_eq(mt_match_finish(m), MT_MATCH_OK);
+	cr_assert_eq(mt_match_finish(m), MT_OK);
 	return n + fx_drain(out + n, max - n);
 }

@@ -147,7 +147,7 @@ Test(match, probe_miss_is_a_probe)
 	struct mt_match_op p = fx_recv_tmpl(1, 0, t, SYNC_BIT, 0, 0xd, 10);
 
 	p.flags |= FI_PEEK;
-	cr_assert_eq(mt_match_post(m, &p), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &p), MT_OK);
 	fx_cqe(1, 0xd, 11, 0, 0, 0, FI_ENOMSG);
 	cr_assert_eq(fx_finish(out, 64), 0);
 	cr_assert_eq(mt_match_summary(m)->probes, 1);
@@ -162,7 +162,7 @@ Test(match, peek_hit_takes_nothing)
 
 	fx_send(0, 1, t, 8, 0xa, 20);
 	p.flags |= FI_PEEK;
-	cr_assert_eq(mt_match_post(m, &p), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &p), MT_OK);
 	fx_cqe(1, 0xd, 22, t, 8, 0, 0);
 	fx_recv(1, 0, t, SYNC_BIT, 8, 0xb, 23);
 	fx_cqe(1, 0xb, 24, t, 8, 0, 0);
@@ -182,12 +182,12 @@ Test(match, claim_takes_the_claimed_message)
 	fx_send(0, 1, t, 11, 0xa, 10);
 	fx_send(0, 1, t, 22, 0xa, 20);
 	p.flags |= FI_PEEK | FI_CLAIM;
-	cr_assert_eq(mt_match_post(m, &p), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &p), MT_OK);
 	fx_cqe(1, 0xd, 31, t, 11, 0, 0);	/* improbe claims the first */
 	fx_recv(1, 0, t, SYNC_BIT, 100, 0xb, 32);	/* a later recv: the second */
 	fx_cqe(1, 0xb, 33, t, 22, 0, 0);
 	c.flags = FI_CLAIM | FI_COMPLETION;
-	cr_assert_eq(mt_match_post(m, &c), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &c), MT_OK);
 	fx_cqe(1, 0xd, 41, t, 11, 0, 0);
 	fx_cqe(0, 0xa, 50, 0, 0, 0, 0);
 	fx_cqe(0, 0xa, 51, 0, 0, 0, 0);
@@ -366,10 +366,10 @@ Test(match, hang_names_the_receiver_that_never_acked)
 	fx_recv(0, 1, t | ACK_BIT, 0, 0, 0xac, 10);
 	fx_send(0, 1, t | SYNC_BIT, 64, 0xa, 11);
 	p.flags |= FI_PEEK | FI_CLAIM;
-	cr_assert_eq(mt_match_post(m, &p), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &p), MT_OK);
 	fx_cqe(1, 0xd, 13, t | SYNC_BIT, 64, 0, 0);
 	c.flags = FI_CLAIM | FI_COMPLETION;
-	cr_assert_eq(mt_match_post(m, &c), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &c), MT_OK);
 	fx_cqe(1, 0xd, 15, t | SYNC_BIT, 64, 0, 0);
 	fx_cqe(0, 0xa, 16, 0, 0, 0, 0);
 	cr_assert_eq(fx_finish(out, 64), 1);
@@ -480,8 +480,8 @@ Test(match, untagged_messages_pair_apart_from_tagged)
 	fx_send_op(&s0);
 	fx_send_op(&s2);
 	fx_send(3, 1, 0, 8, 0xd, 5);	/* tagged, tag bits 0: not theirs */
-	cr_assert_eq(mt_match_post(m, &r1), MT_MATCH_OK);
-	cr_assert_eq(mt_match_post(m, &r2), MT_MATCH_OK);
+	cr_assert_eq(mt_match_post(m, &r1), MT_OK);
+	cr_assert_eq(mt_match_post(m, &r2), MT_OK);
 	c = fx_cqe_tmpl(1, 0xb1, 6, 0, 24, 2, 0);	/* rank 2's arrived first */
 	c.f.kind = MT_MATCH_UNTAGGED;
 	fx_cqe_op(&c);

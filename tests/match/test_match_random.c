@@ -150,9 +150,9 @@ Test(match, random_traffic_against_provider_model)
 	qsort(S.ev, (size_t)S.n_ev, sizeof(S.ev[0]), by_time);
 	for (int i = 0; i < S.n_ev; i++) {
 		if (S.ev[i].is_cqe)
-			cr_assert_eq(mt_match_complete(m, &S.ev[i].c), MT_MATCH_OK);
+			cr_assert_eq(mt_match_complete(m, &S.ev[i].c), MT_OK);
 		else
-			cr_assert_eq(mt_match_post(m, &S.ev[i].op), MT_MATCH_OK);
+			cr_assert_eq(mt_match_post(m, &S.ev[i].op), MT_OK);
 	}
 	static struct mt_match_msg msgs[N_MSG * 2];
 	size_t n = fx_finish(msgs, N_MSG * 2), matched = 0;

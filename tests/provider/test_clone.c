@@ -111,9 +111,9 @@ static void setup(void)
 	info = fi_allocinfo();
 	cr_assert_not_null(info);
 	info->ep_attr->mem_tag_format = 0xaaaa;
-	hook_domain_opened(NULL, &dom, info);
+	mt_hook_domain_opened(NULL, &dom, info);
 	cr_assert_neq(dom.ops, &p_dom_ops, "domain hooked");
-	hook_ep_opened(HOOK_OBJ(dom.ops), &ep, info);
+	mt_hook_ep_opened(HOOK_OBJ(dom.ops), &ep, info);
 }
 
 static void teardown(void)
@@ -261,7 +261,7 @@ Test(clone, cq_entries_decoded_once_per_read)
 	const struct mt_rec_cqe *r;
 	fi_addr_t src[2];
 
-	hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	mt_hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
 	cr_assert_eq(fi_cq_read(&cq, e, 1), -FI_EAGAIN);
 	cr_assert_eq(mt_rec_tls.buf->hdr->empty_polls, 1);
 	cr_assert_eq(fi_cq_read(&cq, e, 2), 2);
@@ -312,7 +312,7 @@ Test(clone, cq_sread_recorded_once)
 	struct fi_cq_data_entry e[2];
 	const struct mt_rec_cqe *r;
 
-	hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	mt_hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
 	cr_assert_eq(fi_cq_sread(&cq, e, 1, NULL, -1), 2);
 	cr_assert_eq(reads_from, 2, "the provider looped on its own readfrom");
 	cr_assert_eq(count(MT_REC_CQE), 2);
@@ -339,7 +339,7 @@ Test(clone, cancel_is_recorded)
 			      .ops = &ops, .cm = &p_cm_ops, .tagged = &p_tagged.t };
 	const struct mt_rec_op *r;
 
-	hook_ep_opened(HOOK_OBJ(dom.ops), &ep2, info);
+	mt_hook_ep_opened(HOOK_OBJ(dom.ops), &ep2, info);
 	cr_assert_eq(fi_cancel(&ep2.fid, (void *)0x77), 0);
 	cr_assert_eq(fi_cancel(&ep2.fid, (void *)0x78), -FI_ENOENT);
 	cr_assert_eq(count(MT_REC_OP), 2);
@@ -378,7 +378,7 @@ Test(clone, scalable_endpoint_contexts)
 	const struct mt_rec_op *op;
 	struct fid_ep *t;
 
-	hook_ep_opened(HOOK_OBJ(dom.ops), &sep, info);
+	mt_hook_ep_opened(HOOK_OBJ(dom.ops), &sep, info);
 	cr_assert_eq(fi_tx_context(&sep, 0, NULL, &t, NULL), 0);
 	cr_assert_eq(t, &tx);
 	cr_assert_neq(tx.tagged, &p_tagged.t, "tx context hooked");
@@ -418,8 +418,8 @@ Test(clone, av_insert_records_each_valid_address)
 	int i;
 
 	info->addr_format = FI_SOCKADDR_IN;
-	hook_domain_opened(NULL, &dom4, info);
-	hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
+	mt_hook_domain_opened(NULL, &dom4, info);
+	mt_hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
 	for (i = 0; i < 3; i++)
 		memset(addrs[i], 0x10 + i, sizeof(addrs[i]));
 	cr_assert_eq(fi_av_insert(&av, addrs, 3, out, 0, NULL), 2);
@@ -465,8 +465,8 @@ Test(clone, av_insert_made_by_the_provider_itself_recorded_once)
 	const struct mt_rec_av *r;
 	fi_addr_t out;
 
-	hook_domain_opened(NULL, &dom4, info);
-	hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
+	mt_hook_domain_opened(NULL, &dom4, info);
+	mt_hook_av_opened(HOOK_OBJ(dom4.ops), &av, &attr);
 	cr_assert_eq(fi_av_insertsvc(&av, "node1", "4000", &out, 0, NULL), 1);
 	cr_assert_eq(out, 5);
 	cr_assert_eq(count(MT_REC_AV), 1);

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mt_trace.h"
+#include "mt_format.h"
 
 struct map {
 	uint8_t *p;

@@ -1,0 +1,105 @@
+/*
+ * clock_int.h - what the clock-correction stages (clock/clock_*.c) share.
+ * Private to clock/. Each stage reads the input through struct clk and
+ * works on the caller's output arrays, which always hold the current
+ * timestamps: a copy of the input, then the linear map, then the CLC.
+ */
+#ifndef MT_CLOCK_INT_H
+#define MT_CLOCK_INT_H
+
+#include "mt_clock.h"
+
+struct clk {
+	const struct mt_clock_opts *o;
+	uint32_t np;
+	const struct mt_clock_proc *procs;
+	uint64_t nm;
+	const struct mt_clock_msg *msgs;
+	int64_t *const *out;
+	struct mt_clock_result *res;
+	struct mt_err *err;
+	uint32_t *msg_link;	/* per message: index into res->links */
+};
+
+/* Nearest integer, halves away from zero, without a branch; inline where
+ * llround is a libm call (it must set errno), for the per-event loops.
+ * Clamped to +-9.2e18 by comparisons (fmin/fmax stay libm calls without
+ * -ffinite-math-only; NaN fails x <= max and gives the top): a corrupt
+ * trace's times must not make the conversion undefined (fuzz,
+ * tests/fuzz/regress/clock-round-range). */
+static inline int64_t clk_round(double x)
+{
+	x = !(x <= 9.2e18) ? 9.2e18 : x < -9.2e18 ? -9.2e18 : x;
+	return (int64_t)(x + __builtin_copysign(0.5, x));
+}
+
+/* The linear map of a domain, applied to a recorded timestamp (wrapping,
+ * not overflowing, on corrupt input). */
+static inline int64_t clk_linear(const struct mt_clock_domain *d, int64_t t0,
+				 int64_t t)
+{
+	return (int64_t)((uint64_t)t -
+			 (uint64_t)clk_round(d->offset_ns + d->drift_ppm * 1e-6 *
+					     ((double)t - (double)t0)));
+}
+
+/* Key of an ordered or unordered pair of domains. */
+static inline uint64_t clk_pair_key(uint32_t a, uint32_t b)
+{
+	return (uint64_t)a << 32 | b;
+}
+
+/* Open-addressing map from a pair key to a dense index (0, 1, 2, ...). */
+struct clk_pairs {
+	uint64_t *keys;
+	uint32_t *idx;
+	uint64_t mask;
+	uint32_t n;
+	uint32_t side;		/* > 0: idx is a dense side x side table */
+};
+
+/* A map for about 'expect' keys whose halves are below 'side' (0: any):
+ * a dense table when side is small, else open addressing. */
+enum mt_status mt_clock_pairs_init(struct clk_pairs *m, uint64_t expect,
+			      uint32_t side);
+/* Index of key, inserting it if new; UINT32_MAX when out of memory. */
+uint32_t mt_clock_pairs_get(struct clk_pairs *m, uint64_t key);
+/* Index of key, or UINT32_MAX when absent. */
+uint32_t mt_clock_pairs_find(const struct clk_pairs *m, uint64_t key);
+void mt_clock_pairs_free(struct clk_pairs *m);
+
+/* malloc for the per-message arrays (tens to hundreds of MiB): asks for
+ * transparent huge pages, which cuts the page faults of filling them by a
+ * factor 512 where the kernel grants them. Free with free(). */
+void *mt_clock_alloc_big(size_t bytes);
+
+/* Log-linear histogram of non-negative values: exact max, median within
+ * 1/64 relative. */
+#define CLK_HIST_SUB 64
+#define CLK_HIST_BUCKETS (CLK_HIST_SUB * 60)
+struct clk_hist {
+	uint64_t n;
+	int64_t max;
+	uint64_t count[CLK_HIST_BUCKETS];
+};
+
+void mt_clock_hist_add(struct clk_hist *h, int64_t v);
+int64_t mt_clock_hist_median(const struct clk_hist *h);
+
+/* Stage 1: res->domains and res->proc_domain from host and clock source,
+ * split where messages inside a domain contradict a shared clock; counts
+ * res->viol_before on the way. */
+enum mt_status mt_clock_domains(struct clk *c);
+/* Stage 2: offset and drift per domain, applied to c->out. */
+enum mt_status mt_clock_linear_map(struct clk *c);
+/* Minimum latency per ordered pair of domains (res->links, c->msg_link),
+ * measured on c->out; counts res->viol_linear on the way. */
+enum mt_status mt_clock_links(struct clk *c);
+/* Stage 3: the controlled logical clock on c->out. */
+enum mt_status mt_clock_clc(struct clk *c);
+/* Messages whose receive is not after the send, on c->out. */
+uint64_t mt_clock_violations(const struct clk *c);
+/* Correction and interval figures of res, from input and c->out. */
+enum mt_status mt_clock_report(struct clk *c);
+
+#endif /* MT_CLOCK_INT_H */

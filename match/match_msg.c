@@ -1,0 +1,68 @@
+/*
+ * match_msg.c - a message as the caller sees it, built from its send and
+ * receive operations, and the sender's world rank learnt from the
+ * communicator fields when the receive alone names it. Below the pairing
+ * files (match_ops.c, match_pair.c, match_ssend.c), which all build
+ * messages: it calls none of them.
+ */
+#include <string.h>
+
+#include "match_priv.h"
+
+/* The world rank of the sender of f on the communicator, as learnt from
+ * the sends seen so far to receiving endpoint ep, or -1. */
+int32_t mt_match_comm_rank(const struct mt_match *m, int32_t ep,
+			   const struct mt_match_fields *f)
+{
+	if (f->cid < 0 || f->comm_src < 0)
+		return -1;
+	struct map_key k = { .a = (uint64_t)f->cid,
+			     .b = (uint64_t)(uint32_t)f->comm_src,
+			     .c = (uint32_t)ep };
+	const struct map_slot *s = mt_match_map_get(&m->comm, &k);
+
+	return s ? (int32_t)s->v - 1 : -1;
+}
+
+void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
+			struct mt_match_msg *msg)
+{
+	const struct op *so = s ? &m->op[s] : NULL, *ro = r ? &m->op[r] : NULL;
+
+	memset(msg, 0, sizeof(*msg));
+	msg->t_send_post = msg->t_send_done = MT_MATCH_NOTIME;
+	msg->t_recv_post = msg->t_recv_done = MT_MATCH_NOTIME;
+	msg->send_ep = msg->recv_ep = -1;
+	if (so) {
+		msg->send_ep = so->p.ep;
+		msg->recv_ep = so->p.peer;
+		msg->f = so->p.f;
+		msg->raw_tag = so->p.tag;
+		msg->bytes = so->p.len;
+		msg->t_send_post = so->p.ts;
+		msg->t_send_done = so->done_ts;
+	}
+	if (ro) {
+		msg->recv_ep = ro->p.ep;
+		msg->recv_buf = ro->p.len;
+		msg->recv_f = ro->p.f;
+		msg->t_recv_post = ro->p.ts;
+		msg->t_recv_done = ro->done_ts;
+		if (!so) {
+			int done = (ro->state & OP_DONE) || (ro->state & OP_FINAL);
+
+			msg->send_ep = ro->rsrc_ep;
+			msg->f = done ? ro->rf : ro->p.f;
+			msg->raw_tag = done ? ro->rtag : ro->p.tag;
+			msg->bytes = ro->done_len;
+		}
+	}
+	msg->send_rank = ep_rank(m, msg->send_ep);
+	msg->recv_rank = ep_rank(m, msg->recv_ep);
+	if (msg->send_rank < 0 && ro && !so)
+		msg->send_rank = mt_match_comm_rank(m, ro->p.ep, &msg->f);
+	if (so && ro)
+		msg->status = (ro->state & OP_TRUNC) || so->p.len > ro->p.len ?
+			MT_MATCH_ST_TRUNCATED : (ro->state & OP_AMBIG) ?
+			MT_MATCH_ST_AMBIGUOUS : MT_MATCH_ST_MATCHED;
+}

@@ -1,0 +1,336 @@
+/*
+ * clockstage.c - the pipeline's clock-correction stage (see clockstage.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clockstage.h"
+
+struct clockstage {
+	enum mt_clock_mode mode;
+	uint32_t nranks;		/* highest world rank + 1 */
+	struct mt_clock_proc *procs;	/* per world rank */
+	struct mt_clock_cal (*cal)[2];	/* per world rank: START, END pairs */
+	uint32_t declared;
+	int buffers, solved, mismatch;
+	struct mt_clock_times *t;	/* collected, corrected by solve */
+	size_t n, cap, next;		/* collected, allocated, applied */
+	struct mt_clock_result res;
+	uint64_t checked, violations;	/* when nothing is collected */
+	const struct mt_trace *trace;	/* to name a file in errors */
+	struct mt_match_summary sum;	/* mt_pipe_clock_summary's copy */
+};
+
+/* A calibration pair on the merge's time base, like the message times. */
+static void cal_pair(const struct mt_trace_proc *pr, const struct mt_rec_clock *c,
+		     struct mt_clock_cal *out)
+{
+	out->local_ns = mt_trace_ticks_ns(&pr->clock, c->h.ts) + pr->merge_offset_ns;
+	out->realtime_ns = (int64_t)c->realtime_ns;
+}
+
+static void describe_proc(const struct mt_trace_proc *pr, struct mt_clock_proc *cp,
+			  struct mt_clock_cal *cal)
+{
+	*cp = (struct mt_clock_proc){
+		.host = pr->host,
+		.clock_source = pr->rec ? pr->rec->clock_source : 0,
+		.cal = cal,
+	};
+	if (pr->clock_start)
+		cal_pair(pr, pr->clock_start, &cal[cp->ncal++]);
+	if (pr->clock_end && pr->clock_end != pr->clock_start)
+		cal_pair(pr, pr->clock_end, &cal[cp->ncal++]);
+}
+
+/* Domains declared by the processes that are in the trace (ranks no
+ * process recorded would each count as one). */
+static enum mt_status declared(struct clockstage *cs)
+{
+	struct mt_clock_proc *v = calloc(cs->nranks + 1, sizeof(*v));
+	uint32_t n = 0;
+	enum mt_status s;
+
+	if (!v)
+		return MT_ERR_NOMEM;
+	for (uint32_t r = 0; r < cs->nranks; r++)
+		if (cs->procs[r].host)
+			v[n++] = cs->procs[r];
+	s = mt_clock_domains_declared(n, v, &cs->declared);
+	free(v);
+	return s;
+}
+
+/*
+ * The tables below are indexed by world rank, which a corrupt trace sets at
+ * will: 2^31 - 1 asked for 12 GB (fuzz, regress/clock-rank-alloc), and the
+ * solve's work grows with the table too (65,536 empty ranks took 2 s:
+ * regress/clock-sparse-ranks). A rank at or past this limit gets no clock
+ * entry, as if unknown: a real job's ranks stay below it unless under 1 in
+ * 64 of its ranks were traced.
+ */
+static uint64_t rank_limit(const struct mt_trace *t)
+{
+	return (uint64_t)t->nprocs * 64 + 1024;
+}
+
+struct clockstage *mt_pipe_clock_new(enum mt_clock_mode mode,
+				  const struct mt_trace *t)
+{
+	struct clockstage *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->mode = mode;
+	cs->trace = t;
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].world_rank >= 0 &&
+		    (uint32_t)t->procs[p].world_rank >= cs->nranks &&
+		    (uint64_t)t->procs[p].world_rank < rank_limit(t))
+			cs->nranks = (uint32_t)t->procs[p].world_rank + 1;
+	cs->procs = calloc(cs->nranks + 1, sizeof(*cs->procs));
+	cs->cal = calloc(cs->nranks + 1, sizeof(*cs->cal));
+	if (!cs->procs || !cs->cal)
+		goto nomem;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		int32_t r = t->procs[p].world_rank;
+
+		if (r >= 0 && (uint32_t)r < cs->nranks)
+			describe_proc(&t->procs[p], &cs->procs[r], cs->cal[r]);
+	}
+	if (declared(cs))
+		goto nomem;
+	cs->buffers = mode == MT_CLOCK_MODE_LINEAR || mode == MT_CLOCK_MODE_CLC ||
+		      (mode == MT_CLOCK_MODE_AUTO && cs->declared > 1);
+	return cs;
+nomem:
+	mt_pipe_clock_free(cs);
+	return NULL;
+}
+
+void mt_pipe_clock_free(struct clockstage *cs)
+{
+	if (!cs)
+		return;
+	mt_clock_result_free(&cs->res);
+	free(cs->sum.pending);
+	free(cs->t);
+	free(cs->procs);
+	free(cs->cal);
+	free(cs);
+}
+
+int mt_pipe_clock_buffers(const struct clockstage *cs)
+{
+	return cs->buffers;
+}
+
+int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
+		       size_t n)
+{
+	if (cs->n + n > cs->cap) {
+		size_t cap = cs->cap ? cs->cap + cs->cap / 2 : 4096;
+		struct mt_clock_times *t;
+
+		cap = cap < cs->n + n ? cs->n + n : cap;
+		t = realloc(cs->t, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		cs->t = t;
+		cs->cap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		mt_clock_times_of_msg(&b[i], cs->nranks, &cs->t[cs->n++]);
+	return 0;
+}
+
+/* The first file of the process of world rank r, for an error message. */
+static const char *file_of_rank(const struct mt_trace *t, uint32_t r)
+{
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].world_rank == (int32_t)r && t->procs[p].nfiles)
+			return t->procs[p].files[0]->path;
+	return "?";
+}
+
+enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
+{
+	enum mt_status s;
+
+	for (size_t i = 0; i < cs->n; i++)
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			int64_t x = cs->t[i].t[w];
+			uint32_t r = w <= MT_CLOCK_SEND_DONE ? cs->t[i].send_proc :
+				     cs->t[i].recv_proc;
+
+			/* Beyond the limit: corrupt records (fuzz,
+			 * tests/fuzz/regress/clock-clc-overflow). */
+			if (x != MT_CLOCK_NOTIME &&
+			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT))
+				return mt_err_set(err, MT_ERR_CORRUPT,
+						  "%s (rank %" PRIu32 "): a record's time is "
+						  "%" PRId64 " ns, beyond +-2^61: corrupt "
+						  "timestamps", file_of_rank(cs->trace, r),
+						  r, x);
+		}
+	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
+				   cs->n, &cs->res, err);
+	if (s == MT_ERR_CORRUPT) {	/* corrupt_proc: a world rank, or none */
+		struct mt_err why = *err;
+		int one = cs->res.corrupt_proc != MT_CLOCK_NOPROC;
+		const char *path = one ? file_of_rank(cs->trace, cs->res.corrupt_proc) :
+				   cs->trace->nfiles ? cs->trace->files[0]->path : "?";
+
+		mt_err_set(err, s, "%s%s: %s", path, one ? "" : " and the other files",
+			   why.msg);
+	}
+	cs->solved = s == MT_OK;
+	return s;
+}
+
+/* The clock condition on one message as recorded, where the clock stage
+ * would check it: both ranks and both times known. */
+static void check(struct clockstage *cs, const struct mt_match_msg *m)
+{
+	if (m->send_rank < 0 || m->recv_rank < 0 ||
+	    (uint32_t)m->send_rank >= cs->nranks ||
+	    (uint32_t)m->recv_rank >= cs->nranks ||
+	    m->t_send_post == MT_MATCH_NOTIME || m->t_recv_done == MT_MATCH_NOTIME)
+		return;
+	cs->checked++;
+	cs->violations += (int64_t)m->t_recv_done <= (int64_t)m->t_send_post;
+}
+
+void mt_pipe_clock_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct mt_clock_times got;
+
+		if (!cs->solved) {
+			check(cs, &b[i]);
+			continue;
+		}
+		mt_clock_times_of_msg(&b[i], cs->nranks, &got);
+		if (cs->next >= cs->n || got.send_proc != cs->t[cs->next].send_proc ||
+		    got.recv_proc != cs->t[cs->next].recv_proc) {
+			cs->mismatch = 1;
+			return;
+		}
+		mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
+	}
+}
+
+int mt_pipe_clock_finish(const struct clockstage *cs)
+{
+	return cs->mismatch || (cs->solved && cs->next != cs->n) ? -1 : 0;
+}
+
+/* Corrected time of a recorded one by its rank's linear map. */
+static int64_t linear(const struct mt_clock_result *r, uint32_t rank, int64_t t)
+{
+	const struct mt_clock_domain *d = &r->domains[r->proc_domain[rank]];
+	double shift = d->offset_ns + d->drift_ppm * 1e-6 * ((double)t - (double)r->t0);
+
+	/* Clamped and wrapping: a corrupt trace's times must stay defined
+	 * (fuzz, tests/fuzz/regress/clock-round-range). */
+	shift = __builtin_fmax(__builtin_fmin(shift, 9.2e18), -9.2e18);
+	return (int64_t)((uint64_t)t - (uint64_t)(int64_t)shift);
+}
+
+/* A recorded time of world rank r on the corrected time base. */
+static uint64_t moved(const struct clockstage *cs, int32_t r, uint64_t t)
+{
+	if (t == MT_MATCH_NOTIME || r < 0 || (uint32_t)r >= cs->nranks)
+		return t;
+	return (uint64_t)linear(&cs->res, (uint32_t)r, (int64_t)t);
+}
+
+static void move_msg(const struct clockstage *cs, struct mt_match_msg *m)
+{
+	m->t_send_post = moved(cs, m->send_rank, m->t_send_post);
+	m->t_send_done = moved(cs, m->send_rank, m->t_send_done);
+	m->t_recv_post = moved(cs, m->recv_rank, m->t_recv_post);
+	m->t_recv_done = moved(cs, m->recv_rank, m->t_recv_done);
+}
+
+const struct mt_match_summary *mt_pipe_clock_summary(struct clockstage *cs,
+						  const struct mt_match_summary *s)
+{
+	struct mt_match_pending *p = NULL;
+
+	if (!cs->solved || !cs->res.linear_done)
+		return s;
+	if (s->n_pending && !(p = malloc(s->n_pending * sizeof(*p))))
+		return NULL;
+	free(cs->sum.pending);
+	cs->sum = *s;
+	cs->sum.pending = p;
+	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++)
+		for (unsigned e = 0; e < s->warn[w].n_examples; e++)
+			move_msg(cs, &cs->sum.warn[w].example[e]);
+	for (size_t i = 0; i < s->n_pending; i++) {
+		p[i] = s->pending[i];
+		p[i].op.ts = moved(cs, p[i].rank, p[i].op.ts);
+		move_msg(cs, &p[i].unacked_msg);
+		for (unsigned n = 0; n < p[i].n_near; n++)
+			move_msg(cs, &p[i].near[n].send);
+	}
+	return &cs->sum;
+}
+
+/* The run's first and last record moved like the events around them, then
+ * widened to every corrected message time (the CLC moves receives later). */
+static void span(const struct clockstage *cs, struct mt_run *run)
+{
+	const struct mt_trace *t = run->trace;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		int32_t r = pr->world_rank;
+		/* Wrapping: corrupt offsets must not overflow. */
+		int64_t a = (int64_t)((uint64_t)pr->first_ns + (uint64_t)pr->merge_offset_ns);
+		int64_t b = (int64_t)((uint64_t)pr->last_ns + (uint64_t)pr->merge_offset_ns);
+
+		if (pr->first_ns > pr->last_ns)
+			continue;
+		/* Ranks past rank_limit() have no clock entry. */
+		if (r >= 0 && (uint32_t)r < cs->nranks && cs->res.linear_done) {
+			a = linear(&cs->res, (uint32_t)r, a);
+			b = linear(&cs->res, (uint32_t)r, b);
+		}
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	for (size_t i = 0; i < cs->n; i++)
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			int64_t x = cs->t[i].t[w];
+
+			if (x == MT_CLOCK_NOTIME)
+				continue;
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+	if (lo <= hi) {
+		run->t0_ns = lo;
+		run->t1_ns = hi;
+	}
+}
+
+void mt_pipe_clock_describe(const struct clockstage *cs, struct mt_run *run)
+{
+	run->clock = (struct mt_run_clock){
+		.asked = cs->mode,
+		.declared = cs->declared,
+		.res = cs->solved ? &cs->res : NULL,
+		.procs = cs->procs,
+		.nranks = cs->nranks,
+		.checked = cs->checked,
+		.violations = cs->violations,
+	};
+	if (cs->solved)
+		span(cs, run);
+}
+
+/* The world ranks in domain d as ranges: "0-3,7". */

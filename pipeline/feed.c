@@ -1,0 +1,378 @@
+/*
+ * feed.c - trace records to mt_match operations (see feed.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+
+#include "feed.h"
+
+#define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
+
+static int32_t ep_search(const struct feed *fd, uint32_t proc, uint64_t ep)
+{
+	const struct mt_trace_ep *e = mt_trace_find_ep(fd->t, proc, ep);
+
+	return e ? (int32_t)(e - fd->t->eps) : -1;
+}
+
+/* Processes use one endpoint (or few): remember the last one. */
+static int32_t ep_index(struct feed *fd, uint32_t proc, uint64_t ep)
+{
+	struct feed_proc_cache *c = &fd->pc[proc];
+
+	if (c->ep == -2 || c->ep_id != ep) {
+		c->ep = ep_search(fd, proc, ep);
+		c->ep_id = ep;
+	}
+	return c->ep;
+}
+
+static int is_send(unsigned op)
+{
+	return (op >= MT_OP_TSEND && op <= MT_OP_TINJECTDATA) ||
+	       (op >= MT_OP_SEND && op <= MT_OP_INJECTDATA);
+}
+
+static int is_tagged(unsigned op)
+{
+	return op >= MT_OP_TRECV && op <= MT_OP_TINJECTDATA;
+}
+
+static int is_inject(unsigned op)
+{
+	return op == MT_OP_TINJECT || op == MT_OP_TINJECTDATA ||
+	       op == MT_OP_INJECT || op == MT_OP_INJECTDATA;
+}
+
+static int is_msg_call(unsigned op)
+{
+	return op == MT_OP_TRECVMSG || op == MT_OP_TSENDMSG ||
+	       op == MT_OP_RECVMSG || op == MT_OP_SENDMSG;
+}
+
+int mt_pipe_has_data(const struct mt_rec_op *r)
+{
+	unsigned op = r->h.aux;
+
+	return op == MT_OP_TSENDDATA || op == MT_OP_TINJECTDATA ||
+	       op == MT_OP_SENDDATA || op == MT_OP_INJECTDATA ||
+	       (is_msg_call(op) && (r->flags & FI_REMOTE_CQ_DATA));
+}
+
+unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
+{
+	return (r->flags & FI_PEEK ? MT_TAG_RECV_PEEK : 0) |
+	       (r->flags & FI_CLAIM ? MT_TAG_RECV_CLAIM : 0) |
+	       (r->addr != FI_ADDR_UNSPEC ? MT_TAG_RECV_DIRECTED : 0);
+}
+
+/* Evidence for the layout of each endpoint: its attributes and its first
+ * successful tagged operations (failed calls put no tag on the wire), also
+ * under a forced layout so that the evidence can be reported. */
+enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id force,
+			   struct mt_tag_detect_result *det, struct mt_tag_layout *lay,
+			   struct mt_err *err)
+{
+	struct mt_tag_evidence *ev = calloc(t->neps ? t->neps : 1, sizeof(*ev));
+	enum mt_status bad = MT_OK;	/* the first file's error */
+
+	if (!ev)
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < t->neps; i++) {
+		const struct mt_rec_ep *e = t->eps[i].rec;
+
+		mt_tag_evidence_init(&ev[i]);
+		mt_tag_evidence_set_ep(&ev[i], e->cq_data_size,
+				       (e->caps & FI_DIRECTED_RECV) != 0,
+				       e->mem_tag_format);
+	}
+	for (size_t f = 0; f < t->nfiles; f++) {
+		struct mt_trace_cursor c;
+		const struct mt_rec_hdr *h;
+		struct mt_err ferr;
+		enum mt_status s = MT_OK;
+		unsigned n = 0;
+
+		mt_trace_cursor_init(&c, t->files[f]);
+		while (n < PRESCAN_OPS && (s = mt_trace_cursor_next(&c, &h, &ferr)) == MT_OK) {
+			const struct mt_rec_op *r = (const void *)h;
+			const struct mt_trace_ep *e;
+
+			if (h->type != MT_REC_OP || h->layer || !is_tagged(h->aux) ||
+			    r->ret || !(e = mt_trace_find_ep(t, t->files[f]->proc, r->ep)))
+				continue;
+			n++;
+			if (is_send(h->aux))
+				mt_tag_evidence_add_send(&ev[e - t->eps],
+							 mt_pipe_has_data(r), r->tag, r->data);
+			else
+				mt_tag_evidence_add_recv(&ev[e - t->eps], r->tag, r->ignore,
+							 mt_pipe_recv_in(r));
+		}
+		if (s != MT_OK && s != MT_END && !bad) {
+			bad = s;
+			*err = ferr;
+		}
+	}
+	for (size_t i = 0; i < t->neps; i++)
+		mt_tag_detect(&ev[i], force, &det[i]);
+	if (force == MT_TAG_LAYOUT_NONE)
+		mt_tag_detect_job(ev, det, t->neps);
+	for (size_t i = 0; i < t->neps; i++)
+		if (mt_tag_layout_get(det[i].layout, t->eps[i].rec->mem_tag_format,
+				      &lay[i]))
+			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &lay[i]);
+	free(ev);
+	return bad;
+}
+
+/* Which ops of an endpoint complete silently: its CQ binds. */
+static void binds(struct feed *fd)
+{
+	const struct mt_trace *t = fd->t;
+
+	for (size_t i = 0; i < t->ncqbinds; i++) {
+		const struct mt_trace_cq_bind *b = &t->cqbinds[i];
+
+		if (!b->ep || !(b->flags & FI_SELECTIVE_COMPLETION))
+			continue;
+		size_t e = (size_t)(b->ep - t->eps);
+
+		fd->sel_tx[e] |= (b->flags & FI_TRANSMIT) != 0;
+		fd->sel_rx[e] |= (b->flags & FI_RECV) != 0;
+	}
+}
+
+enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
+			 enum mt_tag_layout_id force, struct mt_err *err)
+{
+	size_t n = t->neps ? t->neps : 1;
+	enum mt_status s;
+
+	memset(fd, 0, sizeof(*fd));
+	fd->t = t;
+	fd->lay = calloc(n, sizeof(*fd->lay));
+	fd->conf = calloc(n, sizeof(*fd->conf));
+	fd->det = calloc(n, sizeof(*fd->det));
+	fd->sel_tx = calloc(n, 1);
+	fd->sel_rx = calloc(n, 1);
+	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
+	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
+	fd->addr = malloc(n * sizeof(*fd->addr));
+	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
+	    !fd->pc || !fd->addr)
+		return MT_ERR_NOMEM;
+	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
+	for (size_t p = 0; p < t->nprocs; p++) {
+		fd->proc_ep[p] = -1;
+		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
+	}
+	for (size_t i = 0; i < t->neps; i++)
+		if (fd->proc_ep[t->eps[i].proc] < 0)
+			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
+	binds(fd);
+	/* A bad record only ends the evidence: the merge reports it in place,
+	 * after the records before it. */
+	if ((s = mt_pipe_detect(t, force, fd->det, fd->lay, err)) == MT_ERR_NOMEM)
+		return s;
+	for (size_t i = 0; i < t->neps; i++)
+		fd->conf[i] = fd->det[i].confidence;
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
+{
+	fd->m = m;
+	for (size_t i = 0; i < fd->t->neps; i++) {
+		uint32_t p = fd->t->eps[i].proc;
+		enum mt_status rc = mt_match_add_ep(m, (int32_t)i, (int32_t)p,
+					 fd->t->procs[p].world_rank);
+
+		if (rc)
+			return rc;
+	}
+	return MT_OK;
+}
+
+void mt_pipe_feed_fini(struct feed *fd)
+{
+	free(fd->lay);
+	free(fd->conf);
+	free(fd->det);
+	free(fd->sel_tx);
+	free(fd->sel_rx);
+	free(fd->proc_ep);
+	free(fd->pc);
+	free(fd->addr);
+}
+
+void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	if (!fd->t->neps)
+		return;
+	const struct mt_tag_layout *l = &fd->lay[0];
+
+	cfg->loose_mask = l->sync;
+	cfg->ack_mask = l->ack;
+	cfg->field_mask[MT_MATCH_F_CID] = l->cid_mask;
+	cfg->field_mask[MT_MATCH_F_SRC] = l->src_mask;
+	cfg->field_mask[MT_MATCH_F_PROTO] = l->proto_mask;
+	cfg->field_mask[MT_MATCH_F_TAG] = l->tag_mask;
+}
+
+static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,
+		      int any_src, struct mt_match_fields *o)
+{
+	o->any_src = (uint8_t)any_src;
+	o->cid = (f->valid & MT_V_CID) ? (int64_t)f->cid : -1;
+	o->comm_src = (f->valid & MT_V_SOURCE) && f->source >= 0 ? f->source : -1;
+	o->tag = f->tag;
+	o->has_tag = (f->valid & MT_V_TAG) && !any_tag;
+	o->internal = (f->flags & MT_F_INTERNAL) != 0;
+	o->kind = !tagged ? MT_MATCH_UNTAGGED :
+		f->proto == MT_PROTO_SSEND_ACK ? MT_MATCH_SSEND_ACK :
+		f->proto == MT_PROTO_SSEND ? MT_MATCH_SSEND :
+		(f->flags & MT_F_INTERNAL) ? MT_MATCH_COLL : MT_MATCH_USER;
+}
+
+static uint64_t src_id(const struct mt_tag_fields *f)
+{
+	return (f->valid & MT_V_SOURCE) && f->source >= 0 ?
+		(uint64_t)f->source : MT_MATCH_NOSRC;
+}
+
+/* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
+static int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
+		       uint64_t addr)
+{
+	const struct mt_trace_ep *r;
+	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
+
+	if (addr == FI_ADDR_UNSPEC)
+		return -1;
+	if (slot && *slot)
+		return *slot - 2;
+	r = mt_trace_resolve_ep(fd->t, proc, ep, addr);
+	if (slot)
+		*slot = r ? (int32_t)(r - fd->t->eps) + 2 : 1;
+	return r ? (int32_t)(r - fd->t->eps) : -1;
+}
+
+static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
+		   uint64_t ts)
+{
+	const struct mt_rec_op *r = (const void *)ev->rec;
+	unsigned op = r->h.aux;
+	int32_t e;
+
+	if (op == MT_OP_CANCEL || r->ret)	/* cancels show as FI_ECANCELED */
+		return MT_OK;
+	if ((e = ep_index(fd, ev->proc, r->ep)) < 0) {
+		fd->skipped++;
+		return MT_OK;
+	}
+	const struct mt_tag_layout *l = &fd->lay[e];
+	const struct mt_rec_ep *er = fd->t->eps[e].rec;
+	int send = is_send(op), tagged = is_tagged(op);
+	struct mt_match_op o = {
+		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
+		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
+		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
+		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
+		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
+	};
+
+	o.flags = is_msg_call(op) ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
+	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
+	if (send) {
+		struct mt_tag_fields f;
+
+		mt_tag_decode(l, o.tag, r->data, mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
+		o.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
+		to_fields(&f, tagged, 0, 0, &o.f);
+	} else {
+		struct mt_tag_filter flt;
+
+		mt_tag_decode_recv(l, o.tag, o.ignore, mt_pipe_recv_in(r), &flt);
+		o.src_id = MT_MATCH_NOSRC;
+		to_fields(&flt.f, tagged, flt.any_tag, flt.any_source, &o.f);
+	}
+	return mt_match_post(fd->m, &o);
+}
+
+/* The endpoint a CQ entry belongs to: the CQ's bind, else any endpoint of
+ * the process (the matcher pairs completions per process). */
+static int32_t cqe_ep(struct feed *fd, uint32_t proc, uint64_t cq)
+{
+	struct feed_proc_cache *c = &fd->pc[proc];
+	const struct mt_trace_cq_bind *b;
+
+	if (c->cq_ep != -2 && c->cq_id == cq)
+		return c->cq_ep;
+	c->cq_id = cq;
+	if (mt_trace_cq_binds(fd->t, proc, cq, &b) && b->ep)
+		c->cq_ep = (int32_t)(b->ep - fd->t->eps);
+	else
+		c->cq_ep = fd->proc_ep[proc];
+	return c->cq_ep;
+}
+
+static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
+		    uint64_t ts)
+{
+	const struct mt_rec_cqe *r = (const void *)ev->rec;
+	int32_t e = cqe_ep(fd, ev->proc, r->cq);
+
+	if (e < 0) {
+		fd->skipped++;
+		return MT_OK;
+	}
+	const struct mt_tag_layout *l = &fd->lay[e];
+	int tagged = (r->flags & FI_TAGGED) || !(r->flags & FI_MSG);
+	struct mt_tag_fields f;
+	struct mt_match_cqe c = {
+		.ts = ts, .context = r->context, .flags = r->flags, .len = r->len,
+		.tag = r->tag, .olen = r->olen, .ep = e,
+		.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0,
+		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
+			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
+	};
+	/* Send completions carry no reliable tag: sends are decoded at post. */
+	if (r->flags & FI_SEND)
+		return mt_match_complete(fd->m, &c);
+	/* Open MPI trusts the CQ data as the source even without
+	 * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */
+	unsigned in = l->src_in == MT_SRC_DATA && !(r->tag & l->ack) ?
+		MT_TAG_IN_DATA : 0;
+
+	mt_tag_decode(l, r->tag, r->data, in, &f);
+	c.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
+	to_fields(&f, tagged, 0, 0, &c.f);
+	return mt_match_complete(fd->m, &c);
+}
+
+enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
+{
+	uint64_t ts = (uint64_t)(ev->ns + fd->t->procs[ev->proc].merge_offset_ns);
+
+	if (ev->rec->layer)
+		return MT_OK;
+	switch (ev->rec->type) {
+	case MT_REC_OP:
+		return feed_op(fd, ev, ts);
+	case MT_REC_CQE:
+		return feed_cqe(fd, ev, ts);
+	case MT_REC_CLOSE: {
+		const struct mt_rec_close *r = (const void *)ev->rec;
+		int32_t e = r->h.aux == MT_FID_CLASS_EP ?
+			ep_index(fd, ev->proc, r->id) : -1;
+
+		return e < 0 ? MT_OK : mt_match_close(fd->m, e, ts);
+	}
+	default:
+		return MT_OK;
+	}
+}

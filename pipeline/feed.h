@@ -1,0 +1,45 @@
+/*
+ * feed.h - turns trace records into the matcher's operations (private to
+ * pipeline/): endpoint numbering, fi_addr resolution through the reader, tag
+ * decoding with each endpoint's layout, completion semantics from the
+ * endpoint's op flags and CQ binds.
+ */
+#ifndef MT_FEED_H
+#define MT_FEED_H
+
+#include "mt_match.h"
+#include "mt_pipe.h"
+
+#define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
+
+struct feed_proc_cache {
+	uint64_t ep_id, cq_id;		/* last endpoint and CQ looked up */
+	int32_t ep, cq_ep;		/* their endpoint indices (-2: none yet) */
+};
+
+struct feed {
+	const struct mt_trace *t;
+	struct mt_match *m;
+	struct mt_tag_layout *lay;	/* per endpoint (index in t->eps) */
+	enum mt_tag_confidence *conf;
+	struct mt_tag_detect_result *det; /* per endpoint: with the evidence */
+	uint8_t *sel_tx, *sel_rx;	/* FI_SELECTIVE_COMPLETION per direction */
+	int32_t *proc_ep;		/* first endpoint of each process, or -1 */
+	uint64_t skipped;
+	/* Look-up caches: the reader's searches cost more than matching. */
+	struct feed_proc_cache *pc;	/* per process */
+	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
+};
+
+/* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
+enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
+			 enum mt_tag_layout_id force, struct mt_err *err);
+/* Registers the endpoints with m (made with mt_pipe_feed_match_cfg). */
+enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m);
+void mt_pipe_feed_fini(struct feed *fd);
+/* Matcher configuration for the layout of endpoint 0. */
+void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg);
+/* One merged record in. */
+enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev);
+
+#endif /* MT_FEED_H */

@@ -1,0 +1,74 @@
+/*
+ * mt_pipe.h - the pipeline (library mt_pipe): the one place where
+ * msgtrace's stages meet. The trace reader's time-ordered merge -> tag
+ * decoding (each endpoint under its own layout, detected or forced) -> the
+ * matcher -> clock correction (--clock) -> one sink (mt_sink.h).
+ *
+ * It must not print: failures come back as an mt_status and an mt_err,
+ * what the user should know without failing goes to opts->note, and the
+ * progress of long runs to opts->progress. It knows no command line.
+ */
+#ifndef MT_PIPE_H
+#define MT_PIPE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mt_clock.h"
+#include "mt_decode.h"
+#include "mt_sink.h"
+#include "mt_status.h"
+#include "mt_trace.h"
+
+#define MT_PIPE_PROGRESS_EVERY 65536u	/* events between two tick calls */
+
+/* Progress of the pass that reads the trace: start with the records to
+ * read, a tick every MT_PIPE_PROGRESS_EVERY records, end. */
+struct mt_pipe_progress {
+	void (*start)(void *arg, uint64_t total);
+	void (*tick)(void *arg, uint64_t done);
+	void (*end)(void *arg);
+	void *arg;
+};
+
+struct mt_pipe_opts {
+	const char *const *paths;	/* trace directories or files */
+	size_t npaths;
+	enum mt_tag_layout_id layout;	/* MT_TAG_LAYOUT_NONE: detect */
+	enum mt_clock_mode clock;	/* --clock, MT_CLOCK_MODE_AUTO by default */
+	void *sink_arg;			/* handed to sink->init in *state */
+	struct mt_note note;		/* notes of the pipeline and the sink */
+	const struct mt_pipe_progress *progress; /* NULL: none */
+};
+
+/*
+ * Runs the whole pipeline into sink, writing to out. MT_OK, or: MT_ERR_ARG
+ * (a path that is no trace), MT_ERR_CORRUPT and the reader's other errors
+ * (a bad record: the records before it were still analysed and the sink
+ * finished, which a note said), MT_ERR_NOMEM, MT_ERR_INTERNAL (a matcher
+ * invariant broke), or a sink's status. err says why when the run stopped
+ * there; it is empty when a note already said it.
+ */
+enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
+			   const struct mt_sink_ops *sink, FILE *out,
+			   struct mt_err *err);
+
+/*
+ * The layout in force on each endpoint of t, with the evidence: det and lay
+ * hold t->neps entries. Detected from the endpoint's attributes and first
+ * tagged operations, undecided endpoints taking the job's layout
+ * (mt_tag_detect_job), or forced (the evidence is still gathered). Every
+ * command that decodes tags goes through here, so they all agree. Returns
+ * MT_ERR_NOMEM, or a bad record's status (the first, in err: det and lay are
+ * still filled from the records before it), or MT_OK.
+ */
+enum mt_status mt_pipe_detect(const struct mt_trace *t,
+			      enum mt_tag_layout_id force,
+			      struct mt_tag_detect_result *det,
+			      struct mt_tag_layout *lay, struct mt_err *err);
+/* Whether a send carries CQ data (the source rank in some layouts). */
+int mt_pipe_has_data(const struct mt_rec_op *r);
+/* How a receive was posted, as MT_TAG_RECV_* bits. */
+unsigned mt_pipe_recv_in(const struct mt_rec_op *r);
+
+#endif /* MT_PIPE_H */

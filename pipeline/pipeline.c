@@ -1,0 +1,306 @@
+/*
+ * pipeline.c - the one place where msgtrace's stages meet: reader merge ->
+ * decode (feed.c) -> match -> clock correction (clockstage.c) -> sink.
+ * When times need correcting, a first pass over the trace collects them and
+ * the output pass (the same merge and matching again) gets them corrected.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clockstage.h"
+#include "feed.h"
+
+#define BATCH 1024
+
+static void describe(struct mt_run *run, const struct mt_trace *t,
+		     const struct feed *fd, const struct mt_note *note)
+{
+	memset(run, 0, sizeof(*run));
+	run->trace = t;
+	run->note = note;
+	run->nranks = t->nprocs;
+	run->t0_ns = INT64_MAX;
+	run->t1_ns = INT64_MIN;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		size_t q;
+
+		for (q = 0; q < p && strcmp(t->procs[q].host, pr->host); q++)
+			;
+		run->nhosts += q == p;
+		for (size_t f = 0; f < pr->nfiles; f++) {
+			const struct mt_trace_file *fl = pr->files[f];
+			int64_t a = mt_trace_ticks_ns(&pr->clock, fl->first_ts) +
+				pr->merge_offset_ns;
+			int64_t b = mt_trace_ticks_ns(&pr->clock, fl->last_ts) +
+				pr->merge_offset_ns;
+
+			if (!fl->nrecs)
+				continue;
+			run->t0_ns = a < run->t0_ns ? a : run->t0_ns;
+			run->t1_ns = b > run->t1_ns ? b : run->t1_ns;
+			for (int l = 0; l < MT_LOSS_COUNT; l++)
+				run->lost += fl->hdr->lost[l];
+			run->unclean_files += !mt_trace_file_clean(fl);
+		}
+	}
+	if (run->t0_ns > run->t1_ns)
+		run->t0_ns = run->t1_ns = 0;
+	if (t->neps) {
+		const struct mt_rec_ep *e = t->eps[0].rec;
+
+		/* Trace strings are data: escaped once, here, for every sink. */
+		mt_sink_name_text(run->provider, sizeof(run->provider), e->prov_name,
+			     sizeof(e->prov_name));
+		mt_sink_name_text(run->fabric, sizeof(run->fabric), e->fabric_name,
+			     sizeof(e->fabric_name));
+		run->layout = fd->lay[0];
+		run->ep_layout = fd->lay;
+		run->ep_detect = fd->det;
+		run->layout_conf = fd->conf[0];
+		for (size_t i = 1; i < t->neps; i++)
+			run->layouts_differ += fd->lay[i].id != fd->lay[0].id;
+	} else {
+		mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &run->layout);
+	}
+}
+
+/* Where a pass's finished messages go: the clock stage alone (collecting
+ * pass), or the clock stage then the sink (output pass). */
+struct dest {
+	struct clockstage *cs;
+	const struct mt_sink_ops *sink;	/* NULL: collecting pass */
+	void *st;
+	int quiet;			/* bad records were reported already */
+	int streamed;			/* the pass got as far as the merge */
+};
+
+/* Hands every finished message on, a batch at a time. */
+static enum mt_status drain(struct mt_match *m, struct dest *d,
+			    struct mt_err *err)
+{
+	static struct mt_match_msg batch[BATCH];
+	enum mt_status s;
+	size_t n;
+
+	while ((n = mt_match_take(m, batch, BATCH))) {
+		if (!d->sink) {
+			if (mt_pipe_clock_collect(d->cs, batch, n))
+				return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+			continue;
+		}
+		mt_pipe_clock_apply(d->cs, batch, n);
+		if ((s = d->sink->consume(d->st, batch, n, err)))
+			return s;
+	}
+	return MT_OK;
+}
+
+static void progress_start(const struct mt_pipe_opts *o, uint64_t total)
+{
+	if (o->progress)
+		o->progress->start(o->progress->arg, total);
+}
+
+static void progress_tick(const struct mt_pipe_opts *o, uint64_t done)
+{
+	if (o->progress)
+		o->progress->tick(o->progress->arg, done);
+}
+
+static void progress_end(const struct mt_pipe_opts *o)
+{
+	if (o->progress)
+		o->progress->end(o->progress->arg);
+}
+
+/* MT_ERR_ARG means a path that is no trace (mt_pipe_run): a later stage
+ * refusing its input was handed a corrupt trace. */
+static enum mt_status input_fault(enum mt_status s)
+{
+	return s == MT_ERR_ARG ? MT_ERR_CORRUPT : s;
+}
+
+/* Merge every record through the matcher into d. A bad record ends the
+ * merge with a note; what came before it is still analysed. */
+static enum mt_status stream(const struct mt_pipe_opts *o,
+			     const struct mt_trace *t, struct feed *fd,
+			     struct mt_match *m, struct dest *d,
+			     struct mt_run *run, struct mt_err *err)
+{
+	struct mt_trace_merge *mg;
+	struct mt_trace_event ev;
+	struct mt_err rerr = { { 0 } };
+	enum mt_status s = mt_trace_merge_open(t, &mg);
+	enum mt_status rc = MT_OK, mrc = MT_OK;
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < t->nfiles; i++)
+		total += t->files[i]->nrecs;
+	progress_start(o, total);
+	if (s)
+		return mt_err_set(err, s, "cannot start the merge: %s",
+				  mt_status_str(s));
+	while (!mrc && (s = mt_trace_merge_next(mg, &ev, &rerr)) == MT_OK) {
+		run->events++;
+		if ((mrc = input_fault(mt_pipe_feed_event(fd, &ev))))
+			mt_err_set(err, mrc, "matching failed: %s",
+				   mrc == MT_ERR_NOMEM ? "out of memory" :
+				   "bad operation");
+		else if ((run->events & 1023) == 0)
+			mrc = drain(m, d, err);
+		if ((run->events & (MT_PIPE_PROGRESS_EVERY - 1)) == 0)
+			progress_tick(o, run->events);
+	}
+	progress_end(o);
+	mt_trace_merge_close(mg);
+	if (s != MT_END && s != MT_OK) {
+		/* Report, but still analyse the records before the bad one. */
+		if (!d->quiet)
+			mt_note_say(&o->note, "%s (%s); records after it are "
+				    "ignored", rerr.msg, mt_status_str(s));
+		rc = s;
+	}
+	if (mrc)
+		return mrc;
+	run->skipped = fd->skipped;
+	return rc;
+}
+
+/* The first failure of a pass wins; later ones are notes. */
+static enum mt_status fail(const struct mt_pipe_opts *o, enum mt_status rc,
+			   enum mt_status s, struct mt_err *err,
+			   const struct mt_err *why)
+{
+	if (!s)
+		return rc;
+	if (rc) {
+		if (why->msg[0])
+			mt_note_say(&o->note, "%s", why->msg);
+		return rc;
+	}
+	if (why != err)
+		*err = *why;
+	return s;
+}
+
+/* One pass over the trace: merge, decode, match, into d. The output pass
+ * describes the run to the sink and finalizes it. */
+static enum mt_status pass(const struct mt_pipe_opts *o,
+			   const struct mt_trace *t, struct dest *d, FILE *out,
+			   struct mt_err *err)
+{
+	struct mt_match *m = NULL;
+	struct mt_match_cfg cfg;
+	struct feed fd = { 0 };
+	struct mt_err e2 = { { 0 } };
+	struct mt_run run;
+	enum mt_status s, rc;
+
+	if ((s = input_fault(mt_pipe_feed_init(&fd, t, o->layout, err)))) {
+		rc = mt_err_set(err, s, "%s", mt_status_str(s));
+		goto end;
+	}
+	mt_pipe_feed_match_cfg(&fd, &cfg);
+#ifndef NDEBUG
+	cfg.check = 1;			/* debug builds assert the invariants */
+#endif
+	if (mt_match_new(&cfg, &m) || mt_pipe_feed_attach(&fd, m)) {
+		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+		goto end;
+	}
+	describe(&run, t, &fd, &o->note);
+	mt_pipe_clock_describe(d->cs, &run);
+	d->st = o->sink_arg;
+	if (d->sink && (s = d->sink->init(&d->st, out, &run, err))) {
+		if (!err->msg[0])
+			mt_err_set(err, s, "cannot start the %s output",
+				   d->sink->name);
+		rc = s;
+		goto end;
+	}
+	d->streamed = 1;
+	rc = stream(o, t, &fd, m, d, &run, err);
+	if ((s = mt_match_finish(m)) ||
+	    (s = drain(m, d, &e2)))
+		rc = fail(o, rc, s, err, &e2);
+#ifndef NDEBUG
+	char why[256];
+
+	if (mt_match_check(m, why, sizeof(why))) {
+		mt_err_set(&e2, MT_ERR_INTERNAL, "internal error: matcher "
+			   "invariant broken: %s", why);
+		rc = fail(o, rc, MT_ERR_INTERNAL, err, &e2);
+	}
+#endif
+	if (d->sink && mt_pipe_clock_finish(d->cs)) {
+		mt_err_set(&e2, MT_ERR_INTERNAL, "internal error: the second "
+			   "pass over the trace paired other messages than the "
+			   "first");
+		rc = fail(o, rc, MT_ERR_INTERNAL, err, &e2);
+	}
+	mt_pipe_clock_describe(d->cs, &run);
+	if (d->sink) {
+		const struct mt_match_summary *sum =
+			mt_pipe_clock_summary(d->cs, mt_match_summary(m));
+
+		if (!sum) {	/* the sink still ends, and frees its state */
+			mt_err_set(&e2, MT_ERR_NOMEM, "out of memory");
+			rc = fail(o, rc, MT_ERR_NOMEM, err, &e2);
+			sum = mt_match_summary(m);
+		}
+		e2.msg[0] = 0;
+		if ((s = d->sink->finalize(d->st, &run, sum, &e2)))
+			rc = fail(o, rc, s, err, &e2);
+	}
+end:
+	mt_match_free(m);
+	mt_pipe_feed_fini(&fd);
+	return rc;
+}
+
+/* The collecting pass and the correction, when the times need it. */
+static enum mt_status correct(const struct mt_pipe_opts *o,
+			      const struct mt_trace *t, struct clockstage *cs,
+			      struct mt_err *err)
+{
+	struct dest collect = { .cs = cs };
+	struct mt_err e2 = { { 0 } };
+	enum mt_status rc = pass(o, t, &collect, NULL, err), s;
+
+	/* A bad record is reported; the records before it are corrected. */
+	if (!collect.streamed)
+		return rc;
+	if ((s = input_fault(mt_pipe_clock_solve(cs, &e2))))
+		return mt_err_set(err, s, "clock correction failed: %s (--clock "
+				  "none skips it)", e2.msg[0] ? e2.msg :
+				  mt_status_str(s));
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
+			   const struct mt_sink_ops *sink, FILE *out,
+			   struct mt_err *err)
+{
+	struct mt_trace *t = NULL;
+	struct dest d = { .sink = sink };
+	enum mt_status rc = mt_trace_open(o->paths, o->npaths, &t, err);
+
+	if (rc) {
+		if (!err->msg[0])
+			mt_err_set(err, rc, "%s", mt_status_str(rc));
+		return rc;
+	}
+	d.cs = mt_pipe_clock_new(o->clock, t);
+	if (!d.cs) {
+		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	} else if (!mt_pipe_clock_buffers(d.cs)) {
+		rc = pass(o, t, &d, out, err);
+	} else if (!(rc = correct(o, t, d.cs, err))) {
+		d.quiet = 1;
+		rc = pass(o, t, &d, out, err);
+	}
+	mt_pipe_clock_free(d.cs);
+	mt_trace_close(t);
+	return rc;
+}

@@ -1,0 +1,138 @@
+/*
+ * mt_sink.h - msgtrace's outputs (library mt_sink): the report, export and
+ * tags families, each a sink the pipeline (mt_pipe.h) feeds, and the names
+ * every printer gives libfabric constants and trace strings.
+ *
+ * Sinks only see struct mt_match_msg batches, times in ns on the corrected
+ * clock (as recorded when nothing needed correcting; run->clock says
+ * which). A sink is started once with the run's description, consumes
+ * batches of finished messages, and finalizes with the matcher's summary
+ * (warnings, probes, pending ops). It writes its output to the stream it
+ * is given and nothing else to the terminal: failures come back as an
+ * mt_status with an mt_err, remarks go to run->note. It must not know the
+ * command line, nor how the pipeline reads and matches.
+ */
+#ifndef MT_SINK_H
+#define MT_SINK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mt_clock.h"
+#include "mt_decode.h"
+#include "mt_match.h"
+#include "mt_status.h"
+#include "mt_trace.h"
+
+/* What the pipeline's clock stage did to the times the sink sees. */
+struct mt_run_clock {
+	enum mt_clock_mode asked;	/* --clock */
+	uint32_t declared;		/* clock domains: distinct (host, clock) */
+	/* The correction that ran (every figure of the CLOCKS section), or
+	 * NULL: times are as recorded. Its processes are world ranks, each
+	 * described by procs[rank] (procs[rank].host NULL: not traced). */
+	const struct mt_clock_result *res;
+	const struct mt_clock_proc *procs;
+	uint32_t nranks;
+	/* res NULL: messages whose clock condition could be checked, and
+	 * those received at or before the time they were sent. */
+	uint64_t checked, violations;
+};
+
+/* What the pipeline knows about the run. */
+struct mt_run {
+	const struct mt_trace *trace;
+	size_t nranks;			/* processes in the trace */
+	size_t nhosts;
+	char provider[32], fabric[32];
+	struct mt_tag_layout layout;	/* of the first endpoint */
+	enum mt_tag_confidence layout_conf;
+	size_t layouts_differ;		/* endpoints using another layout */
+	/* Per endpoint (index in trace->eps): the layout in force, with
+	 * mem_tag_format applied, and the evidence for it. */
+	const struct mt_tag_layout *ep_layout;
+	const struct mt_tag_detect_result *ep_detect;
+	int64_t t0_ns, t1_ns;		/* first and last record, merged clock */
+	uint64_t events;		/* records read (final at finalize) */
+	uint64_t lost;			/* records the writers dropped */
+	uint64_t skipped;		/* ops on endpoints never enabled */
+	size_t unclean_files;		/* files whose writer did not close */
+	struct mt_run_clock clock;	/* final at finalize */
+	const struct mt_note *note;	/* where a sink's remarks go */
+};
+
+/* A sink. Each call returns MT_OK or a failure with err saying why (empty:
+ * a generic "cannot start the NAME output" is said for init). */
+struct mt_sink_ops {
+	const char *key;		/* registry name: "text", "otf2" ... */
+	const char *name;		/* for messages: "Chrome JSON" ... */
+	/* *state holds mt_pipe_opts.sink_arg on entry (the sink's settings,
+	 * e.g. an output path; NULL for sinks that take none). */
+	enum mt_status (*init)(void **state, FILE *out, const struct mt_run *run,
+			       struct mt_err *err);
+	enum mt_status (*consume)(void *state, const struct mt_match_msg *batch,
+				  size_t n, struct mt_err *err);
+	/* Writes what is left; frees state, whatever it returns. */
+	enum mt_status (*finalize)(void *state, const struct mt_run *run,
+				   const struct mt_match_summary *sum,
+				   struct mt_err *err);
+};
+
+/* The sinks, by name (the registry: sinks.c). */
+extern const struct mt_sink_ops mt_sink_csv, mt_sink_text, mt_sink_json,
+	mt_sink_html;			/* msgtrace messages, report */
+extern const struct mt_sink_ops mt_sink_tags, mt_sink_tags_json; /* tags */
+extern const struct mt_sink_ops mt_sink_otf2, mt_sink_chrome,
+	mt_sink_csvset;			/* export */
+/* The sink whose key is key ("text", "otf2", ...), or NULL. */
+const struct mt_sink_ops *mt_sink_find(const char *key);
+
+/* The tags sinks' settings (their sink_arg): extra what-if mem_tag_formats. */
+#define MT_SINK_TAGS_MTF_MAX 4
+struct mt_sink_tags_opts {
+	uint64_t mtf[MT_SINK_TAGS_MTF_MAX];
+	size_t n_mtf;
+};
+
+/*
+ * Names for the numbers a trace stores (names.c): libfabric flag bits, fid
+ * classes, error codes, and address bytes and trace strings made printable.
+ * The sinks may use libfabric's public constants; the trace reader may not,
+ * which is why these live here.
+ */
+/* Which meaning to give bits that libfabric reuses (bit 58/59). */
+enum mt_name_flag_set {
+	MT_NAME_OP_FLAGS,	/* op and CQ entry flags: FI_CLAIM ... */
+	MT_NAME_CAPS,		/* endpoint caps: FI_DIRECTED_RECV ... */
+	MT_NAME_BIND_FLAGS,	/* bind flags: FI_SELECTIVE_COMPLETION ... */
+};
+
+/* "FI_TAGGED|FI_RECV|0x1000" into buf; "0" for no bits. Returns buf. */
+char *mt_sink_name_flags(char *buf, size_t len, uint64_t flags,
+		    enum mt_name_flag_set set);
+/* "cq", "ep", ... for a fid class, NULL when unknown. */
+const char *mt_sink_name_fid_class(uint32_t fclass);
+/* "FI_ETRUNC" for 265 (positive libfabric errno), NULL when unknown. */
+const char *mt_sink_name_errno(int err);
+/* "0a000001..." hex, followed by " (1.2.3.4:5)" for a sockaddr_in/in6. */
+char *mt_sink_name_addr(char *buf, size_t len, const uint8_t *addr, size_t n);
+/*
+ * s, up to its NUL or max bytes, made safe for a terminal or a script:
+ * printable ASCII except '\\' is kept, every other byte becomes \\xNN
+ * (a trace is data, and a hostname or file name must not be able to move
+ * the cursor or fake output lines). Truncated to fit len. Returns buf.
+ */
+char *mt_sink_name_text(char *buf, size_t len, const char *s, size_t max);
+/* Buffer big enough for mt_sink_name_text of a char array field. */
+#define MT_NAME_TEXT_LEN(field) (4 * sizeof(field) + 1)
+/* Lower-case copy of a record or op name ("tsend"), "?" when NULL. */
+const char *mt_sink_name_lower(char *buf, size_t len, const char *name);
+
+/* The world ranks in clock domain d of c->res as ranges: "0-3,7". */
+const char *mt_sink_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+				char *buf, size_t len);
+
+/* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
+enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);
+
+#endif /* MT_SINK_H */

@@ -1,0 +1,220 @@
+/*
+ * otf2_defs.c - the OTF2 export's definitions, written once every event is
+ * out (see sink_otf2.h): clock properties (1 ns resolution, merged trace
+ * clock), a system tree of the host names, one location group per process
+ * (rank) and one location per traced thread, the fabric operation regions,
+ * the MPI_COMM_WORLD locations group and one communicator per cid seen.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink_otf2.h"
+
+static const char *const phase_name[PH_COUNT] = {
+	[PH_SEND] = "fi_tsend", [PH_SEND_DONE] = "send completion",
+	[PH_RECV] = "fi_trecv", [PH_RECV_DONE] = "recv completion",
+	[PH_CANCEL] = "cancelled",
+};
+
+struct defs {
+	const struct otf2_out *o;
+	OTF2_GlobalDefWriter *w;
+	OTF2_StringRef next;
+	int rc;
+};
+
+/* Defines text as the next string; failures stick in d->rc. */
+static OTF2_StringRef str(struct defs *d, const char *text)
+{
+	if (!d->rc)
+		d->rc = mt_sink_otf2_check(d->o,
+			OTF2_GlobalDefWriter_WriteString(d->w, d->next, text),
+			"string definition");
+	return d->next++;
+}
+
+static void check(struct defs *d, OTF2_ErrorCode e, const char *what)
+{
+	if (!d->rc)
+		d->rc = mt_sink_otf2_check(d->o, e, what);
+}
+
+/* System tree: the machine, then one node per distinct host name. */
+static void system_tree(struct defs *d, const struct mt_trace *t,
+			OTF2_SystemTreeNodeRef *node_of_proc)
+{
+	OTF2_SystemTreeNodeRef n = 1;
+
+	check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, 0,
+		str(d, "msgtrace run"), str(d, "machine"),
+		OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
+	for (size_t p = 0; p < t->nprocs; p++) {
+		size_t q;
+
+		for (q = 0; q < p && strcmp(t->procs[q].host, t->procs[p].host); q++)
+			;
+		if (q < p) {
+			node_of_proc[p] = node_of_proc[q];
+			continue;
+		}
+		node_of_proc[p] = n;
+		check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, n++,
+			str(d, t->procs[p].host[0] ? t->procs[p].host : "(unknown host)"),
+			str(d, "node"), 0), "system tree");
+	}
+}
+
+static void locations(struct defs *d, const struct otf2_out *o,
+		      const OTF2_SystemTreeNodeRef *node_of_proc)
+{
+	const struct mt_trace *t = o->run->trace;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		char label[96], name[160];
+
+		mt_sink_tracks_proc_label(pr, label, sizeof(label));
+		check(d, OTF2_GlobalDefWriter_WriteLocationGroup(d->w, p,
+			str(d, label), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+			node_of_proc[p], OTF2_UNDEFINED_LOCATION_GROUP),
+		      "location group");
+		for (size_t f = 0; f < pr->nfiles; f++) {
+			size_t l = o->tr.first[p] + f;
+
+			snprintf(name, sizeof(name), "%s thread %u (tid %u)", label,
+				 pr->files[f]->hdr->thread_seq, pr->files[f]->hdr->tid);
+			check(d, OTF2_GlobalDefWriter_WriteLocation(d->w, l,
+				str(d, name), OTF2_LOCATION_TYPE_CPU_THREAD,
+				o->nevents[l], p), "location");
+		}
+	}
+}
+
+static void regions(struct defs *d)
+{
+	char name[64];
+
+	for (unsigned ph = 0; ph < PH_COUNT; ph++)
+		for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++) {
+			OTF2_StringRef s;
+
+			snprintf(name, sizeof(name), "%s [%s]", phase_name[ph],
+				 mt_match_kind_str(k));
+			s = str(d, name);
+			check(d, OTF2_GlobalDefWriter_WriteRegion(d->w,
+				OTF2_REGION(ph, k), s, s, s,
+				OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+				OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
+			      "region");
+		}
+}
+
+/* Group 0: MPI_COMM_WORLD's locations, one per process in rank order (the
+ * thread of its first endpoint). Then one group and comm per cid. */
+static void comms(struct defs *d, const struct otf2_out *o)
+{
+	const struct mt_trace *t = o->run->trace;
+	uint64_t *loc = calloc(t->nprocs + 1, sizeof(*loc));
+	uint64_t *mem = NULL;
+	uint32_t most = 0;
+
+	if (!loc) {
+		d->rc = -1;
+		return;
+	}
+	for (size_t p = 0; p < t->nprocs; p++)
+		loc[p] = o->tr.first[p];
+	for (size_t e = t->neps; e-- > 0;)
+		loc[t->eps[e].proc] = mt_sink_tracks_thread_of_ep(&o->tr, (int32_t)e);
+	check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, 0, str(d, "MPI_COMM_WORLD locations"),
+		OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+		OTF2_GROUP_FLAG_NONE, (uint32_t)t->nprocs, loc), "locations group");
+	for (uint32_t c = 0; c < o->ncomm; c++)
+		most = o->comm[c].n > most ? o->comm[c].n : most;
+	mem = calloc(most + 1, sizeof(*mem));
+	for (uint32_t c = 0; mem && c < o->ncomm; c++) {
+		const struct otf2_comm *cm = &o->comm[c];
+		char name[64];
+		OTF2_StringRef s;
+
+		for (uint32_t i = 0; i < cm->n; i++)
+			mem[i] = (uint64_t)cm->member[i];
+		if (cm->cid == 0)
+			snprintf(name, sizeof(name), "MPI_COMM_WORLD (cid 0)");
+		else if (cm->cid < 0)
+			snprintf(name, sizeof(name), "unknown communicator");
+		else
+			snprintf(name, sizeof(name), "cid %lld", (long long)cm->cid);
+		s = str(d, name);
+		check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, c + 1, s,
+			OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+			OTF2_GROUP_FLAG_NONE, cm->n, mem), "communicator group");
+		check(d, OTF2_GlobalDefWriter_WriteComm(d->w, c, s, c + 1,
+			OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "communicator");
+	}
+	if (!mem)
+		d->rc = -1;
+	free(mem);
+	free(loc);
+}
+
+/* The attributes of sink_otf2.c; status strings take refs 0.. so that an
+ * event's status is its own string ref. */
+static void attributes(struct defs *d)
+{
+	for (unsigned s = 0; s < MT_MATCH_ST_COUNT; s++)
+		str(d, mt_match_status_str(s));
+	str(d, "pending");	/* OTF2_STATUS_PENDING */
+	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_STATUS,
+		str(d, "status"), str(d, "msgtrace pairing outcome of the message"),
+		OTF2_TYPE_STRING), "attribute");
+	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_RECV_BUF,
+		str(d, "recv_buf"), str(d, "bytes the truncated receive had posted"),
+		OTF2_TYPE_UINT64), "attribute");
+}
+
+/* OTF2 readers expect a (here empty) local definition file per location. */
+static int local_defs(const struct otf2_out *o)
+{
+	if (mt_sink_otf2_check(o, OTF2_Archive_OpenDefFiles(o->ar),
+			       "definition files"))
+		return -1;
+	for (size_t l = 0; l < o->tr.nthreads; l++) {
+		OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(o->ar, l);
+
+		if (!w || mt_sink_otf2_check(o, OTF2_Archive_CloseDefWriter(o->ar, w),
+					     "local definitions"))
+			return -1;
+	}
+	return mt_sink_otf2_check(o, OTF2_Archive_CloseDefFiles(o->ar),
+				  "definition files");
+}
+
+int mt_sink_otf2_defs(struct otf2_out *o)
+{
+	const struct mt_trace *t = o->run->trace;
+	struct defs d = { .o = o, .w = OTF2_Archive_GetGlobalDefWriter(o->ar) };
+	OTF2_SystemTreeNodeRef *node = calloc(t->nprocs + 1, sizeof(*node));
+	uint64_t t0 = o->t_min == UINT64_MAX ? 0 : o->t_min;
+
+	if (!d.w || !node) {
+		mt_err_set(o->err, MT_ERR_IO, "cannot write the OTF2 definitions");
+		free(node);
+		return -1;
+	}
+	check(&d, OTF2_GlobalDefWriter_WriteClockProperties(d.w, 1000000000ull,
+		t0, o->t_max >= t0 ? o->t_max - t0 + 1 : 1,
+		OTF2_UNDEFINED_TIMESTAMP), "clock properties");
+	attributes(&d);
+	system_tree(&d, t, node);
+	locations(&d, o, node);
+	regions(&d);
+	comms(&d, o);
+	free(node);
+	if (!d.rc)
+		d.rc = mt_sink_otf2_check(o, OTF2_Archive_CloseGlobalDefWriter(o->ar,
+									   d.w),
+					  "global definitions");
+	return d.rc ? -1 : local_defs(o);
+}

@@ -1,0 +1,70 @@
+/*
+ * report.h - the statistics of `msgtrace report` (private to tools/),
+ * accumulated from message batches and rendered by sink_text and sink_json:
+ * per-pair messages and bytes split user / internal, message sizes in
+ * power-of-two classes, effective bandwidth (bytes over receive completion
+ * minus send post) per pair and per size class, throughput over time.
+ */
+#ifndef MT_REPORT_H
+#define MT_REPORT_H
+
+#include "mt_sink.h"
+
+#define REPORT_CLASSES 42	/* 0 B, then [2^(c-1), 2^c) up to 2^40 and more */
+#define REPORT_BINS 20		/* throughput: the run cut in 20 */
+
+enum { REPORT_USER, REPORT_INTERNAL };
+
+struct report_cell {
+	uint64_t msgs[2], bytes[2];	/* REPORT_USER / REPORT_INTERNAL */
+	uint64_t bw_bytes, bw_ns;	/* matched messages with a duration */
+};
+
+struct report {
+	size_t n;			/* ranks: matrix is n x n */
+	struct report_cell *pair;	/* [sender * n + receiver] */
+	struct report_cell size[REPORT_CLASSES];
+	uint64_t bin_bytes[REPORT_BINS];
+	int64_t t0, t1;
+	uint64_t kind[MT_MATCH_KIND_COUNT];
+	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+};
+
+int mt_sink_report_init(struct report *r, const struct mt_run *run);
+void mt_sink_report_add(struct report *r, const struct mt_match_msg *m, size_t n);
+void mt_sink_report_fini(struct report *r);
+/* The state of a sink that renders the report at the end (sink_text,
+ * sink_json): the statistics so far and where they go. */
+struct report_sink {
+	FILE *out;
+	struct report r;
+};
+/* Such a sink's mt_sink_ops init and consume. */
+enum mt_status mt_sink_report_start(void **state, FILE *out,
+				   const struct mt_run *run, struct mt_err *err);
+enum mt_status mt_sink_report_consume(void *state, const struct mt_match_msg *b,
+				     size_t n, struct mt_err *err);
+/* Frees it once rendered: 0, or -1 when the output could not be written. */
+enum mt_status mt_sink_report_end(struct report_sink *x, struct mt_err *err);
+/* Lower bound of size class c: "0 B", "1 B", "2 B", ... "1 KiB" (the
+ * class holds sizes up to twice that, exclusive). */
+const char *mt_sink_report_class_label(unsigned c, char *buf, size_t len);
+/* Is this message MPI-internal? (an internal tag, ACKs, untagged protocol) */
+int mt_sink_report_internal(const struct mt_match_fields *f);
+/* MB/s (10^6 bytes per second) of bytes over ns, 0 when ns is 0. */
+double mt_sink_report_mbps(uint64_t bytes, uint64_t ns);
+/* Seconds since the start of the run. */
+double mt_sink_report_sec(const struct report *r, uint64_t t);
+/* "1.5 KiB" */
+const char *mt_sink_report_human(uint64_t bytes, char *buf, size_t len);
+/* One message in a line: "rank 0 -> 1 cid 0 tag 5 user 64 B, sent 0.123 s"
+ * (" into a 32 B buffer" when truncated). */
+void mt_sink_report_msg_line(const struct report *r, const struct mt_match_msg *m,
+		     char *buf, size_t len);
+/* One pending operation in a line: "rank 2 waits: receive user from rank 1
+ * cid 0 tag 7, 64 B buffer, posted 0.5 s" or "rank 1: send ... never
+ * completed". */
+void mt_sink_report_pending_line(const struct report *r,
+			 const struct mt_match_pending *p, char *buf, size_t len);
+
+#endif /* MT_REPORT_H */

@@ -1,0 +1,142 @@
+/*
+ * sink_csvset.c - `msgtrace export --csv PREFIX`: three CSV files.
+ *   PREFIX.messages.csv  one line per message: the `msgtrace messages`
+ *                        sink (sink_csv.c) writes it
+ *   PREFIX.pairs.csv     per sender and receiver (world ranks) with traffic
+ *   PREFIX.sizes.csv     per power-of-two message-size class with traffic
+ * Traffic: messages and bytes, user and internal (report.h's split), and
+ * the effective bandwidth of the matched messages (bytes over receive
+ * completion minus send post, MB/s = 10^6 B/s).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mt_sink.h"
+#include "report.h"
+
+#define TRAFFIC_HEADER "user_msgs,user_bytes,internal_msgs,internal_bytes," \
+	"bw_bytes,bw_ns,bw_mbps\n"
+
+enum { F_MESSAGES, F_PAIRS, F_SIZES, F_COUNT };
+
+static const char *const suffix[F_COUNT] = { ".messages.csv", ".pairs.csv",
+					     ".sizes.csv" };
+
+struct csvset {
+	FILE *f[F_COUNT];
+	void *msgs;		/* mt_sink_csv's state */
+	struct report r;
+	int r_ok;
+};
+
+static void close_all(struct csvset *c)
+{
+	for (int i = 0; i < F_COUNT; i++)
+		if (c->f[i])
+			fclose(c->f[i]);
+	if (c->r_ok)
+		mt_sink_report_fini(&c->r);
+	free(c);
+}
+
+/* *state: the prefix (-o). */
+static enum mt_status set_init(void **state, FILE *out, const struct mt_run *run,
+			       struct mt_err *err)
+{
+	const char *prefix = *state;
+	struct csvset *c = calloc(1, sizeof(*c));
+	char path[4096];
+
+	(void)out;
+	*state = NULL;
+	enum mt_status s;
+
+	if (!c)
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < F_COUNT; i++) {
+		snprintf(path, sizeof(path), "%s%s", prefix, suffix[i]);
+		if (!(c->f[i] = fopen(path, "w"))) {
+			s = mt_err_set(err, MT_ERR_IO, "cannot create '%s': %s",
+				       path, strerror(errno));
+			close_all(c);
+			return s;
+		}
+	}
+	c->r_ok = !mt_sink_report_init(&c->r, run);
+	if (!c->r_ok)
+		s = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	else
+		s = mt_sink_csv.init(&c->msgs, c->f[F_MESSAGES], run, err);
+	if (s) {
+		close_all(c);
+		return s;
+	}
+	*state = c;
+	return MT_OK;
+}
+
+static enum mt_status set_consume(void *state, const struct mt_match_msg *b,
+				  size_t n, struct mt_err *err)
+{
+	struct csvset *c = state;
+
+	mt_sink_report_add(&c->r, b, n);
+	return mt_sink_csv.consume(c->msgs, b, n, err);
+}
+
+static void traffic(FILE *f, const struct report_cell *x)
+{
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%.3f\n", x->msgs[REPORT_USER], x->bytes[REPORT_USER],
+		x->msgs[REPORT_INTERNAL], x->bytes[REPORT_INTERNAL], x->bw_bytes,
+		x->bw_ns, mt_sink_report_mbps(x->bw_bytes, x->bw_ns));
+}
+
+static int empty(const struct report_cell *x)
+{
+	return !x->msgs[REPORT_USER] && !x->msgs[REPORT_INTERNAL];
+}
+
+static enum mt_status set_finalize(void *state, const struct mt_run *run,
+				   const struct mt_match_summary *sum,
+				   struct mt_err *err)
+{
+	struct csvset *c = state;
+	const struct report *r = &c->r;
+	char label[32];
+	enum mt_status rc = mt_sink_csv.finalize(c->msgs, run, sum, err);
+
+	fputs("send_rank,recv_rank," TRAFFIC_HEADER, c->f[F_PAIRS]);
+	for (size_t s = 0; s < r->n; s++)
+		for (size_t d = 0; d < r->n; d++)
+			if (!empty(&r->pair[s * r->n + d])) {
+				fprintf(c->f[F_PAIRS], "%zu,%zu,", s, d);
+				traffic(c->f[F_PAIRS], &r->pair[s * r->n + d]);
+			}
+	fputs("size_min_bytes,size_class," TRAFFIC_HEADER, c->f[F_SIZES]);
+	for (unsigned k = 0; k < REPORT_CLASSES; k++)
+		if (!empty(&r->size[k])) {
+			fprintf(c->f[F_SIZES], "%llu,%s,", k ? 1ull << (k - 1) : 0ull,
+				mt_sink_report_class_label(k, label, sizeof(label)));
+			traffic(c->f[F_SIZES], &r->size[k]);
+		}
+	for (int i = 0; i < F_COUNT; i++) {
+		if (ferror(c->f[i]) || fclose(c->f[i]))
+			rc = MT_ERR_IO;
+		c->f[i] = NULL;
+	}
+	if (rc)
+		rc = mt_err_set(err, MT_ERR_IO, "writing the CSV files failed");
+	close_all(c);
+	return rc;
+}
+
+const struct mt_sink_ops mt_sink_csvset = {
+	.key = "csv-files",
+	.name = "CSV files",
+	.init = set_init,
+	.consume = set_consume,
+	.finalize = set_finalize,
+};

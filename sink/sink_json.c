@@ -1,0 +1,296 @@
+/*
+ * sink_json.c - `msgtrace report --json`: the report's content for scripts,
+ * one JSON object. Unknown numbers are null; strings are escaped.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "escape.h"
+#include "report.h"
+
+static void jtime(FILE *o, uint64_t t)
+{
+	if (t == MT_MATCH_NOTIME)
+		fputs("null", o);
+	else
+		fprintf(o, "%" PRIu64, t);
+}
+
+static void jint(FILE *o, int known, int64_t v)
+{
+	if (known)
+		fprintf(o, "%" PRId64, v);
+	else
+		fputs("null", o);
+}
+
+static void jfields(FILE *o, const struct mt_match_fields *f)
+{
+	fputs("\"cid\":", o);
+	jint(o, f->cid >= 0, f->cid);
+	fputs(",\"comm_src\":", o);
+	jint(o, f->comm_src >= 0, f->comm_src);
+	fputs(",\"tag\":", o);
+	jint(o, f->has_tag, f->tag);
+	fprintf(o, ",\"kind\":\"%s\"", mt_match_kind_str(f->kind));
+}
+
+static void jmsg(FILE *o, const struct mt_match_msg *m)
+{
+	fputs("{\"send_rank\":", o);
+	jint(o, m->send_rank >= 0, m->send_rank);
+	fputs(",\"recv_rank\":", o);
+	jint(o, m->recv_rank >= 0, m->recv_rank);
+	fputc(',', o);
+	jfields(o, &m->f);
+	fprintf(o, ",\"bytes\":%" PRIu64 ",\"recv_buf\":%" PRIu64
+		",\"raw_tag\":\"0x%016" PRIx64 "\",\"t_send_post_ns\":", m->bytes,
+		m->recv_buf, m->raw_tag);
+	jtime(o, m->t_send_post);
+	fputs(",\"t_send_done_ns\":", o);
+	jtime(o, m->t_send_done);
+	fputs(",\"t_recv_post_ns\":", o);
+	jtime(o, m->t_recv_post);
+	fputs(",\"t_recv_done_ns\":", o);
+	jtime(o, m->t_recv_done);
+	fprintf(o, ",\"status\":\"%s\"}", mt_match_status_str(m->status));
+}
+
+static void jrun(FILE *o, const struct mt_run *run)
+{
+	const struct mt_tag_layout *l = &run->layout;
+
+	fprintf(o, "\"run\":{\"ranks\":%zu,\"hosts\":[", run->nranks);
+	for (size_t p = 0, k = 0; p < run->trace->nprocs; p++) {
+		size_t q;
+
+		for (q = 0; q < p && strcmp(run->trace->procs[q].host,
+					    run->trace->procs[p].host); q++)
+			;
+		if (q < p)
+			continue;
+		fputs(k++ ? "," : "", o);
+		mt_sink_esc_json(o, run->trace->procs[p].host);
+	}
+	fputs("],\"provider\":", o);
+	mt_sink_esc_json(o, run->provider);
+	fputs(",\"fabric\":", o);
+	mt_sink_esc_json(o, run->fabric);
+	fputs(",\"layout\":{\"name\":", o);
+	mt_sink_esc_json(o, l->name);
+	fprintf(o, ",\"confidence\":\"%s\",\"cid_bits\":%u,\"cid_usable_bits\":%u,"
+		"\"source_in\":\"%s\",\"source_bits\":%u,\"tag_bits\":%u,"
+		"\"endpoints_with_other_layout\":%zu},",
+		mt_tag_confidence_name(run->layout_conf), l->cid_bits,
+		l->cid_usable_bits, l->src_in == MT_SRC_DATA ? "cq_data" :
+		l->src_in == MT_SRC_TAG ? "tag" : "none",
+		l->src_in == MT_SRC_DATA ? l->data_src_bits : l->src_bits,
+		l->tag_bits, run->layouts_differ);
+	fprintf(o, "\"t0_ns\":%" PRId64 ",\"t1_ns\":%" PRId64 ",\"duration_ns\":%"
+		PRId64 ",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"files_not_closed\":%zu,\"skipped_ops\":%" PRIu64 "}",
+		run->t0_ns, run->t1_ns,
+		/* Wrapping, not overflowing, on a corrupt trace's times. */
+		(int64_t)((uint64_t)run->t1_ns - (uint64_t)run->t0_ns), run->events,
+		run->lost, run->unclean_files, run->skipped);
+}
+
+static void jcell(FILE *o, const struct report_cell *c)
+{
+	fprintf(o, "\"user_msgs\":%" PRIu64 ",\"user_bytes\":%" PRIu64
+		",\"internal_msgs\":%" PRIu64 ",\"internal_bytes\":%" PRIu64
+		",\"bw_mbps\":%.3f", c->msgs[0], c->bytes[0], c->msgs[1],
+		c->bytes[1], mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+}
+
+static void jtraffic(FILE *o, const struct report *r,
+		     const struct mt_match_summary *s)
+{
+	char lab[16];
+	int first = 1;
+
+	fprintf(o, ",\"messages\":{\"total\":%" PRIu64 ",\"bytes\":%" PRIu64,
+		r->msgs, r->bytes);
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		fprintf(o, ",\"%s\":%" PRIu64, mt_match_kind_str(k), r->kind[k]);
+	fputs(",\"status\":{", o);
+	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)
+		fprintf(o, "%s\"%s\":%" PRIu64, st ? "," : "", mt_match_status_str(st),
+			s->by_status[st]);
+	fprintf(o, "},\"probes\":%" PRIu64 ",\"probe_hits\":%" PRIu64
+		",\"probe_misses\":%" PRIu64 ",\"claims\":%" PRIu64
+		",\"unknown_rank\":%" PRIu64 "},\"pairs\":[", s->probes,
+		s->probe_hits, s->probe_misses, s->claims, r->no_rank);
+	for (size_t i = 0; i < r->n * r->n; i++) {
+		const struct report_cell *c = &r->pair[i];
+
+		if (!(c->msgs[0] + c->msgs[1]))
+			continue;
+		fprintf(o, "%s{\"send_rank\":%zu,\"recv_rank\":%zu,", first ? "" : ",",
+			i / r->n, i % r->n);
+		jcell(o, c);
+		fputc('}', o);
+		first = 0;
+	}
+	fputs("],\"sizes\":[", o);
+	first = 1;
+	for (unsigned c = 0; c < REPORT_CLASSES; c++) {
+		if (!(r->size[c].msgs[0] + r->size[c].msgs[1]))
+			continue;
+		fprintf(o, "%s{\"from_bytes\":%llu,\"label\":", first ? "" : ",",
+			c ? 1ull << (c - 1) : 0ull);
+		mt_sink_esc_json(o, mt_sink_report_class_label(c, lab, sizeof(lab)));
+		fputc(',', o);
+		jcell(o, &r->size[c]);
+		fputc('}', o);
+		first = 0;
+	}
+	fprintf(o, "],\"throughput\":{\"bin_ns\":%.0f,\"bytes\":[",
+		((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS);
+	for (int i = 0; i < REPORT_BINS; i++)
+		fprintf(o, "%s%" PRIu64, i ? "," : "", r->bin_bytes[i]);
+	fputs("]}", o);
+}
+
+static void jop(FILE *o, const struct mt_match_pending *p)
+{
+	fprintf(o, "{\"rank\":%d,\"dir\":\"%s\",\"peer_rank\":", p->rank,
+		p->op.dir == MT_MATCH_DIR_SEND ? "send" : "recv");
+	jint(o, p->peer_rank >= 0, p->peer_rank);
+	fputc(',', o);
+	jfields(o, &p->op.f);
+	fputs(",\"fi_addr\":", o);
+	jint(o, p->op.peer >= 0, (int64_t)p->op.addr);
+	fprintf(o, ",\"raw_tag\":\"0x%016" PRIx64 "\",\"ignore\":\"0x%016" PRIx64
+		"\",\"len\":%" PRIu64 ",\"posted_ns\":%" PRIu64
+		",\"delivered\":%s,", p->op.tag, p->op.ignore, p->op.len, p->op.ts,
+		p->delivered ? "true" : "false");
+	if (p->unacked) {
+		fprintf(o, "\"unacknowledged_ssend\":{\"claimed\":%s,\"message\":",
+			p->unacked_claimed ? "true" : "false");
+		jmsg(o, &p->unacked_msg);
+		fputs("},", o);
+	}
+	fputs("\"near_misses\":[", o);
+	for (unsigned i = 0; i < p->n_near; i++) {
+		fprintf(o, "%s{\"differs_in\":\"%s\",\"send\":", i ? "," : "",
+			p->near[i].addr_only ? "source address" :
+			mt_match_field_str(p->near[i].field));
+		jmsg(o, &p->near[i].send);
+		fputc('}', o);
+	}
+	fputs("]}", o);
+}
+
+static void jdiag(FILE *o, const struct mt_match_summary *s)
+{
+	fputs(",\"warnings\":[", o);
+	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
+		fprintf(o, "%s{\"what\":\"%s\",\"count\":%" PRIu64 ",\"examples\":[",
+			w ? "," : "", mt_match_warning_str(w), s->warn[w].count);
+		for (unsigned e = 0; e < s->warn[w].n_examples; e++) {
+			fputs(e ? "," : "", o);
+			jmsg(o, &s->warn[w].example[e]);
+		}
+		fputs("]}", o);
+	}
+	fputs("],\"pending\":[", o);
+	for (size_t i = 0; i < s->n_pending; i++) {
+		fputs(i ? "," : "", o);
+		jop(o, &s->pending[i]);
+	}
+	fprintf(o, "],\"abandoned_at_close\":%" PRIu64
+		",\"delivered_sends_never_completed\":%" PRIu64,
+		s->abandoned_at_close, s->pending_delivered_sends);
+}
+
+static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
+{
+	const struct mt_clock_domain *m = &c->res->domains[d];
+	const char *host = c->procs[m->first_proc].host;
+
+	fprintf(o, "{\"id\":%u,\"ranks\":[", d);
+	for (uint32_t r = 0, k = 0; r < c->nranks; r++)
+		if (c->res->proc_domain[r] == d)
+			fprintf(o, k++ ? ",%u" : "%u", r);
+	fputs("],\"host\":", o);
+	if (host)
+		mt_sink_esc_json(o, host);
+	else
+		fputs("null", o);
+	fprintf(o, ",\"split\":%s,\"estimate\":\"%s\",\"ref\":%u,"
+		"\"offset_ns\":%.1f,\"offset_sd_ns\":%.1f,\"drift_ppm\":%.4f,"
+		"\"drift_sd_ppm\":%.4f,\"intra_messages\":%" PRIu64
+		",\"intra_violations\":%" PRIu64 "}", m->split ? "true" : "false",
+		mt_clock_est_name(m->est), m->ref, m->offset_ns, m->offset_sd_ns,
+		m->drift_ppm, m->drift_sd_ppm, m->intra_msgs, m->intra_violations);
+}
+
+/* The clock stage: every key always present, null when it did not run. */
+static void jclock(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+
+	fprintf(o, ",\"clock\":{\"asked\":\"%s\",\"corrected\":%s,"
+		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,",
+		mt_clock_mode_name(c->asked), r ? "true" : "false",
+		r && r->linear_done ? "true" : "false",
+		r && r->clc_done ? "true" : "false", c->declared);
+	if (!r) {
+		fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
+			",\"violations_linear\":null,\"violations_after\":%" PRIu64
+			",\"t0_ns\":null,\"events\":null,\"correction_max_ns\":0,"
+			"\"correction_median_ns\":0,\"clc_moved\":0,\"clc_max_ns\":0,"
+			"\"clc_median_ns\":0,\"jumps\":0,\"cycles_broken\":0,"
+			"\"interval_change\":0,\"interval_max_change\":0,"
+			"\"domains\":[],\"links\":[]}", c->checked, c->violations,
+			c->violations);
+		return;
+	}
+	fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
+		",\"violations_linear\":%" PRIu64 ",\"violations_after\":%" PRIu64
+		",\"t0_ns\":%" PRId64 ",\"events\":%" PRIu64
+		",\"correction_max_ns\":%" PRId64 ",\"correction_median_ns\":%" PRId64
+		",\"clc_moved\":%" PRIu64 ",\"clc_max_ns\":%" PRId64
+		",\"clc_median_ns\":%" PRId64 ",\"jumps\":%" PRIu64
+		",\"cycles_broken\":%" PRIu64 ",\"interval_change\":%.6g"
+		",\"interval_max_change\":%.6g,\"domains\":[", r->nmsgs,
+		r->viol_before, r->viol_linear, r->viol_after, r->t0, r->nevents,
+		r->corr_max_ns, r->corr_median_ns, r->clc_moved, r->clc_max_ns,
+		r->clc_median_ns, r->jumps, r->cycles_broken, r->interval_change,
+		r->interval_max_change);
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		fputs(d ? "," : "", o);
+		jdomain(o, c, d);
+	}
+	fputs("],\"links\":[", o);
+	for (uint32_t i = 0; i < r->nlinks; i++)
+		fprintf(o, "%s{\"from\":%u,\"to\":%u,\"messages\":%" PRIu64
+			",\"lmin_ns\":%" PRId64 ",\"source\":\"%s\"}", i ? "," : "",
+			r->links[i].from, r->links[i].to, r->links[i].msgs,
+			r->links[i].lmin_ns, mt_clock_lat_src_name(r->links[i].src));
+	fputs("]}", o);
+}
+
+static enum mt_status json_finalize(void *state, const struct mt_run *run,
+				    const struct mt_match_summary *sum,
+				    struct mt_err *err)
+{
+	struct report_sink *x = state;
+
+	fputc('{', x->out);
+	jrun(x->out, run);
+	jtraffic(x->out, &x->r, sum);
+	jdiag(x->out, sum);
+	jclock(x->out, &run->clock);
+	fputs("}\n", x->out);
+	return mt_sink_report_end(x, err);
+}
+
+const struct mt_sink_ops mt_sink_json = {
+	.key = "json",
+	.name = "json",
+	.init = mt_sink_report_start,
+	.consume = mt_sink_report_consume,
+	.finalize = json_finalize,
+};

@@ -1,0 +1,59 @@
+/*
+ * sink_otf2.h - the OTF2 export's state shared by its two files (private to
+ * tools/): sink_otf2.c turns messages into per-location event streams,
+ * otf2_defs.c writes the global definitions once they are all known.
+ */
+#ifndef MT_SINK_OTF2_H
+#define MT_SINK_OTF2_H
+
+#include <otf2/otf2.h>
+
+#include "mt_sink.h"
+#include "tracks.h"
+
+/* Fabric operation phases: one region each per message kind. */
+enum otf2_phase { PH_SEND, PH_SEND_DONE, PH_RECV, PH_RECV_DONE, PH_CANCEL,
+		  PH_COUNT };
+
+#define OTF2_REGION(phase, kind) ((OTF2_RegionRef)((phase) * MT_MATCH_KIND_COUNT + (kind)))
+#define OTF2_NREGIONS (PH_COUNT * MT_MATCH_KIND_COUNT)
+
+/* One communicator id seen: its members in order of first appearance
+ * (the MPI rank fields of the events index this list). */
+struct otf2_comm {
+	int64_t cid;
+	uint32_t n, cap;
+	int32_t *member;	/* world ranks */
+	uint32_t *index_of;	/* per world rank: index + 1, 0 = not a member */
+	uint32_t nindex;
+};
+
+/* Attributes carried by events of messages that are not plainly matched:
+ * the status is a string ref, mt_match_status (0..MT_MATCH_ST_COUNT-1) or
+ * OTF2_STATUS_PENDING (an operation never completed). */
+enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_COUNT };
+#define OTF2_STATUS_PENDING MT_MATCH_ST_COUNT
+
+struct otf2_out {
+	OTF2_Archive *ar;
+	const struct mt_run *run;
+	struct tracks tr;
+	uint64_t *nevents;	/* per location (= thread) */
+	uint64_t t_min, t_max;	/* timestamps written */
+	struct otf2_comm *comm;	/* by OTF2_CommRef */
+	uint32_t ncomm, cap_comm;
+	int32_t *comm_of_slot;	/* open-addressing cid -> comm ref + 1 */
+	uint32_t slot_mask;
+	struct mt_err *err;	/* the first failure, said once */
+};
+
+/* Writes every global and (empty) local definition. 0 or -1 (printed). */
+int mt_sink_otf2_defs(struct otf2_out *o);
+/* 0 for OTF2_SUCCESS; else -1, and o->err names what failed (if nothing
+ * failed before). */
+/* Prints "msgtrace export: OTF2 <what>: <error name>" and returns -1 when
+ * e is not OTF2_SUCCESS, else 0. */
+int mt_sink_otf2_check(const struct otf2_out *o, OTF2_ErrorCode e,
+		       const char *what);
+
+#endif /* MT_SINK_OTF2_H */

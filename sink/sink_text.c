@@ -1,0 +1,375 @@
+/*
+ * sink_text.c - `msgtrace report`: the run, per-pair traffic, sizes,
+ * bandwidth, throughput over time, warnings, pending operations and clock
+ * correction, in under 80 columns.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "mt_sink.h"
+
+#define TOP_PAIRS 16		/* pairs listed, by bytes */
+#define MATRIX_MAX 12		/* ranks up to which the matrix is drawn */
+
+static void run_section(FILE *o, const struct mt_run *run)
+{
+	const struct mt_tag_layout *l = &run->layout;
+
+	fprintf(o, "RUN\n  %zu ranks on %zu host%s, provider %s, fabric %s\n",
+		run->nranks, run->nhosts, run->nhosts == 1 ? "" : "s",
+		run->provider[0] ? run->provider : "?",
+		run->fabric[0] ? run->fabric : "?");
+	fprintf(o, "  layout %s, %s confidence: cid %u", l->name,
+		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
+	if (l->cid_usable_bits != l->cid_bits)
+		fprintf(o, " (%u usable)", l->cid_usable_bits);
+	if (l->src_in == MT_SRC_DATA)
+		fprintf(o, ", source in CQ data");
+	else if (l->src_in == MT_SRC_TAG)
+		fprintf(o, ", source %u", l->src_bits);
+	fprintf(o, ", tag %u bits\n", l->tag_bits);
+	if (run->layouts_differ)
+		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
+	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",
+		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events,
+		run->lost);
+	if (run->unclean_files)
+		fprintf(o, "  %zu file%s not closed (killed or aborted)\n",
+			run->unclean_files, run->unclean_files == 1 ? "" : "s");
+	if (run->skipped)
+		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
+			"were skipped\n", run->skipped);
+}
+
+static void totals_section(FILE *o, const struct report *r,
+			   const struct mt_match_summary *s)
+{
+	char b[16];
+
+	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
+		" messages, %s:", r->msgs,
+		mt_sink_report_human(r->bytes, b, sizeof(b)));
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
+			k + 1 < MT_MATCH_KIND_COUNT ? "," : "\n");
+	fprintf(o, " ");
+	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)	/* 3 a line */
+		fprintf(o, " %" PRIu64 " %s%s", s->by_status[st],
+			mt_match_status_str(st), st + 1 == MT_MATCH_ST_COUNT ? "\n" :
+			st % 3 == 2 ? ",\n " : ",");
+	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
+		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
+		s->probe_misses, s->claims);
+}
+
+static int by_bytes(const void *a, const void *b, void *arg)
+{
+	const struct report_cell *p = arg;
+	const size_t *x = a, *y = b;
+	uint64_t bx = p[*x].bytes[0] + p[*x].bytes[1];
+	uint64_t by = p[*y].bytes[0] + p[*y].bytes[1];
+
+	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
+}
+
+static void pairs_section(FILE *o, const struct report *r)
+{
+	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
+	char ub[16], ib[16];
+
+	if (!idx)
+		return;
+	for (size_t i = 0; i < n * n; i++)
+		if (r->pair[i].msgs[0] + r->pair[i].msgs[1])
+			idx[k++] = i;
+	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
+	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
+		"receive done\nminus send post, matched messages)\n");
+	fprintf(o, "  %-9s %9s %11s %9s %11s %10s\n", "pair", "user", "user bytes",
+		"internal", "int. bytes", "MB/s");
+	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
+		const struct report_cell *c = &r->pair[idx[j]];
+		char p[48];
+
+		snprintf(p, sizeof(p), "%zu -> %zu", idx[j] / n, idx[j] % n);
+		fprintf(o, "  %-9s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", p,
+			c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
+			mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
+			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+	}
+	if (k > TOP_PAIRS)
+		fprintf(o, "  ... %zu more pairs (--json lists all)\n", k - TOP_PAIRS);
+	if (r->no_rank)
+		fprintf(o, "  %" PRIu64 " messages with a side of unknown rank\n",
+			r->no_rank);
+	free(idx);
+	if (!n || n > MATRIX_MAX)
+		return;
+	fprintf(o, "\n  messages user+internal, row = sender\n  %4s", "");
+	for (size_t d = 0; d < n; d++)
+		fprintf(o, " %5zu", d);
+	fprintf(o, "\n");
+	for (size_t s = 0; s < n; s++) {
+		fprintf(o, "  %4zu", s);
+		for (size_t d = 0; d < n; d++) {
+			const struct report_cell *c = &r->pair[s * n + d];
+
+			fprintf(o, " %5" PRIu64, c->msgs[0] + c->msgs[1]);
+		}
+		fprintf(o, "\n");
+	}
+}
+
+static void sizes_section(FILE *o, const struct report *r)
+{
+	char lab[16], b[16];
+
+	fprintf(o, "\nMESSAGE SIZES (class = from this size to twice it)\n");
+	fprintf(o, "  %-9s %9s %9s %11s %10s\n", "size", "user", "internal",
+		"bytes", "MB/s");
+	for (unsigned c = 0; c < REPORT_CLASSES; c++) {
+		const struct report_cell *x = &r->size[c];
+
+		if (!(x->msgs[0] + x->msgs[1]))
+			continue;
+		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f\n",
+			mt_sink_report_class_label(c, lab, sizeof(lab)), x->msgs[0], x->msgs[1],
+			mt_sink_report_human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
+			mt_sink_report_mbps(x->bw_bytes, x->bw_ns));
+	}
+}
+
+static void time_section(FILE *o, const struct report *r)
+{
+	uint64_t max = 0;
+	double w = ((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS;
+
+	for (int i = 0; i < REPORT_BINS; i++)
+		max = r->bin_bytes[i] > max ? r->bin_bytes[i] : max;
+	fprintf(o, "\nTHROUGHPUT OVER TIME (bytes received, all pairs)\n");
+	for (int i = 0; i < REPORT_BINS && max; i++) {
+		int bar = (int)(r->bin_bytes[i] * 40 / max);
+
+		fprintf(o, "  %9.6f s %10.1f MB/s |%.*s\n", i * w / 1e9,
+			mt_sink_report_mbps(r->bin_bytes[i], (uint64_t)w), bar,
+			"########################################");
+	}
+}
+
+#define WIDTH 80		/* columns the report fits in */
+
+/* Prints prefix and text, the text broken after a ", " wherever a line
+ * would pass WIDTH columns; continuation lines are indented by cont. */
+static void wrapped(FILE *o, const char *prefix, int cont, const char *text)
+{
+	int col = fprintf(o, "%s", prefix);
+
+	while (col + (int)strlen(text) > WIDTH) {
+		const char *cut = NULL, *p;
+
+		for (p = strstr(text, ", "); p && col + (p - text) + 1 <= WIDTH;
+		     p = strstr(p + 1, ", "))
+			cut = p;
+		if (!cut)
+			break;
+		fprintf(o, "%.*s\n%*s", (int)(cut - text + 1), text, cont, "");
+		col = cont;
+		text = cut + 2;
+	}
+	fprintf(o, "%s\n", text);
+}
+
+static void warn_section(FILE *o, const struct report *r,
+			 const struct mt_match_summary *s)
+{
+	char line[200];
+	int any = 0;
+
+	fprintf(o, "\nWARNINGS\n");
+	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
+		const struct mt_match_warn *wn = &s->warn[w];
+
+		if (!wn->count)
+			continue;
+		any = 1;
+		fprintf(o, "  %" PRIu64 " x %s\n", wn->count, mt_match_warning_str(w));
+		for (unsigned e = 0; e < wn->n_examples; e++) {
+			mt_sink_report_msg_line(r, &wn->example[e], line, sizeof(line));
+			wrapped(o, "      e.g. ", 11, line);
+		}
+	}
+	if (!any)
+		fprintf(o, "  none\n");
+}
+
+static void pending_op(FILE *o, const struct report *r,
+		       const struct mt_match_pending *p)
+{
+	char line[200];
+
+	mt_sink_report_pending_line(r, p, line, sizeof(line));
+	wrapped(o, "  ", 4, line);
+	if (p->unacked) {
+		mt_sink_report_msg_line(r, &p->unacked_msg, line, sizeof(line));
+		fprintf(o, "      its Ssend was received%s, never acknowledged:\n",
+			p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
+		wrapped(o, "        ", 10, line);
+	}
+	for (unsigned i = 0; i < p->n_near; i++) {
+		const struct mt_match_near *n = &p->near[i];
+
+		mt_sink_report_msg_line(r, &n->send, line, sizeof(line));
+		if (n->field == MT_MATCH_F_COUNT)
+			fprintf(o, "      would match:\n");
+		else
+			fprintf(o, "      near miss, differs only in %s:\n",
+				n->addr_only ? "source address" :
+				mt_match_field_str(n->field));
+		wrapped(o, "        ", 10, line);
+	}
+}
+
+static void pending_section(FILE *o, const struct report *r,
+			    const struct mt_match_summary *s)
+{
+	fprintf(o, "\nPENDING AT THE END OF THE TRACE (hang suspects)\n");
+	for (size_t i = 0; i < s->n_pending; i++)
+		pending_op(o, r, &s->pending[i]);
+	if (!s->n_pending)
+		fprintf(o, "  none\n");
+	if (s->abandoned_at_close)
+		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close, "
+			"with no send near them: not shown)\n", s->abandoned_at_close);
+	if (s->pending_delivered_sends)
+		fprintf(o, "  (%" PRIu64 " sends delivered but their completion was "
+			"never read)\n", s->pending_delivered_sends);
+}
+
+#define CLOCK_ROWS 16		/* domains and links listed */
+
+/* A duration or an offset in a readable unit: "-1.234 ms", "12.30 us". */
+static const char *ns_str(double ns, char *buf, size_t len)
+{
+	double a = ns < 0 ? -ns : ns;
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+	return buf;
+}
+
+static void clock_domains(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+	char rk[64], off[24], sd[24];
+	uint32_t shown = 0;
+
+	fprintf(o, "  domain ranks    host       map            offset (sd)"
+		"     drift ppm (sd)\n");
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		const struct mt_clock_domain *m = &r->domains[d];
+		char host[4 * 64 + 1];
+
+		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
+			continue;	/* a rank nobody traced, or too many */
+		fprintf(o, "  %-6u %-8.8s %-10.10s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
+			d, mt_sink_clock_ranks(c, d, rk, sizeof(rk)),
+			c->procs[m->first_proc].host[0] ?
+			mt_sink_name_text(host, sizeof(host), c->procs[m->first_proc].host,
+				     SIZE_MAX) : "?",
+			mt_clock_est_name(m->est), ns_str(m->offset_ns, off, sizeof(off)),
+			ns_str(m->offset_sd_ns, sd, sizeof(sd)), m->drift_ppm,
+			m->drift_sd_ppm, m->split ? " split" : "");
+	}
+	if (shown > CLOCK_ROWS)
+		fprintf(o, "  ... %u more domains (see --json)\n", shown - CLOCK_ROWS);
+	fprintf(o, "  links: minimum one-way latency the correction keeps\n");
+	for (uint32_t i = 0; i < r->nlinks && i < CLOCK_ROWS; i++) {
+		const struct mt_clock_link *l = &r->links[i];
+
+		fprintf(o, "  %u -> %u  %" PRIu64 " messages, minimum %s (%s)\n",
+			l->from, l->to, l->msgs, ns_str((double)l->lmin_ns, off, sizeof(off)),
+			mt_clock_lat_src_name(l->src));
+	}
+	if (r->nlinks > CLOCK_ROWS)
+		fprintf(o, "  ... %u more links (see --json)\n", r->nlinks - CLOCK_ROWS);
+}
+
+static void clock_section(FILE *o, const struct mt_run *run)
+{
+	const struct mt_run_clock *c = &run->clock;
+	const struct mt_clock_result *r = c->res;
+	char a[24], b[24];
+
+	fprintf(o, "\nCLOCKS (--clock %s)\n", mt_clock_mode_name(c->asked));
+	if (!r) {
+		fprintf(o, "  times as recorded (%s), %u clock domain%s\n",
+			c->asked == MT_CLOCK_MODE_NONE ? "correction off" :
+			"one clock needs no correction", c->declared,
+			c->declared == 1 ? "" : "s");
+		fprintf(o, "  received at or before sent: %" PRIu64 " of %" PRIu64
+			" messages%s\n", c->violations, c->checked,
+			c->violations && c->declared <= 1 ?
+			" (on one clock: a pairing problem)" : "");
+		return;
+	}
+	fprintf(o, "  stages run: %s, %u clock domain%s (%u declared)\n",
+		r->clc_done ? (r->linear_done ? "linear + clc" : "clc") :
+		r->linear_done ? "linear" : "none", r->ndomains,
+		r->ndomains == 1 ? "" : "s", c->declared);
+	fprintf(o, "  received at or before sent, of %" PRIu64 " messages: %" PRIu64
+		" recorded,\n    %" PRIu64 " after linear, %" PRIu64
+		" after correction\n", r->nmsgs, r->viol_before, r->viol_linear,
+		r->viol_after);
+	fprintf(o, "  times moved: largest %s, median %s (%" PRIu64 " events)\n",
+		ns_str((double)r->corr_max_ns, a, sizeof(a)),
+		ns_str((double)r->corr_median_ns, b, sizeof(b)), r->nevents);
+	if (r->clc_done)
+		fprintf(o, "  clc moved %" PRIu64 " events off the linear map: "
+			"largest %s, median %s;\n    %" PRIu64 " jumps, %" PRIu64
+			" cycles broken\n", r->clc_moved,
+			ns_str((double)r->clc_max_ns, a, sizeof(a)),
+			ns_str((double)r->clc_median_ns, b, sizeof(b)), r->jumps,
+			r->cycles_broken);
+	fprintf(o, "  local intervals changed %.4f%% in all, at most %.3f%%\n"
+		"    (intervals of %d us or more)\n", 100 * r->interval_change,
+		100 * r->interval_max_change, MT_CLOCK_LONG_INTERVAL_NS / 1000);
+	clock_domains(o, c);
+	if (r->linear_done)
+		fprintf(o, "  (WARNINGS and PENDING show times on the linear maps: "
+			"the clc moves\n   matched messages only)\n");
+}
+
+static enum mt_status text_finalize(void *state, const struct mt_run *run,
+				    const struct mt_match_summary *sum,
+				    struct mt_err *err)
+{
+	struct report_sink *x = state;
+	FILE *o = x->out;
+
+	run_section(o, run);
+	totals_section(o, &x->r, sum);
+	pairs_section(o, &x->r);
+	sizes_section(o, &x->r);
+	time_section(o, &x->r);
+	warn_section(o, &x->r, sum);
+	pending_section(o, &x->r, sum);
+	clock_section(o, run);
+	return mt_sink_report_end(x, err);
+}
+
+const struct mt_sink_ops mt_sink_text = {
+	.key = "text",
+	.name = "text",
+	.init = mt_sink_report_start,
+	.consume = mt_sink_report_consume,
+	.finalize = text_finalize,
+};

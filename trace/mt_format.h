@@ -1,0 +1,266 @@
+/*
+ * mt_format.h - the msgtrace trace file format (version 1): the one contract
+ * between the recording half (provider/, which writes these structs into
+ * mmap'd files) and the analysis half (trace/'s reader, which validates
+ * every byte before handing it out). Nobody else defines on-disk
+ * structures. Nothing here knows libfabric objects or MPI: ids are the
+ * recording process's object addresses, flags and class numbers are
+ * libfabric's public constants stored as plain integers.
+ *
+ * File: one per recording thread, "<dir>/<host>.<pid>.<thread_seq>.mt".
+ *   [struct mt_file_hdr, MT_FILE_HDR_SIZE bytes]
+ *   [records: hdr.committed bytes starting at hdr.data_off]
+ * Each record starts with struct mt_rec_hdr; size is a multiple of 8 and
+ * >= sizeof(struct mt_rec_hdr). A writer publishes a record by a
+ * store-release of hdr.committed after the record bytes, so a file cut short
+ * by a crash or SIGKILL always holds a valid prefix of whole records.
+ * Readers skip (and count) record types they do not know.
+ * All integers are little-endian host order of the recording machine (x86-64).
+ */
+#ifndef MT_FORMAT_H
+#define MT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MT_TRACE_MAGIC "MSGTRACE"	/* 8 bytes, no terminator on disk */
+#define MT_TRACE_VERSION 1u
+#define MT_FILE_HDR_SIZE 4096u
+#define MT_TRACE_SUFFIX ".mt"
+
+/* Why records were not written. Counted, never logged on the hot path. */
+enum mt_loss {
+	MT_LOSS_FULL,		/* file reached its configured size limit */
+	MT_LOSS_NOSPACE,	/* file could not grow: disk full, RLIMIT_FSIZE */
+	MT_LOSS_NOFILE,		/* thread has no file (creation failed) */
+	MT_LOSS_COUNT
+};
+
+enum mt_file_flags {
+	MT_FILE_CLOSED = 1u << 0,	/* writer closed the file normally */
+	MT_FILE_ALL_LAYERS = 1u << 1,	/* internal layers were recorded too */
+};
+
+struct mt_file_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;		/* MT_FILE_HDR_SIZE */
+	uint64_t data_off;		/* offset of the first record */
+	uint64_t committed;		/* record bytes published (store-release) */
+	uint64_t capacity;		/* record bytes this file may grow to */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t thread_seq;		/* 0: the process's first file, holds MT_REC_PROC */
+	uint32_t flags;			/* enum mt_file_flags */
+	uint64_t lost[MT_LOSS_COUNT];	/* records dropped, per enum mt_loss */
+	uint64_t empty_polls;		/* CQ reads that returned nothing */
+	uint64_t eagain;		/* posting calls that returned -FI_EAGAIN */
+};
+
+/* Record types. Values are stable: never renumber, only append. */
+#define MT_REC_TYPES(X)	\
+	X(PROC, 1)	/* process identity, clock source (struct mt_rec_proc) */ \
+	X(CLOCK, 2)	/* calibration pair (struct mt_rec_clock) */ \
+	X(OBJ, 3)	/* object opened (struct mt_rec_obj) */ \
+	X(EP, 4)	/* endpoint enabled: attributes and name (struct mt_rec_ep) */ \
+	X(BIND, 5)	/* fi_*_bind (struct mt_rec_bind) */ \
+	X(AV, 6)	/* one address inserted into an AV (struct mt_rec_av) */ \
+	X(OP, 7)	/* data-transfer call or cancel (struct mt_rec_op) */ \
+	X(CQE, 8)	/* one completion or error entry read (struct mt_rec_cqe) */ \
+	X(CLOSE, 9)	/* object closed (struct mt_rec_close) */
+
+enum mt_rec_type {
+#define MT_REC_ENUM(name, val) MT_REC_##name = val,
+	MT_REC_TYPES(MT_REC_ENUM)
+#undef MT_REC_ENUM
+};
+
+struct mt_rec_hdr {
+	uint8_t type;		/* enum mt_rec_type */
+	uint8_t layer;		/* 0: application-visible, 1: internal layer */
+	uint16_t size;		/* bytes including this header, multiple of 8 */
+	uint32_t aux;		/* per type, see each record */
+	uint64_t ts;		/* trace clock ticks; see mt_rec_proc.clock_* */
+};
+
+enum mt_clock_source {
+	MT_CLOCK_TSC = 1,	/* invariant TSC ticks */
+	MT_CLOCK_MONOTONIC = 2,	/* CLOCK_MONOTONIC nanoseconds */
+};
+
+/* aux = 0. Written once per process, first record of thread_seq 0. */
+struct mt_rec_proc {
+	struct mt_rec_hdr h;
+	uint32_t pid;
+	int32_t world_rank;		/* -1 when the launcher did not say */
+	int32_t world_size;		/* -1 when unknown */
+	int32_t local_rank;		/* -1 when unknown */
+	uint32_t fi_version;		/* fi_version() of the loaded libfabric */
+	uint32_t clock_source;		/* enum mt_clock_source */
+	uint64_t clock_hz;		/* ticks per second estimated at start */
+	uint64_t start_realtime_ns;
+	char hostname[64];
+	char job_id[64];		/* launcher's job id, or "" */
+	char cpuset[128];		/* hwloc binding, hwloc_bitmap_list_asprintf */
+	char numa[32];			/* NUMA node(s) the binding covers, list form */
+	char package[32];		/* package(s) the binding covers, list form */
+};
+
+enum mt_clock_phase { MT_CLOCK_START, MT_CLOCK_EXTEND, MT_CLOCK_END };
+
+/* aux = enum mt_clock_phase; h.ts = the tick value read between the two. */
+struct mt_rec_clock {
+	struct mt_rec_hdr h;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+};
+
+/* aux = fid class (FI_CLASS_*). One per object the hook sees opened. */
+struct mt_rec_obj {
+	struct mt_rec_hdr h;
+	uint64_t id;			/* the object's fid address in the process */
+	uint64_t parent;		/* fabric/domain/sep it was opened from, or 0 */
+	uint64_t attr;			/* class-specific: cq format, av type ... */
+	char prov_name[32];		/* provider that owns the object */
+};
+
+/* aux = 0. Written when an endpoint is enabled (FI_ENABLE). */
+struct mt_rec_ep {
+	struct mt_rec_hdr h;
+	uint64_t ep;
+	uint64_t domain;
+	uint64_t caps;
+	uint64_t mode;
+	uint64_t mem_tag_format;
+	uint64_t msg_order;		/* tx_attr->msg_order */
+	uint64_t tx_op_flags;
+	uint64_t rx_op_flags;
+	uint64_t inject_size;
+	uint64_t cq_data_size;
+	uint32_t threading;		/* enum fi_threading */
+	uint32_t ep_type;		/* enum fi_ep_type */
+	uint32_t addr_format;
+	uint32_t name_len;		/* bytes of name[] used */
+	char prov_name[32];
+	char fabric_name[32];
+	uint8_t name[64];		/* fi_getname() bytes, truncated to 64 */
+};
+
+/* aux = 0. */
+struct mt_rec_bind {
+	struct mt_rec_hdr h;
+	uint64_t obj;			/* endpoint (or other) being bound */
+	uint64_t target;		/* cq, av, cntr, eq ... */
+	uint64_t flags;			/* FI_TRANSMIT, FI_RECV, FI_SELECTIVE_COMPLETION ... */
+};
+
+enum mt_av_call { MT_AV_INSERT, MT_AV_INSERTSVC, MT_AV_INSERTSYM };
+
+/* aux = enum mt_av_call. One record per address that got an fi_addr. */
+struct mt_rec_av {
+	struct mt_rec_hdr h;
+	uint64_t av;
+	uint64_t fi_addr;
+	uint64_t flags;
+	uint32_t addr_len;		/* bytes of addr[] used */
+	uint32_t pad;
+	uint8_t addr[64];		/* address bytes, truncated to 64 */
+};
+
+/* Data-transfer calls: aux = enum mt_op. */
+#define MT_OPS(X)	\
+	X(TRECV, 1) X(TRECVV, 2) X(TRECVMSG, 3) \
+	X(TSEND, 4) X(TSENDV, 5) X(TSENDMSG, 6) X(TINJECT, 7) \
+	X(TSENDDATA, 8) X(TINJECTDATA, 9) \
+	X(RECV, 10) X(RECVV, 11) X(RECVMSG, 12) \
+	X(SEND, 13) X(SENDV, 14) X(SENDMSG, 15) X(INJECT, 16) \
+	X(SENDDATA, 17) X(INJECTDATA, 18) \
+	X(CANCEL, 19)
+
+enum mt_op {
+#define MT_OP_ENUM(name, val) MT_OP_##name = val,
+	MT_OPS(MT_OP_ENUM)
+#undef MT_OP_ENUM
+};
+
+/*
+ * One posting call that did not return -FI_EAGAIN (those are counted in
+ * 'retries' of the next record of the same thread, and in the file header).
+ * Fields a call does not have are 0 (ignore, data, flags) or FI_ADDR_UNSPEC
+ * as passed. len is the sum of the iov lengths for vector calls.
+ * For MT_OP_CANCEL: ep = the fid cancelled, context = the context argument.
+ * h.ts is read before the call. The writer publishes the record before
+ * calling the provider and stores ret when the call returns, so two rare
+ * cases exist: ret == MT_OP_RET_PENDING (the process died inside the call),
+ * and ret == -FI_EAGAIN (-11) when a nested record on the same thread
+ * already followed it (otherwise it is taken back): treat both as not posted.
+ */
+#define MT_OP_RET_PENDING INT32_MIN
+struct mt_rec_op {
+	struct mt_rec_hdr h;
+	uint64_t ep;
+	uint64_t addr;			/* dest_addr / src_addr argument */
+	uint64_t tag;
+	uint64_t ignore;
+	uint64_t len;
+	uint64_t data;
+	uint64_t context;
+	uint64_t flags;			/* *msg calls: the flags argument */
+	int32_t ret;			/* return value of the call */
+	uint32_t retries;		/* -FI_EAGAIN returns just before this call */
+};
+
+enum mt_cq_call { MT_CQ_READ, MT_CQ_READFROM, MT_CQ_READERR, MT_CQ_SREAD,
+		  MT_CQ_SREADFROM };
+
+/*
+ * aux = enum mt_cq_call. One record per entry returned. Fields the CQ format
+ * does not carry are 0; src is FI_ADDR_NOTAVAIL unless a *from call gave it.
+ * err, prov_errno and olen are set only for MT_CQ_READERR entries.
+ * h.ts is read when the read returned. The CQ's format is in the attr of
+ * its MT_REC_OBJ (FI_CQ_FORMAT_*; an UNSPEC request is stored as the format
+ * the provider delivers, CONTEXT for util-based providers and sockets).
+ */
+struct mt_rec_cqe {
+	struct mt_rec_hdr h;
+	uint64_t cq;
+	uint64_t context;
+	uint64_t flags;
+	uint64_t len;
+	uint64_t tag;
+	uint64_t data;
+	uint64_t src;
+	uint64_t olen;
+	int32_t err;
+	int32_t prov_errno;
+};
+
+/* aux = fid class. */
+struct mt_rec_close {
+	struct mt_rec_hdr h;
+	uint64_t id;
+	int32_t ret;
+	uint32_t pad;
+};
+
+/*
+ * libfabric's enum fi_class values (rdma/fabric.h), as stored in
+ * mt_rec_obj.h.aux and mt_rec_close.h.aux. Mirrored here because the reader
+ * must not include libfabric headers; sink/names.c static-asserts that
+ * each one equals its FI_CLASS_* counterpart.
+ */
+enum mt_fid_class {
+	MT_FID_CLASS_FABRIC = 1,
+	MT_FID_CLASS_DOMAIN = 2,
+	MT_FID_CLASS_EP = 3,
+	MT_FID_CLASS_SEP = 4,
+	MT_FID_CLASS_RX_CTX = 5,
+	MT_FID_CLASS_SRX_CTX = 6,
+	MT_FID_CLASS_TX_CTX = 7,
+	MT_FID_CLASS_AV = 11,
+	MT_FID_CLASS_EQ = 13,
+	MT_FID_CLASS_CQ = 14,
+	MT_FID_CLASS_CNTR = 15,
+};
+
+#endif /* MT_FORMAT_H */
