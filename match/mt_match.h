@@ -249,4 +249,122 @@ const struct mt_match_summary *mt_match_summary(const struct mt_match *m);
  * which in why. */
 enum mt_status mt_match_check(const struct mt_match *m, char *why, size_t why_len);
 
+/*
+ * The root of a hang (match_hang.c): who waits on whom, from the pending
+ * operations of a summary. A posted receive waits on its source (on every
+ * sender for MPI_ANY_SOURCE), a synchronous send waiting for its ACK on its
+ * receiver, a send never completed (and not delivered) on its receiver.
+ * Ranks are nodes, waits directed edges; every wait leads to a root: a
+ * knot of ranks waiting on each other (shown as one cycle through it), a
+ * rank whose waits name no rank (any sender, or a source never resolved),
+ * or a rank that waits on nothing (finished, left no trace, or running
+ * outside the fabric calls). Pure: no I/O.
+ */
+/* What a rank does besides its pending operations (the caller knows it
+ * from the trace). */
+#define MT_MATCH_RANK_STATES(X) \
+	X(RUNNING, "has no pending operation") /* traced, did not finish */ \
+	X(FINISHED, "finished")		/* closed its trace normally */ \
+	X(UNTRACED, "left no trace")
+
+enum mt_match_rank_state {
+#define MT_MATCH_RANK_ENUM(n, s) MT_MATCH_RANK_##n,
+	MT_MATCH_RANK_STATES(MT_MATCH_RANK_ENUM)
+#undef MT_MATCH_RANK_ENUM
+	MT_MATCH_RANK_COUNT
+};
+
+/* Why an operation waits. */
+#define MT_MATCH_WAIT_WHYS(X) \
+	X(RECV, "recv")		/* a posted receive, for its sender */ \
+	X(SSEND, "ssend")	/* a synchronous send, for its ACK */ \
+	X(SEND, "send")		/* a send never completed, for its receiver */
+
+enum mt_match_wait_why {
+#define MT_MATCH_WHY_ENUM(n, s) MT_MATCH_WAIT_##n,
+	MT_MATCH_WAIT_WHYS(MT_MATCH_WHY_ENUM)
+#undef MT_MATCH_WHY_ENUM
+	MT_MATCH_WAIT_COUNT
+};
+
+/* One pending operation that waits: rank waits on rank `on`. */
+struct mt_match_wait {
+	size_t pending;			/* index in the summary's pending[] */
+	int32_t rank;
+	int32_t on;			/* -1: any sender, or not known */
+	uint8_t why;			/* enum mt_match_wait_why */
+	uint8_t any;			/* on every sender (wildcard) */
+	uint8_t in_root;		/* named by a root (not in a group) */
+};
+
+#define MT_MATCH_ROOT_TYPES(X) \
+	X(CYCLE, "cycle")	/* ranks waiting on each other */ \
+	X(OPEN, "open")		/* a rank waiting on no rank in particular */ \
+	X(IDLE, "idle")		/* a rank waited on, waiting on nothing */
+
+enum mt_match_root_type {
+#define MT_MATCH_ROOT_ENUM(n, s) MT_MATCH_ROOT_##n,
+	MT_MATCH_ROOT_TYPES(MT_MATCH_ROOT_ENUM)
+#undef MT_MATCH_ROOT_ENUM
+	MT_MATCH_ROOT_COUNT
+};
+
+/* What waits lead to. */
+struct mt_match_root {
+	uint8_t type;			/* enum mt_match_root_type */
+	uint8_t state;			/* IDLE: enum mt_match_rank_state */
+	int32_t rank;			/* its lowest rank */
+	size_t size;			/* ranks in it (a cycle's whole knot) */
+	size_t waiters;			/* other ranks waiting on it, directly
+					 * or through others */
+	/* CYCLE: waits[path[first..first+n)] each on the next one's rank,
+	 * the last on the first's; OPEN: the rank's waits. */
+	size_t first, n;
+};
+
+/* Waits alike (why, kind, any, cid, tag): their ranks and whom they wait
+ * on, sorted and distinct. */
+struct mt_match_group {
+	uint8_t why, kind, any, has_tag;
+	int64_t cid;
+	int32_t tag;
+	size_t n_ops, n_ranks, n_on;
+	int32_t *ranks, *on;
+	uint64_t first_ts, last_ts;	/* oldest and newest post */
+};
+
+/* A near miss that explains a wait (the send will never match it), or
+ * with near == MT_MATCH_NEAR the pending op's unacknowledged Ssend. */
+struct mt_match_explain {
+	size_t pending;
+	unsigned near;
+};
+
+struct mt_match_hang {
+	size_t n_waits;
+	struct mt_match_wait *waits;	/* in pending[] order */
+	size_t n_roots;
+	struct mt_match_root *roots;	/* most waiters first */
+	size_t *path, n_path;
+	size_t n_groups;
+	struct mt_match_group *groups;	/* waits not named by a root, most
+					 * ranks first */
+	size_t n_explain;
+	struct mt_match_explain *explain;
+	size_t nranks;			/* ranks 0..nranks-1 */
+};
+
+const char *mt_match_rank_state_str(unsigned state);
+const char *mt_match_wait_str(unsigned why);
+const char *mt_match_root_str(unsigned type);
+/*
+ * Who waits on whom among pending[0..n) (a summary's, or a live view's).
+ * state[r] (enum mt_match_rank_state) for ranks 0..nranks-1; ranks beyond
+ * are UNTRACED. MT_OK or MT_ERR_NOMEM.
+ */
+enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
+				 size_t n, const uint8_t *state, size_t nranks,
+				 struct mt_match_hang **out);
+void mt_match_hang_free(struct mt_match_hang *h);
+
 #endif /* MT_MATCH_H */

@@ -217,3 +217,148 @@ void mt_sink_report_pending_line(const struct report *r,
 			 mt_sink_report_human(op->len, sz, sizeof(sz)), mt_sink_report_sec(r, op->ts),
 			 p->delivered ? " (delivered)" : "");
 }
+
+enum mt_status mt_sink_report_hang(const struct mt_run *run,
+				   const struct mt_match_summary *s,
+				   struct mt_match_hang **h)
+{
+	const struct mt_trace *t = run->trace;
+	size_t n = 0;
+	uint8_t *state;
+	enum mt_status rc;
+
+	for (size_t p = 0; t && p < t->nprocs; p++)
+		if (t->procs[p].world_rank >= 0 && (size_t)t->procs[p].world_rank >= n)
+			n = (size_t)t->procs[p].world_rank + 1;
+	state = malloc(n + 1);
+	if (!state)
+		return MT_ERR_NOMEM;
+	memset(state, MT_MATCH_RANK_UNTRACED, n + 1);
+	for (size_t p = 0; t && p < t->nprocs; p++) {
+		const struct mt_trace_proc *pr = &t->procs[p];
+		int clean = pr->nfiles > 0;
+
+		for (size_t f = 0; f < pr->nfiles; f++)
+			clean &= mt_trace_file_clean(pr->files[f]);
+		if (pr->world_rank >= 0)
+			state[pr->world_rank] = clean ? MT_MATCH_RANK_FINISHED :
+				MT_MATCH_RANK_RUNNING;
+	}
+	rc = mt_match_hang_new(s->pending, s->n_pending, state, n, h);
+	free(state);
+	return rc;
+}
+
+const char *mt_sink_report_ranks(const int32_t *r, size_t n, char *buf,
+				 size_t len)
+{
+	size_t k = 0, i;
+	char more[40];
+
+	buf[0] = 0;
+	snprintf(more, sizeof(more), ",... (%zu in all)", n);
+	for (i = 0; i < n; i++) {
+		size_t e = i;
+		char one[32];
+		int w;
+
+		while (e + 1 < n && r[e + 1] == r[e] + 1)
+			e++;
+		w = snprintf(one, sizeof(one), e > i ? "%s%d-%d" : "%s%d",
+			     k ? "," : "", r[i], r[e]);
+		/* Room for this and, unless it is the last, the "more". */
+		if (k + (size_t)w + (e + 1 < n ? strlen(more) : 0) >= len)
+			break;
+		memcpy(buf + k, one, (size_t)w + 1);
+		k += (size_t)w;
+		i = e;
+	}
+	if (i < n)
+		snprintf(buf + k, len - k, "%s", more + !k);
+	return buf;
+}
+
+/* "recv user cid 0 tag 99", "ssend ack cid 0 tag 5" */
+static void wait_what(unsigned why, unsigned kind, int64_t cid, int has_tag,
+		      int32_t tag, char *buf, size_t len)
+{
+	char t[16];
+
+	if (has_tag)
+		snprintf(t, sizeof(t), "%d", tag);
+	else
+		snprintf(t, sizeof(t), "ANY");
+	snprintf(buf, len, "%s %s cid %" PRId64 " tag %s", mt_match_wait_str(why),
+		 why == MT_MATCH_WAIT_SSEND ? "ack" : mt_match_kind_str(kind),
+		 cid, t);
+}
+
+/* "rank 3", "any sender", "an unknown rank" */
+static const char *wait_on(int32_t on, int any, char *buf, size_t len)
+{
+	if (any)
+		snprintf(buf, len, "any sender");
+	else if (on < 0)
+		snprintf(buf, len, "an unknown rank");
+	else
+		snprintf(buf, len, "rank %d", on);
+	return buf;
+}
+
+void mt_sink_report_wait_line(const struct mt_match_summary *s,
+			      const struct mt_match_wait *w, char *buf,
+			      size_t len)
+{
+	const struct mt_match_fields *f = &s->pending[w->pending].op.f;
+	char what[80], on[32];
+
+	wait_what(w->why, f->kind, f->cid, f->has_tag, f->tag, what, sizeof(what));
+	snprintf(buf, len, "rank %d waits on %s: %s", w->rank,
+		 wait_on(w->on, w->any, on, sizeof(on)), what);
+}
+
+void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
+			      size_t len)
+{
+	if (rt->type == MT_MATCH_ROOT_CYCLE && rt->size > rt->n)
+		snprintf(buf, len, "%zu ranks wait on each other, for one:",
+			 rt->size);
+	else if (rt->type == MT_MATCH_ROOT_CYCLE && rt->size > 1)
+		snprintf(buf, len, "a cycle, %zu ranks wait on each other:",
+			 rt->size);
+	else if (rt->type == MT_MATCH_ROOT_CYCLE)
+		snprintf(buf, len, "rank %d waits on itself:", rt->rank);
+	else if (rt->type == MT_MATCH_ROOT_OPEN)
+		snprintf(buf, len, "rank %d waits on no rank in particular:",
+			 rt->rank);
+	else
+		snprintf(buf, len, "rank %d, waited on, %s", rt->rank,
+			 rt->state == MT_MATCH_RANK_RUNNING ? "has no pending "
+			 "operation (busy, or blocked outside the traced calls)" :
+			 mt_match_rank_state_str(rt->state));
+}
+
+void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
+			       char *buf, size_t len)
+{
+	char ranks[MT_SINK_RANKS_WIDTH], what[80], on[MT_SINK_RANKS_WIDTH + 8];
+	size_t k;
+
+	wait_what(g->why, g->kind, g->cid, g->has_tag, g->tag, what, sizeof(what));
+	if (g->n_on) {
+		k = (size_t)snprintf(on, sizeof(on), "%s ", g->n_on == 1 ? "rank" :
+				     "ranks");
+		mt_sink_report_ranks(g->on, g->n_on, on + k, sizeof(on) - k);
+	} else {
+		wait_on(-1, g->any, on, sizeof(on));
+	}
+	k = (size_t)snprintf(buf, len, "%s %s wait%s: %s, on %s", g->n_ranks == 1 ?
+			     "rank" : "ranks", mt_sink_report_ranks(g->ranks,
+			     g->n_ranks, ranks, sizeof(ranks)), g->n_ranks == 1 ?
+			     "s" : "", what, on);
+	if (k < len && now != MT_MATCH_NOTIME && g->first_ts <= now)
+		k += (size_t)snprintf(buf + k, len - k, ", for %.1f s",
+				      (double)(now - g->first_ts) / 1e9);
+	if (k < len && g->n_ops > g->n_ranks)
+		snprintf(buf + k, len - k, ", %zu operations", g->n_ops);
+}

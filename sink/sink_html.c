@@ -454,44 +454,97 @@ static void warn_section(FILE *f, const struct report *r,
 	fputs("</tbody></table></section>\n", f);
 }
 
-static void pending_section(FILE *f, const struct report *r,
-			    const struct mt_match_summary *s)
+/* One pending operation and what may explain it. */
+static void pending_op(FILE *f, const struct report *r,
+		       const struct mt_match_pending *p)
 {
 	char line[256];
 
+	mt_sink_report_pending_line(r, p, line, sizeof(line));
+	fputs("<li>", f);
+	mt_sink_esc_html(f, line);
+	fputs("<ul class=\"ex\">", f);
+	if (p->unacked)
+		example(f, r, p->unacked_claimed ? "its Ssend was received by a "
+			"claim, never acknowledged: " : "its Ssend was received, "
+			"never acknowledged: ", &p->unacked_msg);
+	for (unsigned k = 0; k < p->n_near; k++) {
+		const struct mt_match_near *nm = &p->near[k];
+		char lead[64];
+
+		if (nm->field == MT_MATCH_F_COUNT)
+			snprintf(lead, sizeof(lead), "would match: ");
+		else
+			snprintf(lead, sizeof(lead), "near miss, differs only in %s: ",
+				 nm->addr_only ? "source address" :
+				 mt_match_field_str(nm->field));
+		example(f, r, lead, &nm->send);
+	}
+	fputs("</ul></li>", f);
+}
+
+/* The root of the hang, the other waits grouped, the pending operations
+ * whose near misses explain them; every operation under a disclosure. */
+static void hang_analysis(FILE *f, const struct report *r,
+			  const struct mt_match_summary *s,
+			  const struct mt_match_hang *h)
+{
+	char line[256];
+
+	for (size_t i = 0; i < h->n_roots; i++) {
+		const struct mt_match_root *rt = &h->roots[i];
+
+		mt_sink_report_root_line(rt, line, sizeof(line));
+		fputs("<p class=\"bad\"><b>Cause:</b> ", f);
+		mt_sink_esc_html(f, line);
+		if (rt->waiters)
+			fprintf(f, " (%zu other rank%s wait on %s)", rt->waiters,
+				rt->waiters == 1 ? "" : "s", rt->size > 1 ? "them" : "it");
+		fputs("</p><ul class=\"ex\">", f);
+		for (size_t k = 0; k < rt->n; k++) {
+			mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + k]],
+						 line, sizeof(line));
+			fputs("<li>", f);
+			mt_sink_esc_html(f, line);
+			fputs("</li>", f);
+		}
+		fputs("</ul>", f);
+	}
+	if (h->n_groups)
+		fprintf(f, "<p>%s waits, grouped:</p><ul class=\"ex\">", h->n_roots ?
+			"Other" : "All");
+	for (size_t i = 0; i < h->n_groups; i++) {
+		mt_sink_report_group_line(&h->groups[i], MT_MATCH_NOTIME, line,
+					  sizeof(line));
+		fputs("<li>", f);
+		mt_sink_esc_html(f, line);
+		fputs("</li>", f);
+	}
+	if (h->n_groups)
+		fputs("</ul>", f);
+	if (h->n_explain)
+		fputs("<p>Why: sends that will not match as they are</p><ul>", f);
+	for (size_t i = 0; i < h->n_explain; i++)
+		if (!i || h->explain[i].pending != h->explain[i - 1].pending)
+			pending_op(f, r, &s->pending[h->explain[i].pending]);
+	if (h->n_explain)
+		fputs("</ul>", f);
+	fprintf(f, "<details><summary>Every pending operation (%zu)</summary><ul>",
+		s->n_pending);
+	for (size_t i = 0; i < s->n_pending; i++)
+		pending_op(f, r, &s->pending[i]);
+	fputs("</ul></details>", f);
+}
+
+static void pending_section(FILE *f, const struct report *r,
+			    const struct mt_match_summary *s,
+			    const struct mt_match_hang *h)
+{
 	fputs("<section id=\"pending\"><h2>Pending at the end of the trace</h2>", f);
 	if (!s->n_pending)
 		fputs("<p class=\"none\">None: every operation completed.</p>", f);
 	else
-		fputs("<p>Operations still posted when the trace ended: hang "
-		      "suspects.</p><ul>", f);
-	for (size_t i = 0; i < s->n_pending; i++) {
-		const struct mt_match_pending *p = &s->pending[i];
-
-		mt_sink_report_pending_line(r, p, line, sizeof(line));
-		fputs("<li>", f);
-		mt_sink_esc_html(f, line);
-		fputs("<ul class=\"ex\">", f);
-		if (p->unacked)
-			example(f, r, p->unacked_claimed ? "its Ssend was received by a "
-				"claim, never acknowledged: " : "its Ssend was received, "
-				"never acknowledged: ", &p->unacked_msg);
-		for (unsigned k = 0; k < p->n_near; k++) {
-			const struct mt_match_near *nm = &p->near[k];
-			char lead[64];
-
-			if (nm->field == MT_MATCH_F_COUNT)
-				snprintf(lead, sizeof(lead), "would match: ");
-			else
-				snprintf(lead, sizeof(lead), "near miss, differs only in %s: ",
-					 nm->addr_only ? "source address" :
-					 mt_match_field_str(nm->field));
-			example(f, r, lead, &nm->send);
-		}
-		fputs("</ul></li>", f);
-	}
-	if (s->n_pending)
-		fputs("</ul>", f);
+		hang_analysis(f, r, s, h);
 	if (s->abandoned_at_close)
 		fprintf(f, "<p class=\"sub\">%" PRIu64 " receives left posted at a "
 			"normal close, with no send near them, are not shown (Open MPI "
@@ -504,9 +557,16 @@ static enum mt_status html_finalize(void *state, const struct mt_run *run,
 				    struct mt_err *err)
 {
 	struct html *h = state;
+	struct mt_match_hang *hang = NULL;
 	FILE *f = h->f;
 	enum mt_status rc;
 
+	if (mt_sink_report_hang(run, sum, &hang)) {
+		mt_sink_report_fini(&h->r);
+		mt_sink_tags_free(h->tags);
+		free(h);
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	}
 	head(f, run, &h->r, sum);
 	run_section(f, run, &h->r, sum);
 	matrix_section(f, &h->r);
@@ -514,7 +574,8 @@ static enum mt_status html_finalize(void *state, const struct mt_run *run,
 	time_section(f, &h->r, h);
 	mt_sink_html_tags(f, run, &h->r, h->tags);
 	warn_section(f, &h->r, sum);
-	pending_section(f, &h->r, sum);
+	pending_section(f, &h->r, sum, hang);
+	mt_match_hang_free(hang);
 	mt_sink_html_clock(f, run);
 	fputs("<footer>Written by msgtrace from a fabric-level trace. Times on the "
 	      "merged trace clock.</footer>\n</main></body></html>\n", f);

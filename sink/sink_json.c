@@ -204,6 +204,76 @@ static void jdiag(FILE *o, const struct mt_match_summary *s)
 		s->abandoned_at_close, s->pending_delivered_sends);
 }
 
+static void jwait(FILE *o, const struct mt_match_wait *w)
+{
+	fprintf(o, "{\"pending\":%zu,\"rank\":%d,\"what\":\"%s\",\"on\":",
+		w->pending, w->rank, mt_match_wait_str(w->why));
+	jint(o, w->on >= 0, w->on);
+	fprintf(o, ",\"any_sender\":%s}", w->any ? "true" : "false");
+}
+
+static void jranks(FILE *o, const char *name, const int32_t *r, size_t n)
+{
+	fprintf(o, ",\"%s\":[", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, i ? ",%d" : "%d", r[i]);
+	fputc(']', o);
+}
+
+/* The hang's analysis (mt_match.h): roots, groups, explaining near misses
+ * (indices into pending[] and its near_misses, null for the
+ * unacknowledged Ssend), and every wait. */
+static void jhang(FILE *o, const struct mt_match_hang *h)
+{
+	fputs(",\"hang\":{\"roots\":[", o);
+	for (size_t i = 0; i < h->n_roots; i++) {
+		const struct mt_match_root *rt = &h->roots[i];
+
+		fprintf(o, "%s{\"type\":\"%s\",\"rank\":%d,\"ranks_in_it\":%zu,"
+			"\"waiters\":%zu,\"state\":", i ? "," : "", mt_match_root_str(rt->type),
+			rt->rank, rt->size, rt->waiters);
+		if (rt->type == MT_MATCH_ROOT_IDLE)
+			mt_sink_esc_json(o, mt_match_rank_state_str(rt->state));
+		else
+			fputs("null", o);
+		fputs(",\"waits\":[", o);
+		for (size_t k = 0; k < rt->n; k++) {
+			fputs(k ? "," : "", o);
+			jwait(o, &h->waits[h->path[rt->first + k]]);
+		}
+		fputs("]}", o);
+	}
+	fputs("],\"groups\":[", o);
+	for (size_t i = 0; i < h->n_groups; i++) {
+		const struct mt_match_group *g = &h->groups[i];
+
+		fprintf(o, "%s{\"what\":\"%s\",\"kind\":\"%s\",\"any_sender\":%s,"
+			"\"cid\":%" PRId64 ",\"tag\":", i ? "," : "",
+			mt_match_wait_str(g->why), mt_match_kind_str(g->kind),
+			g->any ? "true" : "false", g->cid);
+		jint(o, g->has_tag, g->tag);
+		fprintf(o, ",\"operations\":%zu,\"first_posted_ns\":%" PRIu64
+			",\"last_posted_ns\":%" PRIu64, g->n_ops, g->first_ts,
+			g->last_ts);
+		jranks(o, "ranks", g->ranks, g->n_ranks);
+		jranks(o, "on", g->on, g->n_on);
+		fputc('}', o);
+	}
+	fputs("],\"explaining\":[", o);
+	for (size_t i = 0; i < h->n_explain; i++) {
+		fprintf(o, "%s{\"pending\":%zu,\"near_miss\":", i ? "," : "",
+			h->explain[i].pending);
+		jint(o, h->explain[i].near < MT_MATCH_NEAR, h->explain[i].near);
+		fputc('}', o);
+	}
+	fputs("],\"waits\":[", o);
+	for (size_t i = 0; i < h->n_waits; i++) {
+		fputs(i ? "," : "", o);
+		jwait(o, &h->waits[i]);
+	}
+	fputs("]}", o);
+}
+
 static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
 {
 	const struct mt_clock_domain *m = &c->res->domains[d];
@@ -277,11 +347,18 @@ static enum mt_status json_finalize(void *state, const struct mt_run *run,
 				    struct mt_err *err)
 {
 	struct report_sink *x = state;
+	struct mt_match_hang *h = NULL;
 
+	if (mt_sink_report_hang(run, sum, &h)) {
+		mt_sink_report_end(x, err);
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	}
 	fputc('{', x->out);
 	jrun(x->out, run);
 	jtraffic(x->out, &x->r, sum);
 	jdiag(x->out, sum);
+	jhang(x->out, h);
+	mt_match_hang_free(h);
 	jclock(x->out, &run->clock);
 	fputs("}\n", x->out);
 	return mt_sink_report_end(x, err);

@@ -205,40 +205,109 @@ static void warn_section(FILE *o, const struct report *r,
 		fprintf(o, "  none\n");
 }
 
-static void pending_op(FILE *o, const struct report *r,
-		       const struct mt_match_pending *p)
+#define ROOTS_SHOWN 4		/* roots of a hang listed */
+#define CYCLE_HEAD 4		/* waits of a long cycle listed: the first, */
+#define CYCLE_SHOWN 6		/* the last, up to this many in all */
+#define GROUPS_SHOWN 20		/* groups of waits listed */
+#define EXPLAIN_SHOWN 4		/* near misses that explain listed */
+
+static void root_lines(FILE *o, const struct mt_match_summary *s,
+		       const struct mt_match_hang *h,
+		       const struct mt_match_root *rt)
 {
 	char line[200];
 
-	mt_sink_report_pending_line(r, p, line, sizeof(line));
-	wrapped(o, "  ", 4, line);
-	if (p->unacked) {
-		mt_sink_report_msg_line(r, &p->unacked_msg, line, sizeof(line));
-		fprintf(o, "      its Ssend was received%s, never acknowledged:\n",
-			p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
-		wrapped(o, "        ", 10, line);
+	mt_sink_report_root_line(rt, line, sizeof(line));
+	wrapped(o, "  cause: ", 4, line);
+	for (size_t i = 0; i < rt->n; i++) {
+		if (rt->n > CYCLE_SHOWN && i == CYCLE_HEAD) {
+			fprintf(o, "    ... %zu more waits ...\n",
+				rt->n - CYCLE_SHOWN + 1);
+			i = rt->n - (CYCLE_SHOWN - CYCLE_HEAD);
+		}
+		mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + i]],
+					 line, sizeof(line));
+		wrapped(o, "    ", 6, line);
 	}
-	for (unsigned i = 0; i < p->n_near; i++) {
-		const struct mt_match_near *n = &p->near[i];
+	if (rt->waiters)
+		fprintf(o, "    (%zu other rank%s wait%s on %s, directly or "
+			"through others)\n", rt->waiters, rt->waiters == 1 ? "" :
+			"s", rt->waiters == 1 ? "s" : "", rt->size > 1 ? "them" :
+			"it");
+}
 
-		mt_sink_report_msg_line(r, &n->send, line, sizeof(line));
-		if (n->field == MT_MATCH_F_COUNT)
-			fprintf(o, "      would match:\n");
-		else
-			fprintf(o, "      near miss, differs only in %s:\n",
-				n->addr_only ? "source address" :
-				mt_match_field_str(n->field));
-		wrapped(o, "        ", 10, line);
+static void explain_lines(FILE *o, const struct report *r,
+			  const struct mt_match_summary *s,
+			  const struct mt_match_explain *e)
+{
+	const struct mt_match_pending *p = &s->pending[e->pending];
+	char line[200];
+
+	mt_sink_report_pending_line(r, p, line, sizeof(line));
+	wrapped(o, "    ", 6, line);
+	if (e->near == MT_MATCH_NEAR) {
+		mt_sink_report_msg_line(r, &p->unacked_msg, line, sizeof(line));
+		fprintf(o, "        its Ssend was received%s, never acknowledged:\n",
+			p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
+		wrapped(o, "          ", 12, line);
+		return;
 	}
+	const struct mt_match_near *n = &p->near[e->near];
+
+	mt_sink_report_msg_line(r, &n->send, line, sizeof(line));
+	if (n->field == MT_MATCH_F_COUNT)
+		fprintf(o, "        would match:\n");
+	else
+		fprintf(o, "        near miss, differs only in %s:\n",
+			n->addr_only ? "source address" :
+			mt_match_field_str(n->field));
+	wrapped(o, "          ", 12, line);
+}
+
+/* The root(s) of the hang, the other waits grouped, the near misses that
+ * explain a wait: about 40 lines whatever the number of ranks. */
+static void hang_view(FILE *o, const struct report *r,
+		      const struct mt_match_summary *s,
+		      const struct mt_match_hang *h, uint64_t now)
+{
+	size_t ops = 0;
+
+	for (size_t i = 0; i < h->n_roots && i < ROOTS_SHOWN; i++)
+		root_lines(o, s, h, &h->roots[i]);
+	if (h->n_roots > ROOTS_SHOWN)
+		fprintf(o, "  ... %zu more roots (--json lists all)\n",
+			h->n_roots - ROOTS_SHOWN);
+	for (size_t i = 0; i < h->n_groups; i++)
+		ops += h->groups[i].n_ops;
+	if (h->n_groups)
+		fprintf(o, "  %s waits (%zu operation%s):\n", h->n_roots ? "other" :
+			"all", ops, ops == 1 ? "" : "s");
+	for (size_t i = 0; i < h->n_groups && i < GROUPS_SHOWN; i++) {
+		char line[240];
+
+		mt_sink_report_group_line(&h->groups[i], now, line, sizeof(line));
+		wrapped(o, "    ", 6, line);
+	}
+	if (h->n_groups > GROUPS_SHOWN)
+		fprintf(o, "    ... %zu more groups (--json lists every "
+			"operation)\n", h->n_groups - GROUPS_SHOWN);
+	if (h->n_explain)
+		fprintf(o, "  why (sends that will not match as they are):\n");
+	for (size_t i = 0; i < h->n_explain && i < EXPLAIN_SHOWN; i++)
+		explain_lines(o, r, s, &h->explain[i]);
+	if (h->n_explain > EXPLAIN_SHOWN)
+		fprintf(o, "  ... %zu more (--json lists every near miss)\n",
+			h->n_explain - EXPLAIN_SHOWN);
 }
 
 static void pending_section(FILE *o, const struct report *r,
-			    const struct mt_match_summary *s)
+			    const struct mt_match_summary *s,
+			    const struct mt_match_hang *h)
 {
 	fprintf(o, "\nPENDING AT THE END OF THE TRACE (hang suspects)\n");
-	for (size_t i = 0; i < s->n_pending; i++)
-		pending_op(o, r, &s->pending[i]);
-	if (!s->n_pending)
+	if (s->n_pending)
+		hang_view(o, r, s, h, MT_MATCH_NOTIME);
+	else
 		fprintf(o, "  none\n");
 	if (s->abandoned_at_close)
 		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close, "
@@ -353,15 +422,21 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 				    struct mt_err *err)
 {
 	struct report_sink *x = state;
+	struct mt_match_hang *h = NULL;
 	FILE *o = x->out;
 
+	if (mt_sink_report_hang(run, sum, &h)) {
+		mt_sink_report_end(x, err);
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	}
 	run_section(o, run);
 	totals_section(o, &x->r, sum);
 	pairs_section(o, &x->r);
 	sizes_section(o, &x->r);
 	time_section(o, &x->r);
 	warn_section(o, &x->r, sum);
-	pending_section(o, &x->r, sum);
+	pending_section(o, &x->r, sum, h);
+	mt_match_hang_free(h);
 	clock_section(o, run);
 	return mt_sink_report_end(x, err);
 }
