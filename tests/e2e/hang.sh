@@ -74,20 +74,26 @@ hung=0
 	e2e_fail "the trace disagrees with the program's log (above)"
 [ "$expect" != finish ] || exit 0
 
-# msgtrace report must name the hang: the Ssend's sender still waiting for
-# its ACK, and (indented below) why.
+# msgtrace report must name the hang: its cause first (a rank that waits
+# for an Ssend's ACK in it), then the Ssend's sender still waiting for its
+# ACK with (indented below) why.
 "$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
 	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report failed on the trace"; }
 sed -n '/^PENDING/,$p' "$E2E_TMP/report"
 sender=$(cat "$E2E_TMP"/log/rank*.log | sed -n 's/^SEND world_src=\([0-9]*\) .*call=ssend.*/\1/p' |
 	head -n 1)
-# Wording may change; the shape is "  rank R waits: <recv> ssend_ack ..."
-# (continued on lines indented by 4 past 80 columns) followed by a more
+sed -n '/^PENDING/,/^CLOCKS/p' "$E2E_TMP/report" | sed -n '2p' | grep -q '^  cause: ' ||
+	e2e_fail "msgtrace report does not state the cause of the hang first"
+sed -n '/^  cause: /,/^  [^ ]/p' "$E2E_TMP/report" |
+	grep -Eq "^    rank ${sender:-[0-9]+} waits on .*: ssend ack " ||
+	e2e_fail "the cause does not name rank ${sender:-any} waiting for its Ssend's ACK"
+# Wording may change; the shape is "    rank R waits: <recv> ssend_ack ..."
+# (continued on lines indented by 6 past 80 columns) followed by a more
 # indented line that says why.
-awk -v want="^  rank ${sender:-[0-9]+} waits: [a-z]+ ssend_ack " '
+awk -v want="^    rank ${sender:-[0-9]+} waits: [a-z]+ ssend_ack " '
 	$0 ~ want { found = 1; next }
-	found == 1 && /^    [^ ]/ { next }
-	found == 1 { explained = /^      /; exit }
+	found == 1 && /^      [^ ]/ { next }
+	found == 1 { explained = /^        /; exit }
 	END { exit !(found && explained) }' "$E2E_TMP/report" ||
 	e2e_fail "msgtrace report does not list rank ${sender:-any} waiting for an ssend_ack, with a reason"
 [ "$expect" != hang ] || exit 0

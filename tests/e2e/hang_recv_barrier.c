@@ -1,0 +1,38 @@
+/*
+ * hang_recv_barrier.c - a hang whose cause is a cycle: rank 0 waits in
+ * MPI_Recv (tag 99) for a message rank 1 never sends, rank 1 waits for rank
+ * 0 in MPI_Barrier, and every other rank waits in the barrier too.
+ *
+ *   mpirun -np 16 hang_recv_barrier READYDIR
+ *
+ * Each rank creates READYDIR/ready.RANK just before its blocking call, so a
+ * test knows when the whole job is about to hang.
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	int rank, x = 0, fd;
+
+	MPI_Init(&argc, &argv);
+	if (argc != 2) {
+		fprintf(stderr, "usage: hang_recv_barrier READYDIR\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	snprintf(path, sizeof(path), "%s/ready.%d", argv[1], rank);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0 || close(fd)) {
+		perror(path);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (rank == 0)
+		MPI_Recv(&x, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# hang_root.sh PROVIDER_DIR MSGTRACE HANG_RECV_BARRIER
+#
+# A real 16-rank hang whose cause is a cycle (hang_recv_barrier.c): rank 0
+# waits in MPI_Recv for tag 99 from rank 1, rank 1 waits for rank 0 in
+# MPI_Barrier, the 14 others wait in the barrier. The job is killed once
+# every rank has reached its blocking call and every rank's wait is in the
+# trace. `msgtrace report` must state that cause first, in a few lines:
+# a cycle holding rank 0's receive from rank 1 (user, cid 0, tag 99) and
+# rank 1's wait on rank 0 (internal), with the 14 other ranks waiting on it;
+# --json must keep every operation.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/e2e/lib.sh
+. "$here/lib.sh"
+
+[ $# -eq 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE HANG_RECV_BARRIER" >&2; exit 2; }
+E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
+np=16
+e2e_need_file "$prog" "hang_recv_barrier"
+e2e_need_subcommand "$msgtrace" report
+command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
+e2e_setup
+mkdir "$E2E_TMP/ready"
+trace=$E2E_TMP/trace
+
+E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/out" "$trace" "tcp;ofi_rxm" full \
+	"$prog" "$E2E_TMP/ready" &
+job=$!
+# e2e_run's child is `timeout`: a TERM to it ends mpirun and every rank.
+stop() {
+	local t
+	t=$(pgrep -P "$job" -x timeout || true)
+	[ -z "$t" ] || kill -TERM "$t" 2>/dev/null || true
+	wait "$job" 2>/dev/null || true
+}
+trap 'stop; e2e_cleanup' EXIT
+
+# Every rank at its blocking call, then every rank's wait in the trace.
+for _ in $(seq 240); do
+	[ "$(find "$E2E_TMP/ready" -name 'ready.*' | wc -l)" -ge $np ] && break
+	kill -0 "$job" 2>/dev/null || break
+	sleep 0.5
+done
+waiting=0
+for _ in $(seq 120); do
+	kill -0 "$job" 2>/dev/null || break
+	waiting=$("$msgtrace" report --json "$trace" 2>/dev/null |
+		jq '.hang.waits | map(.rank) | unique | length' || echo 0)
+	[ "$waiting" -ge $np ] && break
+	sleep 0.5
+done
+kill -0 "$job" 2>/dev/null || {
+	sed 's/^/    /' "$E2E_TMP/out.err" | tail -n 20 >&2
+	e2e_fail "the job ended by itself: expected it to hang"
+}
+[ "$waiting" -ge $np ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
+# The live trace, while the job still hangs (hang_root_watch below).
+[ -z "${HANG_ROOT_LIVE:-}" ] || "$HANG_ROOT_LIVE" "$trace"
+stop
+trap e2e_cleanup EXIT
+e2e_check_trace "$trace" $np
+
+"$msgtrace" report "$trace" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report failed on the killed job's trace"; }
+sed -n '/^PENDING/,/^CLOCKS/p' "$E2E_TMP/report" | sed '$d' | sed '$d' >"$E2E_TMP/pending"
+cat "$E2E_TMP/pending"
+lines=$(wc -l <"$E2E_TMP/pending")
+[ "$lines" -le 12 ] || e2e_fail "the PENDING section takes $lines lines for $np ranks (at most 12)"
+sed -n 2p "$E2E_TMP/pending" | grep -q '^  cause: a cycle' ||
+	e2e_fail "the PENDING section does not start with the cycle"
+grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$E2E_TMP/pending" ||
+	e2e_fail "the cause does not name rank 0's MPI_Recv from rank 1 (tag 99)"
+grep -Eq '^    rank 1 waits on rank 0: recv coll cid 0 tag -?[0-9]+$' "$E2E_TMP/pending" ||
+	e2e_fail "the cause does not name rank 1 waiting on rank 0 in the barrier"
+
+json=$E2E_TMP/report.json
+"$msgtrace" report --json "$trace" >"$json" || e2e_fail "msgtrace report --json failed"
+jq -e '.hang.roots | length == 1' "$json" >/dev/null ||
+	e2e_fail "expected one root: $(jq -c '.hang.roots' "$json")"
+jq -e --argjson np $np '.hang.roots[0] as $r | $r.type == "cycle" and
+	$r.ranks_in_it + $r.waiters == $np and
+	($r.waits | map(.rank) | index(0) != null and index(1) != null)' "$json" >/dev/null ||
+	e2e_fail "the root is not a cycle through ranks 0 and 1 that all $np ranks wait on: $(jq -c '.hang.roots' "$json")"
+jq -e '.pending as $p | .hang.roots[0].waits[] | select(.rank == 0) |
+	.on == 1 and .what == "recv" and $p[.pending].kind == "user" and
+	$p[.pending].tag == 99 and $p[.pending].cid == 0' "$json" >/dev/null ||
+	e2e_fail "rank 0's wait in the cycle is not its MPI_Recv from rank 1, tag 99"
+jq -e --argjson np $np '[.hang.waits[].rank] | unique | length == $np' "$json" >/dev/null ||
+	e2e_fail "--json does not keep every rank's wait"
+jq -e '(.hang.waits | length) == ([.pending[] | select(.delivered | not)] | length)' \
+	"$json" >/dev/null || e2e_fail "--json does not keep every pending operation as a wait"
+e2e_note "PASS: the cause of the $np-rank hang in $lines lines"
