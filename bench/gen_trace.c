@@ -7,9 +7,20 @@
  * op contexts reused.
  *
  *   gen_trace [--pending] DIR NMSG [NPROC]     (DIR must not exist)
+ *   gen_trace --hang DIR NPROC [NCOMM]
  *
  * --pending: each process ends with a receive posted and never completed
  * (tag 999 from the next process, at its own time), as a hang leaves it.
+ * --hang: NPROC processes (up to 25,000) killed in the hang of
+ * tests/e2e/hang_recv_barrier.c: rank 0 waits for user tag 99 from rank 1,
+ * every other rank r in a binomial barrier (internal tag -16, cid 0) for
+ * its parent r - 2^floor(log2 r), to which it sent its own message, which
+ * the parent has not received. Files are written one process at a time and
+ * left unclosed, as a kill leaves them. NCOMM > 1 splits the ranks into
+ * NCOMM communicators (rank r in cid r % NCOMM, whose root waits in the
+ * world's barrier), and every rank r = 999 mod 1000 waits on rank
+ * NPROC + r, which left no trace: many groups of waits, many roots, for
+ * the report's bounds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,10 +30,14 @@
 
 #include <rdma/fabric.h>
 
+#define SYNC_BIT 0x100000000ull	/* ofi_tag_full's SYNC_SEND bit */
+
 #include "mt_format.h"
 
-#define MAX_PROC 64
+#define MAX_PROC 64		/* message mode: files open at once */
+#define MAX_HANG_PROC 25000	/* name_of: ports 10000 + 2 * NPROC fit */
 #define CTX_RING 64		/* contexts reused round robin */
+#define TAG_FULL(cid, tag) ((uint64_t)(cid) << 34 | (uint32_t)(int32_t)(tag))
 
 struct proc {
 	FILE *f;
@@ -30,7 +45,7 @@ struct proc {
 	uint64_t ctx;		/* next context slot */
 };
 
-static struct proc P[MAX_PROC];
+static struct proc *P;
 
 static void put(int p, void *rec, uint16_t size, uint8_t type, uint32_t aux,
 		uint64_t ts)
@@ -78,6 +93,15 @@ static void bind(int p, uint64_t target, uint64_t flags)
 	put(p, &b, sizeof(b), MT_REC_BIND, 0, 2);
 }
 
+static void av_insert(int p, int q)
+{
+	struct mt_rec_av a = { .av = av_id(p), .fi_addr = (uint64_t)q,
+			       .addr_len = 16 };
+
+	name_of(q, a.addr);
+	put(p, &a, sizeof(a), MT_REC_AV, MT_AV_INSERT, 4);
+}
+
 static void setup(int p, int nproc)
 {
 	struct mt_rec_proc pr = { .pid = 1000u + (unsigned)p, .world_rank = p,
@@ -102,13 +126,6 @@ static void setup(int p, int nproc)
 	strcpy(e.fabric_name, "bench");
 	name_of(p, e.name);
 	put(p, &e, sizeof(e), MT_REC_EP, 0, 3);
-	for (int q = 0; q < nproc; q++) {
-		struct mt_rec_av a = { .av = av_id(p), .fi_addr = (uint64_t)q,
-				       .addr_len = 16 };
-
-		name_of(q, a.addr);
-		put(p, &a, sizeof(a), MT_REC_AV, MT_AV_INSERT, 4);
-	}
 }
 
 static void op(int p, unsigned kind, uint64_t ts, uint64_t addr, uint64_t tag,
@@ -144,7 +161,7 @@ static void message(uint64_t i, int nproc, uint64_t t)
 	uint64_t tag = (uint64_t)(i % 100), len = (i / (uint64_t)nproc) & 1 ? 4096 : 8;
 	uint64_t rctx = next_ctx(d), sctx = next_ctx(s);
 
-	op(d, MT_OP_TRECV, t, (uint64_t)s, tag, 0x100000000ull, 65536, 0, rctx);
+	op(d, MT_OP_TRECV, t, (uint64_t)s, tag, SYNC_BIT, 65536, 0, rctx);
 	if (len > 64) {
 		op(s, MT_OP_TSENDDATA, t + 10, (uint64_t)d, tag, 0, len, (uint64_t)s,
 		   sctx);
@@ -158,16 +175,29 @@ static void message(uint64_t i, int nproc, uint64_t t)
 		cqe(s, t + 60, sctx, FI_TAGGED | FI_SEND, 0, 0, 0);
 }
 
-/* The END pair maps ticks to ns one to one (clock_source MONOTONIC). */
-static void finish(int p, uint64_t t_end)
+static void open_file(const char *dir, int p)
 {
-	struct mt_rec_clock c = { .realtime_ns = t_end, .monotonic_ns = t_end };
+	static char zero[MT_FILE_HDR_SIZE];
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/bench.%d.0%s", dir, 1000 + p,
+		 MT_TRACE_SUFFIX);
+	if (!(P[p].f = fopen(path, "w+")) ||
+	    fwrite(zero, sizeof(zero), 1, P[p].f) != 1) {
+		fprintf(stderr, "gen_trace: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	setvbuf(P[p].f, NULL, _IOFBF, 1 << 20);
+}
+
+/* The header, committed up to what was written; flags 0: a killed writer. */
+static void close_file(int p, uint32_t flags)
+{
 	struct mt_file_hdr h = { .version = MT_TRACE_VERSION,
 		.hdr_size = MT_FILE_HDR_SIZE, .data_off = MT_FILE_HDR_SIZE,
 		.pid = 1000u + (unsigned)p, .tid = 1000u + (unsigned)p,
-		.flags = MT_FILE_CLOSED };
+		.flags = flags };
 
-	put(p, &c, sizeof(c), MT_REC_CLOCK, MT_CLOCK_END, t_end);
 	memcpy(h.magic, MT_TRACE_MAGIC, 8);
 	h.committed = h.capacity = P[p].bytes;
 	if (fseek(P[p].f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, P[p].f) != 1 ||
@@ -177,13 +207,78 @@ static void finish(int p, uint64_t t_end)
 	}
 }
 
+/* The END pair maps ticks to ns one to one (clock_source MONOTONIC). */
+static void finish(int p, uint64_t t_end)
+{
+	struct mt_rec_clock c = { .realtime_ns = t_end, .monotonic_ns = t_end };
+
+	put(p, &c, sizeof(c), MT_REC_CLOCK, MT_CLOCK_END, t_end);
+	close_file(p, MT_FILE_CLOSED);
+}
+
+/* Rank r's parent in the binomial barrier: r without its highest bit. */
+static int parent(int r)
+{
+	return r & ~(1 << (31 - __builtin_clz((unsigned)r)));
+}
+
+/*
+ * Rank p's blocking receive: rank 0 from rank 1 (user tag 99), the others
+ * in the barrier of their communicator c = p % ncomm over the ranks
+ * c, c + ncomm, ...: from their parent, after sending to it; a
+ * communicator's root (c >= 2) in the world's barrier, from rank 0.
+ */
+static int hang(const char *dir, int nproc, int ncomm)
+{
+	for (int p = 0; p < nproc; p++) {
+		int c = p % ncomm, local = p / ncomm;
+		uint32_t cid = (uint32_t)(local ? c : 0);
+		int up = p == 0 ? 1 : local ? parent(local) * ncomm + c : 0;
+		uint64_t t = 1000 + (uint64_t)p * 10;
+
+		if (ncomm > 1 && p % 1000 == 999)
+			up = nproc + p;		/* left no trace */
+		open_file(dir, p);
+		setup(p, nproc);
+		av_insert(p, up);
+		if (p > 1)
+			op(p, MT_OP_TINJECTDATA, t, (uint64_t)up,
+			   TAG_FULL(cid, -16), 0, 0, (uint64_t)p, 0);
+		op(p, MT_OP_TRECV, t + 1, (uint64_t)up,
+		   p ? TAG_FULL(cid, -16) : TAG_FULL(0, 99), SYNC_BIT, p ? 0 : 4,
+		   0, next_ctx(p));
+		close_file(p, 0);
+	}
+	return 0;
+}
+
+static int make_dir(const char *dir)
+{
+	if (!mkdir(dir, 0700))
+		return 0;
+	fprintf(stderr, "gen_trace: mkdir %s: %s\n", dir, strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
-	char path[4096];
 	int pending = argc > 1 && !strcmp(argv[1], "--pending");
 	int nproc, p;
 	uint64_t nmsg, t_end;
 
+	if (argc > 1 && !strcmp(argv[1], "--hang")) {
+		int ncomm = argc == 5 ? atoi(argv[4]) : 1;
+
+		nproc = argc == 4 || argc == 5 ? atoi(argv[3]) : 0;
+		if (nproc < 2 || nproc > MAX_HANG_PROC || ncomm < 1) {
+			fprintf(stderr, "usage: gen_trace --hang DIR NPROC (2..%d) "
+				"[NCOMM >= 1]\n", MAX_HANG_PROC);
+			return 2;
+		}
+		if (!(P = calloc((size_t)nproc, sizeof(*P))))
+			return perror("gen_trace"), 1;
+		return make_dir(argv[2]) || hang(argv[2], nproc, ncomm);
+	}
 	argc -= pending;
 	argv += pending;
 	nproc = argc > 3 ? atoi(argv[3]) : 4;
@@ -193,29 +288,22 @@ int main(int argc, char **argv)
 			MAX_PROC);
 		return 2;
 	}
-	if (mkdir(argv[1], 0700)) {
-		fprintf(stderr, "gen_trace: mkdir %s: %s\n", argv[1], strerror(errno));
+	if (!(P = calloc(MAX_PROC, sizeof(*P))))
+		return perror("gen_trace"), 1;
+	if (make_dir(argv[1]))
 		return 1;
-	}
 	for (p = 0; p < nproc; p++) {
-		static char zero[MT_FILE_HDR_SIZE];
-
-		snprintf(path, sizeof(path), "%s/bench.%d.0%s", argv[1], 1000 + p,
-			 MT_TRACE_SUFFIX);
-		if (!(P[p].f = fopen(path, "w+")) ||
-		    fwrite(zero, sizeof(zero), 1, P[p].f) != 1) {
-			fprintf(stderr, "gen_trace: %s: %s\n", path, strerror(errno));
-			return 1;
-		}
-		setvbuf(P[p].f, NULL, _IOFBF, 1 << 20);
+		open_file(argv[1], p);
 		setup(p, nproc);
+		for (int q = 0; q < nproc; q++)
+			av_insert(p, q);
 	}
 	for (uint64_t i = 0; i < nmsg; i++)
 		message(i, nproc, 1000 + i * 100);
 	t_end = 1000 + nmsg * 100 + 1000;
 	for (p = 0; pending && p < nproc; p++)
 		op(p, MT_OP_TRECV, t_end - 500 + (uint64_t)p * 10,
-		   (uint64_t)((p + 1) % nproc), 999, 0x100000000ull, 8, 0,
+		   (uint64_t)((p + 1) % nproc), 999, SYNC_BIT, 8, 0,
 		   next_ctx(p));
 	for (p = 0; p < nproc; p++)
 		finish(p, t_end);

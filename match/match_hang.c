@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rdma/fabric.h>
+
 #include "mt_match.h"
 
 #define NONE SIZE_MAX
@@ -57,7 +59,10 @@ static int wait_of(const struct mt_match_pending *p, size_t i,
 		return 1;
 	}
 	w->why = MT_MATCH_WAIT_RECV;
-	w->any = op->f.any_src || (w->on < 0 && op->peer < 0 && op->f.comm_src < 0);
+	/* Not directed (FI_ADDR_UNSPEC) and no source in the tag: any sender.
+	 * Directed at an address no traced endpoint has: an unknown rank. */
+	w->any = op->f.any_src || (w->on < 0 && op->addr == FI_ADDR_UNSPEC &&
+				   op->f.comm_src < 0);
 	if (w->any)
 		w->on = -1;
 	return 1;
@@ -492,7 +497,8 @@ static int group(struct mt_match_hang *h, const struct mt_match_pending *p)
  * Does near miss n explain wait w of p, or is it a message simply not
  * received yet (a barrier's message to a rank still waiting on another
  * peer, an internal message to a rank still in a user receive)? It
- * explains when it could match (lost record, or sent too late), when
+ * explains when it could match (lost record, or sent too late; not
+ * when the receive names a source the trace does not know), when
  * the sender is the rank waited on but one field of the same family (user
  * or internal) differs, or when only the source differs and the receive
  * waits on itself, for an ACK (one per Ssend), or on a rank that finished
@@ -502,8 +508,8 @@ static int explains(const struct mt_match_pending *p, const struct mt_match_wait
 		    const struct mt_match_near *n, const uint8_t *state,
 		    size_t nranks)
 {
-	if (n->field == MT_MATCH_F_COUNT)
-		return 1;
+	if (n->field == MT_MATCH_F_COUNT)	/* unless the source is unknown */
+		return w->any || w->on >= 0;
 	if (n->addr_only || n->field == MT_MATCH_F_SRC)
 		return p->op.f.kind == MT_MATCH_SSEND_ACK || w->on == w->rank ||
 		       (w->on >= 0 && state_of(state, nranks, (size_t)w->on) !=

@@ -203,6 +203,9 @@ void mt_sink_report_pending_line(const struct report *r,
 		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
 	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
 		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
+	else if (op->dir == MT_MATCH_DIR_RECV && op->addr != UINT64_MAX)
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (no traced rank)",
+			 op->addr);
 	else
 		snprintf(peer, sizeof(peer), "any source");
 	if (op->dir == MT_MATCH_DIR_RECV)
@@ -293,15 +296,20 @@ static void wait_what(unsigned why, unsigned kind, int64_t cid, int has_tag,
 		 cid, t);
 }
 
-/* "rank 3", "any sender", "an unknown rank" */
-static const char *wait_on(int32_t on, int any, char *buf, size_t len)
+/* "rank 3", "any sender", "fi_addr 7 (no traced rank)", "an unknown rank" */
+static const char *wait_on(int32_t on, int any, const struct mt_match_op *op,
+			   char *buf, size_t len)
 {
 	if (any)
 		snprintf(buf, len, "any sender");
-	else if (on < 0)
-		snprintf(buf, len, "an unknown rank");
-	else
+	else if (on >= 0)
 		snprintf(buf, len, "rank %d", on);
+	else if (op && op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
+		snprintf(buf, len, "comm rank %d (not traced)", op->f.comm_src);
+	else if (op && op->addr != UINT64_MAX)
+		snprintf(buf, len, "fi_addr %" PRIu64 " (no traced rank)", op->addr);
+	else
+		snprintf(buf, len, "an unknown rank");
 	return buf;
 }
 
@@ -309,12 +317,13 @@ void mt_sink_report_wait_line(const struct mt_match_summary *s,
 			      const struct mt_match_wait *w, char *buf,
 			      size_t len)
 {
-	const struct mt_match_fields *f = &s->pending[w->pending].op.f;
-	char what[80], on[32];
+	const struct mt_match_op *op = &s->pending[w->pending].op;
+	char what[80], on[64];
 
-	wait_what(w->why, f->kind, f->cid, f->has_tag, f->tag, what, sizeof(what));
+	wait_what(w->why, op->f.kind, op->f.cid, op->f.has_tag, op->f.tag, what,
+		  sizeof(what));
 	snprintf(buf, len, "rank %d waits on %s: %s", w->rank,
-		 wait_on(w->on, w->any, on, sizeof(on)), what);
+		 wait_on(w->on, w->any, op, on, sizeof(on)), what);
 }
 
 void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
@@ -329,8 +338,7 @@ void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
 	else if (rt->type == MT_MATCH_ROOT_CYCLE)
 		snprintf(buf, len, "rank %d waits on itself:", rt->rank);
 	else if (rt->type == MT_MATCH_ROOT_OPEN)
-		snprintf(buf, len, "rank %d waits on no rank in particular:",
-			 rt->rank);
+		snprintf(buf, len, "rank %d waits on no traced rank:", rt->rank);
 	else
 		snprintf(buf, len, "rank %d, waited on, %s", rt->rank,
 			 rt->state == MT_MATCH_RANK_RUNNING ? "has no pending "
@@ -350,7 +358,7 @@ void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
 				     "ranks");
 		mt_sink_report_ranks(g->on, g->n_on, on + k, sizeof(on) - k);
 	} else {
-		wait_on(-1, g->any, on, sizeof(on));
+		wait_on(-1, g->any, NULL, on, sizeof(on));
 	}
 	k = (size_t)snprintf(buf, len, "%s %s wait%s: %s, on %s", g->n_ranks == 1 ?
 			     "rank" : "ranks", mt_sink_report_ranks(g->ranks,

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,11 +163,14 @@ static void time_section(FILE *o, const struct report *r)
 #define WIDTH 80		/* columns the report fits in */
 
 /* Prints prefix and text, the text broken after a ", " wherever a line
- * would pass WIDTH columns; continuation lines are indented by cont. */
-static void wrapped(FILE *o, const char *prefix, int cont, const char *text)
+ * would pass WIDTH columns; continuation lines are indented by cont.
+ * Returns the lines it takes; o NULL only counts them. */
+static int wrapped(FILE *o, const char *prefix, int cont, const char *text)
 {
-	int col = fprintf(o, "%s", prefix);
+	int col = (int)strlen(prefix), lines = 1;
 
+	if (o)
+		fputs(prefix, o);
 	while (col + (int)strlen(text) > WIDTH) {
 		const char *cut = NULL, *p;
 
@@ -175,11 +179,28 @@ static void wrapped(FILE *o, const char *prefix, int cont, const char *text)
 			cut = p;
 		if (!cut)
 			break;
-		fprintf(o, "%.*s\n%*s", (int)(cut - text + 1), text, cont, "");
+		if (o)
+			fprintf(o, "%.*s\n%*s", (int)(cut - text + 1), text, cont, "");
+		lines++;
 		col = cont;
 		text = cut + 2;
 	}
-	fprintf(o, "%s\n", text);
+	if (o)
+		fprintf(o, "%s\n", text);
+	return lines;
+}
+
+/* One line of at most WIDTH columns, printed unless o is NULL: 1. */
+__attribute__((format(printf, 2, 3)))
+static int say(FILE *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (o)
+		vfprintf(o, fmt, ap);
+	va_end(ap);
+	return 1;
 }
 
 static void warn_section(FILE *o, const struct report *r,
@@ -205,99 +226,144 @@ static void warn_section(FILE *o, const struct report *r,
 		fprintf(o, "  none\n");
 }
 
-#define ROOTS_SHOWN 4		/* roots of a hang listed */
+/* Lines of the hang's view (about 40 in all, whatever the number of
+ * ranks): its roots, the other waits grouped, the explaining near misses;
+ * the first of each is shown whatever its length. */
+#define ROOT_LINES 12
+#define GROUP_LINES 13
+#define EXPLAIN_LINES 7
 #define CYCLE_HEAD 4		/* waits of a long cycle listed: the first, */
 #define CYCLE_SHOWN 6		/* the last, up to this many in all */
-#define GROUPS_SHOWN 20		/* groups of waits listed */
-#define EXPLAIN_SHOWN 4		/* near misses that explain listed */
 
-static void root_lines(FILE *o, const struct mt_match_summary *s,
-		       const struct mt_match_hang *h,
-		       const struct mt_match_root *rt)
+static int root_lines(FILE *o, const struct mt_match_summary *s,
+		      const struct mt_match_hang *h,
+		      const struct mt_match_root *rt)
 {
 	char line[200];
+	int n;
 
 	mt_sink_report_root_line(rt, line, sizeof(line));
-	wrapped(o, "  cause: ", 4, line);
+	n = wrapped(o, "  cause: ", 4, line);
 	for (size_t i = 0; i < rt->n; i++) {
 		if (rt->n > CYCLE_SHOWN && i == CYCLE_HEAD) {
-			fprintf(o, "    ... %zu more waits ...\n",
-				rt->n - CYCLE_SHOWN + 1);
+			n += say(o, "    ... %zu more waits ...\n",
+				 rt->n - CYCLE_SHOWN + 1);
 			i = rt->n - (CYCLE_SHOWN - CYCLE_HEAD);
 		}
 		mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + i]],
 					 line, sizeof(line));
-		wrapped(o, "    ", 6, line);
+		n += wrapped(o, "    ", 6, line);
 	}
 	if (rt->waiters)
-		fprintf(o, "    (%zu other rank%s wait%s on %s, directly or "
-			"through others)\n", rt->waiters, rt->waiters == 1 ? "" :
-			"s", rt->waiters == 1 ? "s" : "", rt->size > 1 ? "them" :
-			"it");
+		n += say(o, "    (%zu other rank%s wait%s on %s, directly or "
+			 "through others)\n", rt->waiters, rt->waiters == 1 ? "" :
+			 "s", rt->waiters == 1 ? "s" : "", rt->size > 1 ? "them" :
+			 "it");
+	return n;
 }
 
-static void explain_lines(FILE *o, const struct report *r,
-			  const struct mt_match_summary *s,
-			  const struct mt_match_explain *e)
+static int group_lines(FILE *o, const struct mt_match_group *g, uint64_t now)
+{
+	char line[240];
+
+	mt_sink_report_group_line(g, now, line, sizeof(line));
+	return wrapped(o, "    ", 6, line);
+}
+
+static int explain_lines(FILE *o, const struct report *r,
+			 const struct mt_match_summary *s,
+			 const struct mt_match_explain *e)
 {
 	const struct mt_match_pending *p = &s->pending[e->pending];
 	char line[200];
+	int n;
 
 	mt_sink_report_pending_line(r, p, line, sizeof(line));
-	wrapped(o, "    ", 6, line);
+	n = wrapped(o, "    ", 6, line);
 	if (e->near == MT_MATCH_NEAR) {
 		mt_sink_report_msg_line(r, &p->unacked_msg, line, sizeof(line));
-		fprintf(o, "        its Ssend was received%s, never acknowledged:\n",
-			p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
-		wrapped(o, "          ", 12, line);
-		return;
+		n += say(o, "        its Ssend was received%s, never acknowledged:\n",
+			 p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
+		return n + wrapped(o, "          ", 12, line);
 	}
-	const struct mt_match_near *n = &p->near[e->near];
+	const struct mt_match_near *nm = &p->near[e->near];
 
-	mt_sink_report_msg_line(r, &n->send, line, sizeof(line));
-	if (n->field == MT_MATCH_F_COUNT)
-		fprintf(o, "        would match:\n");
+	mt_sink_report_msg_line(r, &nm->send, line, sizeof(line));
+	if (nm->field == MT_MATCH_F_COUNT)
+		n += say(o, "        would match:\n");
 	else
-		fprintf(o, "        near miss, differs only in %s:\n",
-			n->addr_only ? "source address" :
-			mt_match_field_str(n->field));
-	wrapped(o, "          ", 12, line);
+		n += say(o, "        near miss, differs only in %s:\n",
+			 nm->addr_only ? "source address" :
+			 mt_match_field_str(nm->field));
+	return n + wrapped(o, "          ", 12, line);
+}
+
+/* What the hang's view shows, for its item printers. */
+struct view {
+	const struct report *r;
+	const struct mt_match_summary *s;
+	const struct mt_match_hang *h;
+	uint64_t now;			/* a time: how long groups have waited */
+};
+
+static int root_item(FILE *o, const struct view *v, size_t i)
+{
+	return root_lines(o, v->s, v->h, &v->h->roots[i]);
+}
+
+static int group_item(FILE *o, const struct view *v, size_t i)
+{
+	return group_lines(o, &v->h->groups[i], v->now);
+}
+
+static int explain_item(FILE *o, const struct view *v, size_t i)
+{
+	return explain_lines(o, v->r, v->s, &v->h->explain[i]);
+}
+
+/* Items 0..n) while they fit in budget lines (the first whatever its
+ * length); returns how many were printed. */
+static size_t within(FILE *o, const struct view *v, size_t n, size_t budget,
+		     int (*item)(FILE *o, const struct view *v, size_t i))
+{
+	size_t i, used = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t k = (size_t)item(NULL, v, i);
+
+		if (i && used + k > budget)
+			break;
+		used += (size_t)item(o, v, i);
+	}
+	return i;
 }
 
 /* The root(s) of the hang, the other waits grouped, the near misses that
- * explain a wait: about 40 lines whatever the number of ranks. */
-static void hang_view(FILE *o, const struct report *r,
-		      const struct mt_match_summary *s,
-		      const struct mt_match_hang *h, uint64_t now)
+ * explain a wait. */
+static void hang_view(FILE *o, const struct view *v)
 {
-	size_t ops = 0;
+	const struct mt_match_hang *h = v->h;
+	size_t ops = 0, i;
 
-	for (size_t i = 0; i < h->n_roots && i < ROOTS_SHOWN; i++)
-		root_lines(o, s, h, &h->roots[i]);
-	if (h->n_roots > ROOTS_SHOWN)
+	i = within(o, v, h->n_roots, ROOT_LINES, root_item);
+	if (i < h->n_roots)
 		fprintf(o, "  ... %zu more roots (--json lists all)\n",
-			h->n_roots - ROOTS_SHOWN);
-	for (size_t i = 0; i < h->n_groups; i++)
+			h->n_roots - i);
+	for (i = 0; i < h->n_groups; i++)
 		ops += h->groups[i].n_ops;
 	if (h->n_groups)
 		fprintf(o, "  %s waits (%zu operation%s):\n", h->n_roots ? "other" :
 			"all", ops, ops == 1 ? "" : "s");
-	for (size_t i = 0; i < h->n_groups && i < GROUPS_SHOWN; i++) {
-		char line[240];
-
-		mt_sink_report_group_line(&h->groups[i], now, line, sizeof(line));
-		wrapped(o, "    ", 6, line);
-	}
-	if (h->n_groups > GROUPS_SHOWN)
+	i = within(o, v, h->n_groups, GROUP_LINES, group_item);
+	if (i < h->n_groups)
 		fprintf(o, "    ... %zu more groups (--json lists every "
-			"operation)\n", h->n_groups - GROUPS_SHOWN);
+			"operation)\n", h->n_groups - i);
 	if (h->n_explain)
 		fprintf(o, "  why (sends that will not match as they are):\n");
-	for (size_t i = 0; i < h->n_explain && i < EXPLAIN_SHOWN; i++)
-		explain_lines(o, r, s, &h->explain[i]);
-	if (h->n_explain > EXPLAIN_SHOWN)
+	i = within(o, v, h->n_explain, EXPLAIN_LINES, explain_item);
+	if (i < h->n_explain)
 		fprintf(o, "  ... %zu more (--json lists every near miss)\n",
-			h->n_explain - EXPLAIN_SHOWN);
+			h->n_explain - i);
 }
 
 static void pending_section(FILE *o, const struct report *r,
@@ -306,7 +372,7 @@ static void pending_section(FILE *o, const struct report *r,
 {
 	fprintf(o, "\nPENDING AT THE END OF THE TRACE (hang suspects)\n");
 	if (s->n_pending)
-		hang_view(o, r, s, h, MT_MATCH_NOTIME);
+		hang_view(o, &(struct view){ r, s, h, MT_MATCH_NOTIME });
 	else
 		fprintf(o, "  none\n");
 	if (s->abandoned_at_close)
