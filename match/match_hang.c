@@ -59,6 +59,11 @@ static int wait_of(const struct mt_match_pending *p, size_t i,
 		return 1;
 	}
 	w->why = MT_MATCH_WAIT_RECV;
+	/* A source named by its communicator rank the trace never resolved:
+	 * in cid 0, MPI_COMM_WORLD under Open MPI (TAG-LAYOUTS.md), that is
+	 * the world rank. */
+	if (w->on < 0 && op->f.cid == 0 && op->f.comm_src >= 0 && !op->f.any_src)
+		w->on = op->f.comm_src;
 	/* Not directed (FI_ADDR_UNSPEC) and no source in the tag: any sender.
 	 * Directed at an address no traced endpoint has: an unknown rank. */
 	w->any = op->f.any_src || (w->on < 0 && op->addr == FI_ADDR_UNSPEC &&

@@ -242,3 +242,26 @@ Test(hang, long_ring)
 	mt_match_hang_free(h);
 	free(ring);
 }
+
+/* ofi_tag_1: a source known only as comm rank 0 of cid 0 (MPI_COMM_WORLD)
+ * is world rank 0; in another communicator it stays unknown. */
+Test(hang, world_comm_rank_is_world_rank)
+{
+	uint8_t st[3] = { 0 };
+	struct mt_match_pending *p = recv_on(1, 0, MT_MATCH_COLL, -16);
+
+	p->peer_rank = -1;
+	p->op.peer = -1;
+	p->op.addr = UINT64_MAX;
+	p = recv_on(2, 0, MT_MATCH_COLL, -16);
+	p->peer_rank = -1;
+	p->op.peer = -1;
+	p->op.addr = UINT64_MAX;
+	p->op.f.cid = 3;
+	struct mt_match_hang *h = analyse(st, 3);
+
+	cr_assert_eq(h->waits[0].on, 0);
+	cr_assert_eq(h->waits[1].on, -1);
+	cr_assert_eq(h->waits[1].any, 0, "a named source, only not resolved");
+	mt_match_hang_free(h);
+}
