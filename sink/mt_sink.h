@@ -84,6 +84,13 @@ extern const struct mt_sink_ops mt_sink_csv, mt_sink_text, mt_sink_json,
 extern const struct mt_sink_ops mt_sink_tags, mt_sink_tags_json; /* tags */
 extern const struct mt_sink_ops mt_sink_otf2, mt_sink_chrome,
 	mt_sink_csvset;			/* export */
+/* msgtrace watch: one view of a live trace (the hang's causes, the waits
+ * grouped with how long each has waited, the sends never received). Its
+ * sink_arg: the time of the view on both clocks a trace may merge on. */
+extern const struct mt_sink_ops mt_sink_watch;
+struct mt_sink_watch_opts {
+	uint64_t now_monotonic_ns, now_realtime_ns;
+};
 /* The sink whose key is key ("text", "otf2", ...), or NULL. */
 const struct mt_sink_ops *mt_sink_find(const char *key);
 

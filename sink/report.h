@@ -90,5 +90,11 @@ void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
  * 0-7" (", for 3.2 s" since the oldest post when now is a time). */
 void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
 			       char *buf, size_t len);
+/* The hang's view of `report` (sink_text.c): its causes, the other waits
+ * grouped, the near misses that explain; about 40 lines. now a time (the
+ * sink's clock): how long each group has waited. */
+void mt_sink_text_hang_view(FILE *o, const struct report *r,
+			    const struct mt_match_summary *s,
+			    const struct mt_match_hang *h, uint64_t now);
 
 #endif /* MT_REPORT_H */

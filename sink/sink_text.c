@@ -366,13 +366,20 @@ static void hang_view(FILE *o, const struct view *v)
 			h->n_explain - i);
 }
 
+void mt_sink_text_hang_view(FILE *o, const struct report *r,
+			    const struct mt_match_summary *s,
+			    const struct mt_match_hang *h, uint64_t now)
+{
+	hang_view(o, &(struct view){ r, s, h, now });
+}
+
 static void pending_section(FILE *o, const struct report *r,
 			    const struct mt_match_summary *s,
 			    const struct mt_match_hang *h)
 {
 	fprintf(o, "\nPENDING AT THE END OF THE TRACE (hang suspects)\n");
 	if (s->n_pending)
-		hang_view(o, &(struct view){ r, s, h, MT_MATCH_NOTIME });
+		mt_sink_text_hang_view(o, r, s, h, MT_MATCH_NOTIME);
 	else
 		fprintf(o, "  none\n");
 	if (s->abandoned_at_close)

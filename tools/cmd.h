@@ -34,6 +34,7 @@ extern const struct mt_cmd mt_cmd_messages;
 extern const struct mt_cmd mt_cmd_report;
 extern const struct mt_cmd mt_cmd_export;
 extern const struct mt_cmd mt_cmd_tags;
+extern const struct mt_cmd mt_cmd_watch;
 
 /* cli.c: parses --layout NAME, printing the valid names when unknown;
  * cmd is the command as the user typed it ("msgtrace tag"). */

@@ -16,6 +16,7 @@ static const struct mt_cmd *const cmds[] = {
 	&mt_cmd_report,
 	&mt_cmd_export,
 	&mt_cmd_tags,
+	&mt_cmd_watch,
 	NULL
 };
 

@@ -5,7 +5,8 @@
 # waits in MPI_Recv for tag 99 from rank 1, rank 1 waits for rank 0 in
 # MPI_Barrier, the 14 others wait in the barrier. The job is killed once
 # every rank has reached its blocking call and every rank's wait is in the
-# trace. `msgtrace report` must state that cause first, in a few lines:
+# trace; `msgtrace watch --once` on the live trace must show it too.
+# `msgtrace report` must state that cause first, in a few lines:
 # a cycle holding rank 0's receive from rank 1 (user, cid 0, tag 99) and
 # rank 1's wait on rank 0 (internal), with the 14 other ranks waiting on it;
 # --json must keep every operation.
@@ -55,9 +56,19 @@ kill -0 "$job" 2>/dev/null || {
 	e2e_fail "the job ended by itself: expected it to hang"
 }
 [ "$waiting" -ge $np ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
-# The live trace, while the job still hangs (hang_root_watch below).
-[ -z "${HANG_ROOT_LIVE:-}" ] || "$HANG_ROOT_LIVE" "$trace"
+# msgtrace watch --once on the live trace, while the job still hangs: the
+# cause, and how long the others have waited.
+"$msgtrace" watch --once "$trace" >"$E2E_TMP/watch" 2>"$E2E_TMP/watch.err" ||
+	{ cat "$E2E_TMP/watch.err" >&2; e2e_fail "msgtrace watch --once failed on the live trace"; }
 stop
+cat "$E2E_TMP/watch"
+grep -q '^  cause: a cycle' "$E2E_TMP/watch" &&
+	grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$E2E_TMP/watch" ||
+	e2e_fail "msgtrace watch does not show the cycle of the live job"
+grep -Eq '^    ranks? [-0-9,]+ waits?: recv coll .*, for [0-9]+\.[0-9] s' "$E2E_TMP/watch" ||
+	e2e_fail "msgtrace watch does not say how long the barrier's ranks have waited"
+grep -q '^SENDS NEVER RECEIVED: ' "$E2E_TMP/watch" ||
+	e2e_fail "msgtrace watch does not count the sends never received"
 trap e2e_cleanup EXIT
 e2e_check_trace "$trace" $np
 

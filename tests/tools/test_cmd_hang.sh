@@ -65,4 +65,25 @@ jq -e '.hang.roots | length == 11 and .[0].type == "cycle" and
 jq -e --argjson n $n '([.hang.groups[].operations] | add) +
 	([.hang.roots[].waits | length] | add) == $n and (.hang.groups | length) == 97' \
 	"$dir/many.json" >/dev/null || fail "--json groups do not hold every other wait"
-echo "PASS: $n ranks summarised in $lines lines"
+
+# msgtrace watch: one view of the killed job within the same bounds, with
+# how long each group has waited; a job whose writers all closed ends the
+# watch by itself; bad options are usage errors.
+"$mt" watch --once "$dir/many" >"$dir/watch" || fail "msgtrace watch --once failed"
+[ "$(wc -l <"$dir/watch")" -le 48 ] || fail "the watch view takes $(wc -l <"$dir/watch") lines"
+# (a group's line wraps: its time may be on the continuation line)
+grep -Eq '(^    ranks .* wait: recv coll cid [0-9]+ tag -16, |^      ).*for [0-9]+\.[0-9] s' "$dir/watch" ||
+	fail "msgtrace watch does not say how long groups have waited"
+grep -q '^SENDS NEVER RECEIVED: 9998 (9998 coll)$' "$dir/watch" ||
+	fail "msgtrace watch does not count the 9998 barrier messages never received"
+"$gen" "$dir/done" 200 4 >/dev/null || fail "gen_trace"
+timeout 60 "$mt" watch --interval 0.1 "$dir/done" >"$dir/done.watch" ||
+	fail "msgtrace watch did not end by itself on a trace whose writers closed"
+grep -q '^Every writer has closed its file' "$dir/done.watch" || fail "no word of the end"
+for bad in "--interval 0" "--interval x" "--bogus"; do
+	status=0
+	# shellcheck disable=SC2086
+	"$mt" watch $bad "$dir/done" >/dev/null 2>&1 || status=$?
+	[ $status -eq 2 ] || fail "msgtrace watch $bad: status $status, want 2"
+done
+echo "PASS: $n ranks summarised in $lines lines, watched"
