@@ -2,6 +2,7 @@
  * match_finish.c - the end of the input: what never found a partner, what
  * is still pending (the hang diagnosis) and the near misses that explain it.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +62,35 @@ static int near_field(const struct mt_match *m, const struct op *s,
 	return 0;
 }
 
+/* The unmatched sends sorted by destination endpoint, then posting order
+ * (op index): a receive's candidates are one run, found by bisection, so a
+ * hang of N ranks costs N log N, not N pending receives times N sends. */
+static int by_dest(const void *a, const void *b, void *arg)
+{
+	const struct mt_match *m = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int32_t px = m->op[x].p.peer, py = m->op[y].p.peer;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
 static void find_near(struct mt_match *m, struct mt_match_pending *p,
 		      const uint32_t *sends, size_t n_sends)
 {
-	for (size_t i = 0; i < n_sends && p->n_near < MT_MATCH_NEAR; i++) {
+	size_t lo = 0, hi = n_sends;
+
+	while (lo < hi) {		/* first send to p's endpoint */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->op[sends[mid]].p.peer < p->op.ep)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n_sends && p->n_near < MT_MATCH_NEAR &&
+	     m->op[sends[i]].p.peer == p->op.ep; i++) {
 		struct mt_match_near *n = &p->near[p->n_near];
 
 		if (near_field(m, &m->op[sends[i]], &p->op, n)) {
@@ -157,6 +183,8 @@ enum mt_status mt_match_finish(struct mt_match *m)
 		rc = mt_match_recv_settle(m, (int32_t)e, 1);
 	if (!rc)
 		rc = collect_sends(m, &sends, &n_sends, &cap);
+	if (!rc && n_sends)
+		qsort_r(sends, n_sends, sizeof(*sends), by_dest, m);
 	if (!rc)
 		rc = pending_recvs(m, sends, n_sends, &cap);
 	for (uint32_t i = 1; i < m->n_op && !rc; i++) {
