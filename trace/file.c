@@ -139,7 +139,13 @@ static int is_setup(unsigned type)
 /* Validate every record, count them and index the non-hot ones. */
 static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 {
-	uint64_t off = f->hdr->data_off, end = off + f->hdr->committed;
+	/* A live file (msgtrace watch): the writer publishes committed with
+	 * a store-release after the record bytes; load it once, acquiring,
+	 * and keep to what check_header allowed. */
+	uint64_t committed = __atomic_load_n(&f->hdr->committed, __ATOMIC_ACQUIRE);
+	uint64_t off = f->hdr->data_off;
+	uint64_t end = off + (committed < f->hdr->capacity ? committed :
+			      f->hdr->capacity);
 	size_t cap = 0;
 
 	while (off < end) {
