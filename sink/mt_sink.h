@@ -86,10 +86,12 @@ extern const struct mt_sink_ops mt_sink_otf2, mt_sink_chrome,
 	mt_sink_csvset;			/* export */
 /* msgtrace watch: one view of a live trace (the hang's causes, the waits
  * grouped with how long each has waited, the sends never received). Its
- * sink_arg: the time of the view on both clocks a trace may merge on. */
+ * sink_arg: the time of the view on both clocks a trace may merge on; the
+ * sink says there whether every writer had closed its file. */
 extern const struct mt_sink_ops mt_sink_watch;
 struct mt_sink_watch_opts {
 	uint64_t now_monotonic_ns, now_realtime_ns;
+	int all_closed;			/* set by the view */
 };
 /* The sink whose key is key ("text", "otf2", ...), or NULL. */
 const struct mt_sink_ops *mt_sink_find(const char *key);

@@ -17,6 +17,7 @@
 
 struct watch {
 	FILE *out;
+	struct mt_sink_watch_opts *opts;	/* NULL: no time, nothing said back */
 	struct mt_sink_watch_opts now;
 	uint64_t unmatched, by_kind[MT_MATCH_KIND_COUNT];
 	struct mt_match_msg oldest[OLDEST];
@@ -26,13 +27,14 @@ struct watch {
 static enum mt_status watch_init(void **state, FILE *out,
 				 const struct mt_run *run, struct mt_err *err)
 {
-	const struct mt_sink_watch_opts *o = *state;
+	struct mt_sink_watch_opts *o = *state;
 	struct watch *w = calloc(1, sizeof(*w));
 
 	(void)run;
 	if (!w)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	w->out = out;
+	w->opts = o;
 	if (o)
 		w->now = *o;
 	*state = w;
@@ -117,6 +119,8 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		fprintf(o, "  none\n");
 	sends_section(o, w, &r, now);
 	mt_match_hang_free(h);
+	if (w->opts)
+		w->opts->all_closed = files > 0 && !run->unclean_files;
 	rc = mt_sink_written(o, 1, err);
 	free(w);
 	return rc;

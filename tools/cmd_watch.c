@@ -30,22 +30,6 @@ static void usage(FILE *out)
 		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
 }
 
-/* 1 when every file of the trace was closed by its writer. */
-static int all_closed(const char *const *paths, size_t n)
-{
-	struct mt_err err = { { 0 } };
-	struct mt_trace *t;
-	int closed;
-
-	if (mt_trace_open(paths, n, &t, &err))
-		return 0;
-	closed = t->nfiles > 0;
-	for (size_t i = 0; i < t->nfiles; i++)
-		closed &= mt_trace_file_clean(t->files[i]);
-	mt_trace_close(t);
-	return closed;
-}
-
 static uint64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -66,7 +50,7 @@ static int run(int argc, char **argv)
 	const char *cmd = "msgtrace watch";
 	struct mt_pipe_opts po = { .layout = MT_TAG_LAYOUT_NONE,
 				   .clock = MT_CLOCK_MODE_AUTO };
-	struct mt_sink_watch_opts now;
+	struct mt_sink_watch_opts now = { 0 };
 	double interval = 2;
 	int once = 0, c, rc, tty = isatty(STDOUT_FILENO);
 	char *end;
@@ -117,7 +101,7 @@ static int run(int argc, char **argv)
 		rc = mt_cmd_pipe_run(cmd, &po, &mt_sink_watch, stdout);
 		if (rc || once)
 			return rc;
-		if (all_closed(po.paths, po.npaths)) {
+		if (now.all_closed) {
 			printf("\nEvery writer has closed its file: the job ended.\n");
 			return MT_EXIT_OK;
 		}
