@@ -136,17 +136,18 @@ static int is_setup(unsigned type)
 	       mt_trace_rec_min_size(type);
 }
 
-/* Validate every record, count them and index the non-hot ones. */
+/* Validate every record from where the last scan ended (the data offset
+ * at first), count them and index the non-hot ones. */
 static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 {
 	/* A live file (msgtrace watch): the writer publishes committed with
 	 * a store-release after the record bytes; load it once, acquiring,
 	 * and keep to what check_header allowed. */
 	uint64_t committed = __atomic_load_n(&f->hdr->committed, __ATOMIC_ACQUIRE);
-	uint64_t off = f->hdr->data_off;
-	uint64_t end = off + (committed < f->hdr->capacity ? committed :
-			      f->hdr->capacity);
-	size_t cap = 0;
+	uint64_t off = f->valid_end ? f->valid_end : f->hdr->data_off;
+	uint64_t end = f->hdr->data_off + (committed < f->hdr->capacity ?
+					   committed : f->hdr->capacity);
+	size_t cap = f->nsetup;		/* push grows from here */
 
 	while (off < end) {
 		const struct mt_rec_hdr *r;
@@ -288,4 +289,11 @@ enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
 		return f->scan_status;
 	}
 	return MT_END;
+}
+
+enum mt_status mt_trace_file_rescan(struct mt_trace_file *f, struct mt_err *err)
+{
+	if (f->scan_status != MT_OK)	/* a bad record stays the end */
+		return MT_OK;
+	return scan(f, err);
 }

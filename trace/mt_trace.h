@@ -182,6 +182,16 @@ struct mt_trace {
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
+/*
+ * A trace still being written, opened from paths[0..n): reads each file on
+ * from where the last read ended to the end its writer has committed
+ * (store-release, loaded with acquire) since. *reopen is set when that is
+ * not enough: a file was created or got its header, or new setup records
+ * (endpoints, addresses, clock pairs) came; the caller then closes the
+ * trace and opens it again. MT_OK, or a failure (out of memory).
+ */
+enum mt_status mt_trace_refresh(struct mt_trace *t, const char *const *paths,
+				size_t n, int *reopen, struct mt_err *err);
 
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes

@@ -38,11 +38,16 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	return st;
 }
 
+int mt_trace_is_name(const char *name)
+{
+	size_t len = strlen(name), sfx = strlen(MT_TRACE_SUFFIX);
+
+	return len > sfx && !strcmp(name + len - sfx, MT_TRACE_SUFFIX);
+}
+
 static int is_trace_name(const struct dirent *d)
 {
-	size_t len = strlen(d->d_name), sfx = strlen(MT_TRACE_SUFFIX);
-
-	return len > sfx && !strcmp(d->d_name + len - sfx, MT_TRACE_SUFFIX);
+	return mt_trace_is_name(d->d_name);
 }
 
 static enum mt_status add_dir(struct file_list *l, const char *dir,
@@ -144,6 +149,11 @@ static void attach_identity(struct mt_trace_proc *p)
 		}
 	}
 	mt_trace_clock_setup(p);
+	mt_trace_proc_span(p);
+}
+
+void mt_trace_proc_span(struct mt_trace_proc *p)
+{
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {

@@ -14,6 +14,15 @@ void *mt_trace_push(void **v, size_t *n, size_t *cap, size_t elem);
 void mt_trace_sort(void *base, size_t n, size_t size,
 		int (*cmp)(const void *, const void *));
 
+/* Scans the records a live file committed since its last scan. */
+enum mt_status mt_trace_file_rescan(struct mt_trace_file *f, struct mt_err *err);
+
+/* Is this file name a trace file's (*.mt)? */
+int mt_trace_is_name(const char *name);
+
+/* p->first_ns, p->last_ns from its files' first and last records. */
+void mt_trace_proc_span(struct mt_trace_proc *p);
+
 /* Set p->clock from its PROC record and CLOCK calibration pairs. */
 void mt_trace_clock_setup(struct mt_trace_proc *p);
 
