@@ -60,7 +60,17 @@ kill -0 "$job" 2>/dev/null || {
 # cause, and how long the others have waited.
 "$msgtrace" watch --once "$trace" >"$E2E_TMP/watch" 2>"$E2E_TMP/watch.err" ||
 	{ cat "$E2E_TMP/watch.err" >&2; e2e_fail "msgtrace watch --once failed on the live trace"; }
+# The same, refreshed (each file read on from its last committed end) until
+# killed: every view must hold the cycle.
+status=0
+timeout 6 "$msgtrace" watch --interval 0.5 "$trace" >"$E2E_TMP/watching" \
+	2>"$E2E_TMP/watching.err" || status=$?
 stop
+[ $status -eq 124 ] || { cat "$E2E_TMP/watching.err" >&2
+	e2e_fail "msgtrace watch on the hung job ended with status $status (want 124: still watching)"; }
+views=$(grep -c '^msgtrace watch: ' "$E2E_TMP/watching" || true)
+[ "$views" -ge 1 ] && [ "$(grep -c '^  cause: a cycle' "$E2E_TMP/watching")" -eq "$views" ] ||
+	e2e_fail "a refreshed view of msgtrace watch lost the cycle"
 cat "$E2E_TMP/watch"
 grep -q '^  cause: a cycle' "$E2E_TMP/watch" &&
 	grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$E2E_TMP/watch" ||
