@@ -21,19 +21,23 @@ static const char *const why_names[] = { MT_MATCH_WAIT_WHYS(NAME_STR) };
 static const char *const root_names[] = { MT_MATCH_ROOT_TYPES(NAME_STR) };
 #undef NAME_STR
 
+/* names[i], "?" past the end. */
+#define NAME_OF(names, i) \
+	((i) < sizeof(names) / sizeof((names)[0]) ? (names)[i] : "?")
+
 const char *mt_match_rank_state_str(unsigned state)
 {
-	return state < MT_MATCH_RANK_COUNT ? state_names[state] : "?";
+	return NAME_OF(state_names, state);
 }
 
 const char *mt_match_wait_str(unsigned why)
 {
-	return why < MT_MATCH_WAIT_COUNT ? why_names[why] : "?";
+	return NAME_OF(why_names, why);
 }
 
 const char *mt_match_root_str(unsigned type)
 {
-	return type < MT_MATCH_ROOT_COUNT ? root_names[type] : "?";
+	return NAME_OF(root_names, type);
 }
 
 /* The wait of pending op i; 0 when it waits on no one (a send delivered,
