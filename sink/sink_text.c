@@ -345,6 +345,9 @@ static void hang_view(FILE *o, const struct view *v)
 	const struct mt_match_hang *h = v->h;
 	size_t ops = 0, i;
 
+	if (!h->n_waits)
+		fprintf(o, "  no operation waits on a rank (sends delivered, "
+			"their completion unread)\n");
 	i = within(o, v, h->n_roots, ROOT_LINES, root_item);
 	if (i < h->n_roots)
 		fprintf(o, "  ... %zu more roots (--json lists all)\n",

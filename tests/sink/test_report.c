@@ -2,9 +2,13 @@
  * test_report.c - the report's user / internal split: a message is internal
  * by its tag (the layout's internal tags) or by its kind (Ssend ACKs,
  * untagged protocol), so a collective's synchronous send counts as internal
- * and a user's MPI_Ssend as user.
+ * and a user's MPI_Ssend as user. And the pieces of the hang's view: rank
+ * ranges, group lines, a view with nothing waiting.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -37,4 +41,57 @@ Test(report, user_and_internal_by_tag_and_kind)
 	cr_expect_eq(r.pair[1].msgs[REPORT_INTERNAL], 4);
 	cr_expect_eq(r.kind[MT_MATCH_SSEND], 2);
 	mt_sink_report_fini(&r);
+}
+
+/* Rank lists as ranges, cut to the room they have with a count. */
+Test(report, rank_ranges)
+{
+	int32_t r[] = { 0, 1, 2, 3, 7, 9, 10 }, many[1000];
+	char buf[MT_SINK_RANKS_WIDTH];
+
+	cr_expect_str_eq(mt_sink_report_ranks(r, 7, buf, sizeof(buf)), "0-3,7,9-10");
+	cr_expect_str_eq(mt_sink_report_ranks(r, 1, buf, sizeof(buf)), "0");
+	for (int i = 0; i < 1000; i++)
+		many[i] = 3 * i;
+	mt_sink_report_ranks(many, 1000, buf, sizeof(buf));
+	cr_expect(strlen(buf) < sizeof(buf));
+	cr_expect(strstr(buf, "0,3,6,9,") == buf, "%s", buf);
+	cr_expect(strstr(buf, ",... (1000 in all)"), "%s", buf);
+}
+
+/* A group of waits in a line, and how long it has waited. */
+Test(report, group_line)
+{
+	int32_t ranks[] = { 2, 3, 4, 5 }, on[] = { 0, 1 };
+	struct mt_match_group g = { .why = MT_MATCH_WAIT_RECV, .kind = MT_MATCH_COLL,
+		.has_tag = 1, .cid = 0, .tag = -16, .n_ops = 4, .n_ranks = 4,
+		.n_on = 2, .ranks = ranks, .on = on, .first_ts = 1000000000 };
+	char line[200];
+
+	mt_sink_report_group_line(&g, MT_MATCH_NOTIME, line, sizeof(line));
+	cr_expect_str_eq(line, "ranks 2-5 wait: recv coll cid 0 tag -16, on ranks 0-1");
+	mt_sink_report_group_line(&g, 4500000000, line, sizeof(line));
+	cr_expect_str_eq(line, "ranks 2-5 wait: recv coll cid 0 tag -16, on ranks "
+			 "0-1, for 3.5 s");
+}
+
+/* Pending operations that wait on no one (a send delivered, its completion
+ * unread) say so rather than leave the section empty. */
+Test(report, hang_view_without_waits)
+{
+	struct mt_match_pending p = { .rank = 0, .peer_rank = 1, .delivered = 1,
+		.op = { .dir = MT_MATCH_DIR_SEND } };
+	struct mt_match_summary s = { .n_pending = 1, .pending = &p };
+	struct report r = { 0 };
+	struct mt_match_hang *h;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+
+	cr_assert_eq(mt_match_hang_new(&p, 1, NULL, 0, &h), MT_OK);
+	mt_sink_text_hang_view(o, &r, &s, h, MT_MATCH_NOTIME);
+	fclose(o);
+	cr_expect(strstr(text, "no operation waits on a rank"), "%s", text);
+	mt_match_hang_free(h);
+	free(text);
 }
