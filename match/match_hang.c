@@ -77,24 +77,78 @@ static int wait_of(const struct mt_match_pending *p, size_t i,
 	return 1;
 }
 
-/* The graph: ranks, and per rank its waits on a rank (CSR, both ways). */
+/*
+ * The graph: the ranks the waits name, numbered densely (a trace's ranks
+ * are data: a corrupt one may say 2^31 - 1), and per node its waits on a
+ * node (CSR, both ways).
+ */
 struct graph {
 	size_t n;
-	size_t *off, *adj;		/* waits by waiting rank */
-	size_t *roff, *radj;		/* waits by rank waited on */
+	int32_t *ids;			/* node -> rank, sorted */
+	size_t *src, *dst;		/* wait -> its nodes, NONE: no edge */
+	size_t *off, *adj;		/* waits by waiting node */
+	size_t *roff, *radj;		/* waits by node waited on */
 };
 
-static int edge(const struct mt_match_wait *w, size_t n)
+static int cmp_i32(const void *a, const void *b)
 {
-	return w->rank >= 0 && w->on >= 0 && (size_t)w->rank < n &&
-	       (size_t)w->on < n;
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
 }
 
-/* Counting sort of the edges by key (rank, or on when by_on). */
-static int csr(const struct mt_match_hang *h, size_t n, int by_on,
+/* Sorted distinct values of v[0..n) in place; returns how many. */
+static size_t distinct(int32_t *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_i32);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+static size_t node_of(const struct graph *g, int32_t rank)
+{
+	const int32_t *p = rank < 0 ? NULL :
+		bsearch(&rank, g->ids, g->n, sizeof(*g->ids), cmp_i32);
+
+	return p ? (size_t)(p - g->ids) : NONE;
+}
+
+/* The nodes, and each wait's ends among them. */
+static int nodes(const struct mt_match_hang *h, struct graph *g)
+{
+	size_t k = 0;
+
+	g->ids = malloc((2 * h->n_waits + 1) * sizeof(*g->ids));
+	g->src = malloc((h->n_waits + 1) * sizeof(*g->src));
+	g->dst = malloc((h->n_waits + 1) * sizeof(*g->dst));
+	if (!g->ids || !g->src || !g->dst)
+		return -1;
+	for (size_t i = 0; i < h->n_waits; i++) {
+		if (h->waits[i].rank >= 0)
+			g->ids[k++] = h->waits[i].rank;
+		if (h->waits[i].on >= 0)
+			g->ids[k++] = h->waits[i].on;
+	}
+	g->n = distinct(g->ids, k);
+	for (size_t i = 0; i < h->n_waits; i++) {
+		g->src[i] = node_of(g, h->waits[i].rank);
+		g->dst[i] = node_of(g, h->waits[i].on);
+		if (g->src[i] == NONE)
+			g->dst[i] = NONE;
+	}
+	return 0;
+}
+
+/* Counting sort of the edges by their waiting node (by_on: waited on). */
+static int csr(const struct mt_match_hang *h, const struct graph *g, int by_on,
 	       size_t **off_out, size_t **adj_out)
 {
-	size_t *off = calloc(n + 1, sizeof(*off));
+	const size_t *key = by_on ? g->dst : g->src;
+	size_t n = g->n, *off = calloc(n + 1, sizeof(*off));
 	size_t *adj = malloc((h->n_waits + 1) * sizeof(*adj));
 
 	*off_out = off;
@@ -102,8 +156,8 @@ static int csr(const struct mt_match_hang *h, size_t n, int by_on,
 	if (!off || !adj)
 		return -1;
 	for (size_t i = 0; i < h->n_waits; i++)
-		if (edge(&h->waits[i], n))
-			off[(size_t)(by_on ? h->waits[i].on : h->waits[i].rank) + 1]++;
+		if (g->dst[i] != NONE)
+			off[key[i] + 1]++;
 	for (size_t v = 0; v < n; v++)
 		off[v + 1] += off[v];
 	size_t *fill = malloc((n + 1) * sizeof(*fill));
@@ -112,16 +166,15 @@ static int csr(const struct mt_match_hang *h, size_t n, int by_on,
 		return -1;
 	memcpy(fill, off, (n + 1) * sizeof(*fill));
 	for (size_t i = 0; i < h->n_waits; i++)
-		if (edge(&h->waits[i], n))
-			adj[fill[by_on ? h->waits[i].on : h->waits[i].rank]++] = i;
+		if (g->dst[i] != NONE)
+			adj[fill[key[i]]++] = i;
 	free(fill);
 	return 0;
 }
 
-static size_t target(const struct mt_match_hang *h, const struct graph *g,
-		     size_t e)
+static size_t target(const struct graph *g, size_t e)
 {
-	return (size_t)h->waits[g->adj[e]].on;
+	return g->dst[g->adj[e]];
 }
 
 /*
@@ -129,8 +182,7 @@ static size_t target(const struct mt_match_hang *h, const struct graph *g,
  * v's component number. Returns the number of components, NONE when out
  * of memory.
  */
-static size_t components(const struct mt_match_hang *h, const struct graph *g,
-			 size_t *comp)
+static size_t components(const struct graph *g, size_t *comp)
 {
 	size_t n = g->n, ncomp = 0, counter = 0, sp = 0, cp = 0;
 	size_t *index = malloc(n * sizeof(*index)), *low = malloc(n * sizeof(*low));
@@ -156,7 +208,7 @@ static size_t components(const struct mt_match_hang *h, const struct graph *g,
 			size_t v = call[cp - 1];
 
 			if (edge_at[v] < g->off[v + 1]) {
-				size_t t = target(h, g, edge_at[v]++);
+				size_t t = target(g, edge_at[v]++);
 
 				if (index[t] == NONE) {
 					index[t] = low[t] = counter++;
@@ -225,7 +277,7 @@ static int cycle(struct mt_match_hang *h, const struct graph *g,
 		size_t u = queue[head++];
 
 		for (size_t e = g->off[u]; e < g->off[u + 1]; e++) {
-			size_t t = target(h, g, e);
+			size_t t = target(g, e);
 
 			if (comp[t] != comp[s])
 				continue;
@@ -244,7 +296,7 @@ static int cycle(struct mt_match_hang *h, const struct graph *g,
 	for (size_t w = back; w != NONE; len++) {
 		if (push_path(h, cap, w))
 			return -1;
-		size_t r = (size_t)h->waits[w].rank;
+		size_t r = g->src[w];
 
 		w = r == s ? NONE : prev[r];
 	}
@@ -261,9 +313,8 @@ static int cycle(struct mt_match_hang *h, const struct graph *g,
 }
 
 /* Ranks (other than the root's own) reaching the root by waits. */
-static size_t waiters(const struct mt_match_hang *h, const struct graph *g,
-		      const size_t *comp, size_t c, size_t *queue,
-		      unsigned char *seen)
+static size_t waiters(const struct graph *g, const size_t *comp, size_t c,
+		      size_t *queue, unsigned char *seen)
 {
 	size_t head = 0, tail = 0, n = 0;
 
@@ -276,7 +327,7 @@ static size_t waiters(const struct mt_match_hang *h, const struct graph *g,
 		size_t u = queue[head++];
 
 		for (size_t e = g->roff[u]; e < g->roff[u + 1]; e++) {
-			size_t r = (size_t)h->waits[g->radj[e]].rank;
+			size_t r = g->src[g->radj[e]];
 
 			if (!seen[r]) {
 				seen[r] = 1;
@@ -290,9 +341,20 @@ static size_t waiters(const struct mt_match_hang *h, const struct graph *g,
 	return n;
 }
 
-static uint8_t state_of(const uint8_t *state, size_t nranks, size_t r)
+static int cmp_rank(const void *a, const void *b)
 {
-	return r < nranks && state[r] < MT_MATCH_RANK_COUNT ? state[r] :
+	return cmp_i32(&((const struct mt_match_rank *)a)->rank,
+		       &((const struct mt_match_rank *)b)->rank);
+}
+
+static uint8_t state_of(const struct mt_match_rank *ranks, size_t n_ranks,
+			int32_t r)
+{
+	struct mt_match_rank key = { .rank = r };
+	const struct mt_match_rank *k = n_ranks ?
+		bsearch(&key, ranks, n_ranks, sizeof(*ranks), cmp_rank) : NULL;
+
+	return k && k->state < MT_MATCH_RANK_COUNT ? k->state :
 	       MT_MATCH_RANK_UNTRACED;
 }
 
@@ -307,8 +369,8 @@ static int by_waiters(const void *a, const void *b)
 
 /* Every component nothing leaves, with its cycle or its open waits. */
 static int find_roots(struct mt_match_hang *h, const struct graph *g,
-		      const size_t *comp, size_t ncomp, const uint8_t *state,
-		      size_t nranks)
+		      const size_t *comp, size_t ncomp,
+		      const struct mt_match_rank *ranks, size_t n_ranks)
 {
 	size_t n = g->n, cap = 0, *size = calloc(ncomp + 1, sizeof(*size));
 	unsigned char *out = calloc(ncomp + 1, 1), *self = calloc(ncomp + 1, 1);
@@ -329,16 +391,16 @@ static int find_roots(struct mt_match_hang *h, const struct graph *g,
 		prev[v] = NONE;
 	}
 	for (size_t i = 0; i < h->n_waits; i++) {
-		const struct mt_match_wait *w = &h->waits[i];
+		size_t a = g->src[i], b = g->dst[i];
 
-		if (w->rank >= 0 && (size_t)w->rank < n)
-			nwait[w->rank]++;
-		if (!edge(w, n))
+		if (a != NONE)
+			nwait[a]++;
+		if (b == NONE)
 			continue;
-		if (comp[w->rank] != comp[w->on])
-			out[comp[w->rank]] = 1;
-		else if (w->rank == w->on)
-			self[comp[w->rank]] = 1;
+		if (comp[a] != comp[b])
+			out[comp[a]] = 1;
+		else if (a == b)
+			self[comp[a]] = 1;
 	}
 	for (size_t c = 0; c < ncomp; c++) {
 		size_t r = lowest[c];
@@ -347,7 +409,7 @@ static int find_roots(struct mt_match_hang *h, const struct graph *g,
 		if (out[c])
 			continue;
 		memset(rt, 0, sizeof(*rt));
-		rt->rank = (int32_t)r;
+		rt->rank = g->ids[r];
 		rt->size = size[c];
 		rt->first = h->n_path;
 		if (size[c] > 1 || self[c]) {
@@ -357,17 +419,16 @@ static int find_roots(struct mt_match_hang *h, const struct graph *g,
 		} else if (nwait[r]) {
 			rt->type = MT_MATCH_ROOT_OPEN;
 			for (size_t i = 0; i < h->n_waits; i++)
-				if (h->waits[i].rank == (int32_t)r &&
-				    push_path(h, &cap, i))
+				if (g->src[i] == r && push_path(h, &cap, i))
 					goto end;
 		} else if (g->roff[r] != g->roff[r + 1]) {
 			rt->type = MT_MATCH_ROOT_IDLE;
-			rt->state = state_of(state, nranks, r);
+			rt->state = state_of(ranks, n_ranks, g->ids[r]);
 		} else {
 			continue;	/* not waited on, waiting on nothing */
 		}
 		rt->n = h->n_path - rt->first;
-		rt->waiters = waiters(h, g, comp, c, queue, seen);
+		rt->waiters = waiters(g, comp, c, queue, seen);
 		h->n_roots++;
 	}
 	qsort(h->roots, h->n_roots, sizeof(*h->roots), by_waiters);
@@ -416,13 +477,6 @@ static int cmp_wait(const void *a, const void *b, void *arg)
 	return cmp_alike(arg, *(const size_t *)a, *(const size_t *)b, 1);
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int by_ranks(const void *a, const void *b)
 {
 	const struct mt_match_group *x = a, *y = b;
@@ -430,18 +484,6 @@ static int by_ranks(const void *a, const void *b)
 	if (x->n_ranks != y->n_ranks)
 		return x->n_ranks < y->n_ranks ? 1 : -1;
 	return cmp_i32(x->ranks, y->ranks);
-}
-
-/* Sorted distinct values of v[0..n) in place; returns how many. */
-static size_t distinct(int32_t *v, size_t n)
-{
-	size_t k = 0;
-
-	qsort(v, n, sizeof(*v), cmp_i32);
-	for (size_t i = 0; i < n; i++)
-		if (!k || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
 }
 
 static int one_group(struct mt_match_hang *h, const struct key_ctx *k,
@@ -514,21 +556,21 @@ static int group(struct mt_match_hang *h, const struct mt_match_pending *p)
  * or left no trace.
  */
 static int explains(const struct mt_match_pending *p, const struct mt_match_wait *w,
-		    const struct mt_match_near *n, const uint8_t *state,
-		    size_t nranks)
+		    const struct mt_match_near *n,
+		    const struct mt_match_rank *ranks, size_t n_ranks)
 {
 	if (n->field == MT_MATCH_F_COUNT)	/* unless the source is unknown */
 		return w->any || w->on >= 0;
 	if (n->addr_only || n->field == MT_MATCH_F_SRC)
 		return p->op.f.kind == MT_MATCH_SSEND_ACK || w->on == w->rank ||
-		       (w->on >= 0 && state_of(state, nranks, (size_t)w->on) !=
+		       (w->on >= 0 && state_of(ranks, n_ranks, w->on) !=
 			MT_MATCH_RANK_RUNNING);
 	return (w->any || n->send.send_rank == w->on) &&
 	       n->send.f.internal == p->op.f.internal;
 }
 
 static int find_explain(struct mt_match_hang *h, const struct mt_match_pending *p,
-			const uint8_t *state, size_t nranks)
+			const struct mt_match_rank *ranks, size_t n_ranks)
 {
 	size_t cap = 0;
 
@@ -537,7 +579,8 @@ static int find_explain(struct mt_match_hang *h, const struct mt_match_pending *
 		const struct mt_match_pending *pp = &p[w->pending];
 
 		for (unsigned k = 0; k <= pp->n_near; k++) {
-			if (k < pp->n_near ? !explains(pp, w, &pp->near[k], state, nranks) :
+			if (k < pp->n_near ? !explains(pp, w, &pp->near[k], ranks,
+						       n_ranks) :
 			    !pp->unacked)
 				continue;
 			if (h->n_explain == cap) {
@@ -558,8 +601,8 @@ static int find_explain(struct mt_match_hang *h, const struct mt_match_pending *
 }
 
 enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
-				 size_t n, const uint8_t *state, size_t nranks,
-				 struct mt_match_hang **out)
+				 size_t n, const struct mt_match_rank *ranks,
+				 size_t n_ranks, struct mt_match_hang **out)
 {
 	struct mt_match_hang *h = calloc(1, sizeof(*h));
 	struct graph g = { 0 };
@@ -569,27 +612,20 @@ enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
 	*out = NULL;
 	if (!h || !(h->waits = malloc((n + 1) * sizeof(*h->waits))))
 		goto end;
-	h->nranks = nranks;
-	for (size_t i = 0; i < n; i++) {
-		struct mt_match_wait *w = &h->waits[h->n_waits];
-
-		if (!wait_of(&pending[i], i, w))
-			continue;
-		h->n_waits++;
-		if (w->rank >= 0 && (size_t)w->rank >= h->nranks)
-			h->nranks = (size_t)w->rank + 1;
-		if (w->on >= 0 && (size_t)w->on >= h->nranks)
-			h->nranks = (size_t)w->on + 1;
-	}
-	g.n = h->nranks;
-	if (csr(h, g.n, 0, &g.off, &g.adj) || csr(h, g.n, 1, &g.roff, &g.radj) ||
+	for (size_t i = 0; i < n; i++)
+		h->n_waits += (size_t)wait_of(&pending[i], i, &h->waits[h->n_waits]);
+	if (nodes(h, &g) || csr(h, &g, 0, &g.off, &g.adj) ||
+	    csr(h, &g, 1, &g.roff, &g.radj) ||
 	    !(comp = malloc((g.n + 1) * sizeof(*comp))) ||
-	    (ncomp = components(h, &g, comp)) == NONE ||
-	    find_roots(h, &g, comp, ncomp, state, nranks) || group(h, pending) ||
-	    find_explain(h, pending, state, nranks))
+	    (ncomp = components(&g, comp)) == NONE ||
+	    find_roots(h, &g, comp, ncomp, ranks, n_ranks) || group(h, pending) ||
+	    find_explain(h, pending, ranks, n_ranks))
 		goto end;
 	rc = 0;
 end:
+	free(g.ids);
+	free(g.src);
+	free(g.dst);
 	free(g.off);
 	free(g.adj);
 	free(g.roff);

@@ -351,7 +351,12 @@ struct mt_match_hang {
 					 * ranks first */
 	size_t n_explain;
 	struct mt_match_explain *explain;
-	size_t nranks;			/* ranks 0..nranks-1 */
+};
+
+/* A traced rank and what it does (for mt_match_hang_new). */
+struct mt_match_rank {
+	int32_t rank;
+	uint8_t state;			/* enum mt_match_rank_state */
 };
 
 const char *mt_match_rank_state_str(unsigned state);
@@ -359,12 +364,13 @@ const char *mt_match_wait_str(unsigned why);
 const char *mt_match_root_str(unsigned type);
 /*
  * Who waits on whom among pending[0..n) (a summary's, or a live view's).
- * state[r] (enum mt_match_rank_state) for ranks 0..nranks-1; ranks beyond
- * are UNTRACED. MT_OK or MT_ERR_NOMEM.
+ * ranks[0..n_ranks), sorted by rank: the traced ranks' states; a rank not
+ * there left no trace. Memory follows the operations, not the rank values.
+ * MT_OK or MT_ERR_NOMEM.
  */
 enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
-				 size_t n, const uint8_t *state, size_t nranks,
-				 struct mt_match_hang **out);
+				 size_t n, const struct mt_match_rank *ranks,
+				 size_t n_ranks, struct mt_match_hang **out);
 void mt_match_hang_free(struct mt_match_hang *h);
 
 #endif /* MT_MATCH_H */

@@ -221,34 +221,39 @@ void mt_sink_report_pending_line(const struct report *r,
 			 p->delivered ? " (delivered)" : "");
 }
 
+static int by_rank(const void *a, const void *b)
+{
+	int32_t x = ((const struct mt_match_rank *)a)->rank;
+	int32_t y = ((const struct mt_match_rank *)b)->rank;
+
+	return (x > y) - (x < y);
+}
+
 enum mt_status mt_sink_report_hang(const struct mt_run *run,
 				   const struct mt_match_summary *s,
 				   struct mt_match_hang **h)
 {
 	const struct mt_trace *t = run->trace;
-	size_t n = 0;
-	uint8_t *state;
+	size_t n = 0, nprocs = t ? t->nprocs : 0;
+	struct mt_match_rank *ranks = malloc((nprocs + 1) * sizeof(*ranks));
 	enum mt_status rc;
 
-	for (size_t p = 0; t && p < t->nprocs; p++)
-		if (t->procs[p].world_rank >= 0 && (size_t)t->procs[p].world_rank >= n)
-			n = (size_t)t->procs[p].world_rank + 1;
-	state = malloc(n + 1);
-	if (!state)
+	if (!ranks)
 		return MT_ERR_NOMEM;
-	memset(state, MT_MATCH_RANK_UNTRACED, n + 1);
-	for (size_t p = 0; t && p < t->nprocs; p++) {
+	for (size_t p = 0; p < nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
 		int clean = pr->nfiles > 0;
 
+		if (pr->world_rank < 0)
+			continue;
 		for (size_t f = 0; f < pr->nfiles; f++)
 			clean &= mt_trace_file_clean(pr->files[f]);
-		if (pr->world_rank >= 0)
-			state[pr->world_rank] = clean ? MT_MATCH_RANK_FINISHED :
-				MT_MATCH_RANK_RUNNING;
+		ranks[n++] = (struct mt_match_rank){ pr->world_rank, clean ?
+			MT_MATCH_RANK_FINISHED : MT_MATCH_RANK_RUNNING };
 	}
-	rc = mt_match_hang_new(s->pending, s->n_pending, state, n, h);
-	free(state);
+	qsort(ranks, n, sizeof(*ranks), by_rank);
+	rc = mt_match_hang_new(s->pending, s->n_pending, ranks, n, h);
+	free(ranks);
 	return rc;
 }
 

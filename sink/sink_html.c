@@ -495,12 +495,16 @@ static void hang_analysis(FILE *f, const struct report *r,
 		const struct mt_match_root *rt = &h->roots[i];
 
 		mt_sink_report_root_line(rt, line, sizeof(line));
+		size_t k = strlen(line);
+		int colon = k && line[k - 1] == ':';
+
+		line[k - (size_t)colon] = 0;	/* the colon goes after the count */
 		fputs("<p class=\"bad\"><b>Cause:</b> ", f);
 		mt_sink_esc_html(f, line);
 		if (rt->waiters)
 			fprintf(f, " (%zu other rank%s wait on %s)", rt->waiters,
 				rt->waiters == 1 ? "" : "s", rt->size > 1 ? "them" : "it");
-		fputs("</p><ul class=\"ex\">", f);
+		fprintf(f, "%s</p><ul class=\"ex\">", colon ? ":" : "");
 		for (size_t k = 0; k < rt->n; k++) {
 			mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + k]],
 						 line, sizeof(line));

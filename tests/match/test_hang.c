@@ -48,11 +48,15 @@ static void add_near(struct mt_match_pending *p, int32_t from, int32_t tag,
 		.internal = tag < 0, .has_tag = 1 };
 }
 
+/* Ranks 0..nranks-1 traced, in state[r]. */
 static struct mt_match_hang *analyse(const uint8_t *state, size_t nranks)
 {
+	struct mt_match_rank r[MAXP];
 	struct mt_match_hang *h;
 
-	cr_assert_eq(mt_match_hang_new(P, np, state, nranks, &h), MT_OK);
+	for (size_t i = 0; i < nranks; i++)
+		r[i] = (struct mt_match_rank){ (int32_t)i, state[i] };
+	cr_assert_eq(mt_match_hang_new(P, np, r, nranks, &h), MT_OK);
 	return h;
 }
 
@@ -263,5 +267,23 @@ Test(hang, world_comm_rank_is_world_rank)
 	cr_assert_eq(h->waits[0].on, 0);
 	cr_assert_eq(h->waits[1].on, -1);
 	cr_assert_eq(h->waits[1].any, 0, "a named source, only not resolved");
+	mt_match_hang_free(h);
+}
+
+/* A corrupt trace's ranks are any int32: memory must follow the
+ * operations, not the largest rank named. */
+Test(hang, huge_ranks)
+{
+	struct mt_match_rank r[] = { { 5, MT_MATCH_RANK_RUNNING },
+				     { INT32_MAX - 1, MT_MATCH_RANK_RUNNING } };
+	struct mt_match_hang *h;
+
+	recv_on(5, INT32_MAX, MT_MATCH_USER, 1);
+	recv_on(INT32_MAX - 1, 5, MT_MATCH_USER, 1);
+	recv_on(INT32_MAX, INT32_MAX - 1, MT_MATCH_USER, 1);
+	cr_assert_eq(mt_match_hang_new(P, np, r, 2, &h), MT_OK);
+	cr_assert_eq(h->n_roots, 1);
+	cr_assert_eq(h->roots[0].size, 3);
+	cr_assert_eq(h->roots[0].rank, 5);
 	mt_match_hang_free(h);
 }
