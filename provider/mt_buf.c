@@ -6,6 +6,19 @@
  * SIGBUS on ENOSPC), each chunk prefaulted so that the hot path takes no page
  * faults. Records that do not fit are counted per cause in the file header
  * (or, for threads without a file, process-wide) and reported once at the end.
+ *
+ * Process exit (mt_rec_fini) finishes the files of threads that are still
+ * recording through a handshake: it marks them closing, waits until each
+ * owner is outside any record (mt_rec_tls.busy), closes the inline path
+ * (limit 0), makes that visible to every CPU with one membarrier(), waits
+ * once more, and only then appends CLOCK END and truncates. An owner that
+ * stays inside a record past a bound, or a kernel without membarrier,
+ * leaves the file as it is for the kernel: whole records up to committed,
+ * not marked closed, never truncated under the writer.
+ *
+ * fork(): the child forgets its parent's files (shared mappings) and records
+ * into files of its own, named with its pid, whose PROC record is the
+ * parent's with the child's pid and h.aux = the parent's pid.
  */
 #define _GNU_SOURCE /* fallocate */
 #include <errno.h>
@@ -20,7 +33,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/membarrier.h>
 
 #include "mt_proc.h"
 #include "mt_rec.h"
@@ -35,6 +51,10 @@
 /* Room kept free at the end of every file for the closing CLOCK END. */
 #define END_RESERVE sizeof(struct mt_rec_clock)
 
+/* How long mt_rec_fini() waits for a thread to leave its record (a record
+ * takes nanoseconds; growing a file, milliseconds at worst). */
+#define FINI_WAIT_NS 1000000000ull
+
 
 enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COUNT };
 
@@ -45,6 +65,8 @@ static struct {
 	char host[64];
 	int dirfd;			/* -1: recording off */
 	int finished;
+	int barrier_ok;			/* membarrier PRIVATE_EXPEDITED registered */
+	uint32_t parent_pid;		/* fork(): the pid forking, for the child */
 	uint32_t next_seq;
 	struct mt_rec_buf *bufs;
 	struct mt_rec_proc proc;	/* filled once at init, copied into seq 0 */
@@ -52,6 +74,7 @@ static struct {
 	int key_ok;
 	uint64_t nofile;		/* MT_LOSS_NOFILE, process-wide */
 	uint64_t lost[MT_LOSS_COUNT];	/* totals of closed files */
+	uint64_t lost_nested;		/* ... and of their lost_nested */
 	int warned[W_COUNT];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1 };
 
@@ -116,7 +139,16 @@ static int open_dir(const char *dir)
 }
 
 static void thread_exit(void *arg);
+static void before_fork(void);
+static void after_fork_parent(void);
 static void after_fork_child(void);
+
+/* The asymmetric barrier of the exit handshake: registered once per
+ * process (again in a forked child). */
+static int register_barrier(void)
+{
+	return !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+}
 
 int mt_rec_init(const struct mt_rec_conf *conf)
 {
@@ -138,7 +170,8 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	g.host[sizeof(g.host) - 1] = '\0';
 	if (!g.key_ok) {
 		g.key_ok = !pthread_key_create(&g.key, thread_exit);
-		pthread_atfork(NULL, NULL, after_fork_child);
+		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+		g.barrier_ok = register_barrier();
 	}
 	fd = open_dir(g.dir);
 	if (fd < 0) {
@@ -179,7 +212,8 @@ static uint64_t room(const struct mt_rec_buf *b)
  * count waits for the general path (mt_rec_op_begin) to record it. */
 static void set_limit(struct mt_rec_buf *b)
 {
-	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries ? room(b) : 0;
+	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries && !b->closing ?
+		   room(b) : 0;
 }
 
 /* Room for size more bytes after what is committed. */
@@ -231,18 +265,25 @@ static int grow(struct mt_rec_buf *b)
 	return grow_by(b, g.conf.chunk_size, 0);
 }
 
+/* Publish the size bytes written at mt_rec_next(b) by this file, not by
+ * a record of the thread (which stays entered, if it is). */
+static void append_done(struct mt_rec_buf *b, size_t size)
+{
+	mt_rec_set_committed(b->hdr, b->hdr->committed + size);
+}
+
 static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
 	struct mt_rec_clock *r = (void *)mt_rec_next(b);
 
 	mt_proc_clock_pair(r, phase);
-	mt_rec_buf_commit(b, sizeof(*r));
+	append_done(b, sizeof(*r));
 }
 
 static void write_proc(struct mt_rec_buf *b)
 {
 	memcpy(mt_rec_next(b), &g.proc, sizeof(g.proc));
-	mt_rec_buf_commit(b, sizeof(g.proc));
+	append_done(b, sizeof(g.proc));
 }
 
 static void unmap_buf(struct mt_rec_buf *b)
@@ -317,6 +358,10 @@ static struct mt_rec_buf *create_buf(void)
 	h->tid = (uint32_t)syscall(SYS_gettid);
 	h->thread_seq = seq;
 	h->flags = g.conf.file_flags;
+	h->empty_polls = mt_rec_tls.empty_polls;
+	h->eagain = mt_rec_tls.eagain;
+	mt_rec_tls.empty_polls = mt_rec_tls.eagain = 0;
+	b->busy = g.key_ok ? &mt_rec_tls.busy : NULL;
 	g.next_seq++;
 	if (seq == 0)
 		write_proc(b);
@@ -344,7 +389,7 @@ static void *slow(size_t size)
 			b = &dead_buf;
 		mt_rec_tls.buf = b;
 	}
-	if (b == &dead_buf || b->closed) {
+	if (b == &dead_buf || b->closing) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -367,12 +412,44 @@ static void *slow(size_t size)
 	return mt_rec_next(b);
 }
 
+/*
+ * Enters a record from out-of-line code. The full fence orders the busy
+ * store before the loads of 'closing' that follow: with mt_rec_fini()'s
+ * fence between its store of 'closing' and its loads of 'busy', either
+ * this thread sees closing or mt_rec_fini() sees it busy and waits.
+ */
+static void enter_fenced(void)
+{
+	mt_rec_enter();
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A record made while the thread is inside another (in a signal handler):
+ * counted, never written over the outer one. */
+static void count_nested(void)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (b->fd >= 0 && !b->closed)
+		b->hdr->lost_nested++;
+	else
+		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
+}
+
 /* The application's errno must survive whatever the slow path calls. */
 void *mt_rec_slow(size_t size)
 {
 	int saved = errno;
-	void *r = slow(size);
+	void *r;
 
+	if (mt_rec_tls.busy) {
+		count_nested();
+		return NULL;
+	}
+	enter_fenced();
+	r = slow(size);
+	if (!r)
+		mt_rec_leave();
 	errno = saved;
 	return r;
 }
@@ -382,25 +459,39 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 	struct mt_file_hdr *h = b->hdr;
 
-	h->eagain++;
 	mt_rec_tls.retries++;
-	if (b != &dead_buf && b != &unborn_buf)
-		b->limit = 0;
+	if (b->fd < 0) {
+		mt_rec_tls.eagain++;
+		return;
+	}
+	h->eagain++;
+	b->limit = 0;
 	if (!r)
 		return;
 	mt_rec_tls.retries += r->retries;
-	if (mt_rec_next(b) == (char *)(r + 1))
-		mt_rec_publish(h, h->committed - sizeof(*r));
+	/* Taking the record back moves committed: not while mt_rec_fini()
+	 * finishes the file, nor inside a record a signal interrupted. */
+	if (mt_rec_tls.busy) {
+		r->ret = ret;
+		return;
+	}
+	enter_fenced();
+	if (!b->closing && mt_rec_next(b) == (char *)(r + 1))
+		mt_rec_set_committed(h, h->committed - sizeof(*r));
 	else
 		r->ret = ret;
+	mt_rec_leave();
 }
 
 void mt_rec_reopen(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (b != &dead_buf && b != &unborn_buf && !b->closed)
-		set_limit(b);
+	if (b->fd < 0 || mt_rec_tls.busy)
+		return;
+	enter_fenced();
+	set_limit(b);
+	mt_rec_leave();
 }
 
 /* Writes CLOCK END, marks the file closed and gives back the unused,
@@ -413,11 +504,13 @@ static void finish_buf(struct mt_rec_buf *b)
 	if (b->closed)
 		return;
 	write_clock(b, MT_CLOCK_END);
+	b->closing = 1;
 	b->closed = 1;
 	b->limit = 0;
 	b->hdr->flags |= MT_FILE_CLOSED;
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		g.lost[i] += b->hdr->lost[i];
+	g.lost_nested += b->hdr->lost_nested;
 	end = mt_rec_next(b);
 	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
 		b->grown_end = end;
@@ -473,26 +566,92 @@ static void report_losses(void)
 
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		total += g.lost[i];
+	total += g.lost_nested;
 	if (!total || !g.conf.warn)
 		return;
 	char msg[256];
 	snprintf(msg, sizeof(msg),
-		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu)",
+		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu, in a signal handler %llu)",
 		 (unsigned long long)total,
 		 (unsigned long long)g.lost[MT_LOSS_FULL],
 		 (unsigned long long)g.lost[MT_LOSS_NOSPACE],
-		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile));
+		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile),
+		 (unsigned long long)g.lost_nested);
 	g.conf.warn(msg);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A file of another thread than the caller. */
+static int foreign(const struct mt_rec_buf *b)
+{
+	return b != mt_rec_tls.buf;
+}
+
+/* Waits (until deadline) for every other owner to be outside a record.
+ * Returns 0 when they all are. An owner whose busy flag is unknown (no
+ * thread key: it may be gone) counts as never idle. */
+static int wait_idle(uint64_t deadline)
+{
+	const struct mt_rec_buf *b;
+
+	for (b = g.bufs; b; b = b->link) {
+		if (!foreign(b))
+			continue;
+		if (!b->busy)
+			return -1;
+		while (__atomic_load_n(b->busy, __ATOMIC_ACQUIRE)) {
+			if (monotonic_ns() > deadline)
+				return -1;
+			sched_yield();
+		}
+	}
+	return 0;
+}
+
 /*
- * Process end: finish every file. Mappings and buffers are deliberately kept
- * (other threads may still hold pointers to them; their further records go
- * to the slow path and are counted lost), only the directory fd is closed.
+ * The exit handshake (top of file). Returns 0 when no other thread can
+ * write to the files any more, so they may be finished.
+ */
+static int quiesce(void)
+{
+	uint64_t deadline = monotonic_ns() + FINI_WAIT_NS;
+	struct mt_rec_buf *b;
+
+	for (b = g.bufs; b; b = b->link)
+		__atomic_store_n(&b->closing, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Owners already past their check of 'closing' finish their slow
+	 * path (which may reopen limit) ... */
+	if (wait_idle(deadline))
+		return -1;
+	/* ... later ones see closing and never reopen it. */
+	for (b = g.bufs; b; b = b->link)
+		__atomic_store_n(&b->limit, 0, __ATOMIC_RELAXED);
+	/* Every CPU running an owner passes a full barrier: a record entered
+	 * before it is seen busy below, one entered after it reads limit 0. */
+	if (!g.barrier_ok ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		return -1;
+	return wait_idle(deadline);
+}
+
+/*
+ * Process end: finish every file (other threads' only after the exit
+ * handshake). Mappings and buffers are deliberately kept (other threads
+ * may still hold pointers to them; their further records go to the slow
+ * path and are counted lost), only the directory fd is closed.
  */
 void mt_rec_fini(void)
 {
 	struct mt_rec_buf *b;
+	int others_idle;
 
 	pthread_mutex_lock(&g.lock);
 	if (g.finished) {
@@ -500,8 +659,10 @@ void mt_rec_fini(void)
 		return;
 	}
 	g.finished = 1;
+	others_idle = !quiesce();
 	for (b = g.bufs; b; b = b->link)
-		finish_buf(b);
+		if (others_idle || !foreign(b))
+			finish_buf(b);
 	report_losses();
 	if (g.dirfd >= 0)
 		close(g.dirfd);
@@ -509,8 +670,26 @@ void mt_rec_fini(void)
 	pthread_mutex_unlock(&g.lock);
 }
 
-/* A forked child must not write into its parent's files (they are shared
- * mappings): it forgets them and starts its own, numbered from 0. */
+/* fork() while no thread is between two steps under the lock: the child
+ * gets a consistent list of files and a lock it can take. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&g.lock);
+	g.parent_pid = (uint32_t)getpid();
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&g.lock);
+}
+
+/*
+ * A forked child must not write into its parent's files (they are shared
+ * mappings): it forgets them, its only thread's thread-exit slot included
+ * (it would close a freed buffer), and records into files of its own,
+ * numbered from 0 under its pid, with a PROC record marking the fork.
+ * Its counts start at zero.
+ */
 static void after_fork_child(void)
 {
 	struct mt_rec_buf *b, *next;
@@ -521,6 +700,17 @@ static void after_fork_child(void)
 	}
 	g.bufs = NULL;
 	g.next_seq = 0;
+	g.nofile = g.lost_nested = 0;
+	memset(g.lost, 0, sizeof(g.lost));
+	g.proc.pid = (uint32_t)getpid();
+	g.proc.h.aux = g.parent_pid;
+	g.proc.h.ts = mt_rec_now();
+	if (g.barrier_ok)
+		g.barrier_ok = register_barrier();
+	if (g.key_ok)
+		pthread_setspecific(g.key, NULL);
 	mt_rec_tls.buf = &unborn_buf;
+	mt_rec_tls.retries = 0;
+	mt_rec_tls.empty_polls = mt_rec_tls.eagain = 0;
 	pthread_mutex_init(&g.lock, NULL);
 }
