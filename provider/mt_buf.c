@@ -389,10 +389,15 @@ static void *slow(size_t size)
 			b = &dead_buf;
 		mt_rec_tls.buf = b;
 	}
-	if (b == &dead_buf || b->closing) {
+	if (b == &dead_buf) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	/* The process is exiting (mt_rec_fini): the trace ends with the
+	 * file's CLOCK END, and records of threads still running are past
+	 * its end, not lost. */
+	if (b->closing)
+		return NULL;
 	while (!fits(b, size)) {
 		if (b->stuck) {
 			b->hdr->lost[b->stuck - 1]++;
