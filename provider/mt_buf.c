@@ -8,10 +8,11 @@
  * (or, for threads without a file, process-wide) and reported once at the end.
  *
  * Process exit (mt_rec_fini) finishes the files of threads that are still
- * recording through a handshake: it marks them closing, waits until each
- * owner is outside any record (mt_rec_tls.busy), closes the inline path
- * (limit 0), makes that visible to every CPU with one membarrier(), waits
- * once more, and only then appends CLOCK END and truncates. An owner that
+ * recording through a handshake (quiesce): it marks them closing, waits
+ * until each owner is outside any record (mt_rec_tls.busy), closes the
+ * inline path (limit 0), waits once more, and only then appends CLOCK END
+ * and truncates. A membarrier() before each wait makes the owners' plain
+ * stores and loads ordered for it, so writers pay no fence. An owner that
  * stays inside a record past a bound, or a kernel without membarrier,
  * leaves the file as it is for the kernel: whole records up to committed,
  * not marked closed, never truncated under the writer.
@@ -208,11 +209,17 @@ static uint64_t room(const struct mt_rec_buf *b)
 	return (uint64_t)(b->grown_end - mt_rec_at(b, 0)) - END_RESERVE;
 }
 
+/* mt_rec_fini() marks a file closing from another thread. */
+static int closing(const struct mt_rec_buf *b)
+{
+	return __atomic_load_n(&b->closing, __ATOMIC_RELAXED);
+}
+
 /* The inline paths take records while the clock is the TSC and no retry
  * count waits for the general path (mt_rec_op_begin) to record it. */
 static void set_limit(struct mt_rec_buf *b)
 {
-	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries && !b->closing ?
+	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries && !closing(b) ?
 		   room(b) : 0;
 }
 
@@ -396,7 +403,7 @@ static void *slow(size_t size)
 	/* The process is exiting (mt_rec_fini): the trace ends with the
 	 * file's CLOCK END, and records of threads still running are past
 	 * its end, not lost. */
-	if (b->closing)
+	if (closing(b))
 		return NULL;
 	while (!fits(b, size)) {
 		if (b->stuck) {
@@ -415,18 +422,6 @@ static void *slow(size_t size)
 	}
 	set_limit(b);
 	return mt_rec_next(b);
-}
-
-/*
- * Enters a record from out-of-line code. The full fence orders the busy
- * store before the loads of 'closing' that follow: with mt_rec_fini()'s
- * fence between its store of 'closing' and its loads of 'busy', either
- * this thread sees closing or mt_rec_fini() sees it busy and waits.
- */
-static void enter_fenced(void)
-{
-	mt_rec_enter();
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* A record made while the thread is inside another (in a signal handler):
@@ -451,7 +446,7 @@ void *mt_rec_slow(size_t size)
 		count_nested();
 		return NULL;
 	}
-	enter_fenced();
+	mt_rec_enter();
 	r = slow(size);
 	if (!r)
 		mt_rec_leave();
@@ -480,8 +475,8 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 		r->ret = ret;
 		return;
 	}
-	enter_fenced();
-	if (!b->closing && mt_rec_next(b) == (char *)(r + 1))
+	mt_rec_enter();
+	if (!closing(b) && mt_rec_next(b) == (char *)(r + 1))
 		mt_rec_set_committed(h, h->committed - sizeof(*r));
 	else
 		r->ret = ret;
@@ -494,7 +489,7 @@ void mt_rec_reopen(void)
 
 	if (b->fd < 0 || mt_rec_tls.busy)
 		return;
-	enter_fenced();
+	mt_rec_enter();
 	set_limit(b);
 	mt_rec_leave();
 }
@@ -599,52 +594,66 @@ static int foreign(const struct mt_rec_buf *b)
 	return b != mt_rec_tls.buf;
 }
 
-/* Waits (until deadline) for every other owner to be outside a record.
- * Returns 0 when they all are. An owner whose busy flag is unknown (no
- * thread key: it may be gone) counts as never idle. */
-static int wait_idle(uint64_t deadline)
+/* Waits (until deadline) for every other owner to be outside a record;
+ * the file of one that is not then is abandoned, left for the kernel. An
+ * owner whose busy flag is unknown (no thread key: it may be gone) is
+ * never known to be idle. */
+static void wait_idle(uint64_t deadline)
 {
-	const struct mt_rec_buf *b;
+	struct mt_rec_buf *b;
 
 	for (b = g.bufs; b; b = b->link) {
-		if (!foreign(b))
+		if (!foreign(b) || b->abandoned)
 			continue;
-		if (!b->busy)
-			return -1;
+		if (!b->busy) {
+			b->abandoned = 1;
+			continue;
+		}
 		while (__atomic_load_n(b->busy, __ATOMIC_ACQUIRE)) {
-			if (monotonic_ns() > deadline)
-				return -1;
+			if (monotonic_ns() > deadline) {
+				b->abandoned = 1;
+				break;
+			}
 			sched_yield();
 		}
 	}
-	return 0;
 }
 
 /*
- * The exit handshake (top of file). Returns 0 when no other thread can
- * write to the files any more, so they may be finished.
+ * Every CPU running a thread of the process passes a full barrier: an
+ * owner's record entered (busy stored) before it is seen busy after it,
+ * and one entered after it reads what was stored before it. Without it,
+ * every other thread's file is abandoned.
  */
-static int quiesce(void)
+static void barrier_or_abandon(void)
+{
+	struct mt_rec_buf *b;
+
+	if (g.barrier_ok &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		return;
+	for (b = g.bufs; b; b = b->link)
+		b->abandoned = foreign(b);
+}
+
+/* The exit handshake (top of file): afterwards, no other thread writes to
+ * a file that is not abandoned. */
+static void quiesce(void)
 {
 	uint64_t deadline = monotonic_ns() + FINI_WAIT_NS;
 	struct mt_rec_buf *b;
 
 	for (b = g.bufs; b; b = b->link)
 		__atomic_store_n(&b->closing, 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	/* Owners already past their check of 'closing' finish their slow
-	 * path (which may reopen limit) ... */
-	if (wait_idle(deadline))
-		return -1;
-	/* ... later ones see closing and never reopen it. */
+	barrier_or_abandon();
+	/* Owners that read 'closing' before it was set finish their slow
+	 * path (which may reopen limit); later ones see it, never reopen. */
+	wait_idle(deadline);
 	for (b = g.bufs; b; b = b->link)
 		__atomic_store_n(&b->limit, 0, __ATOMIC_RELAXED);
-	/* Every CPU running an owner passes a full barrier: a record entered
-	 * before it is seen busy below, one entered after it reads limit 0. */
-	if (!g.barrier_ok ||
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
-		return -1;
-	return wait_idle(deadline);
+	barrier_or_abandon();
+	/* Inline records entered before limit 0 was visible are over. */
+	wait_idle(deadline);
 }
 
 /*
@@ -656,7 +665,6 @@ static int quiesce(void)
 void mt_rec_fini(void)
 {
 	struct mt_rec_buf *b;
-	int others_idle;
 
 	pthread_mutex_lock(&g.lock);
 	if (g.finished) {
@@ -664,9 +672,9 @@ void mt_rec_fini(void)
 		return;
 	}
 	g.finished = 1;
-	others_idle = !quiesce();
+	quiesce();
 	for (b = g.bufs; b; b = b->link)
-		if (others_idle || !foreign(b))
+		if (!b->abandoned)
 			finish_buf(b);
 	report_losses();
 	if (g.dirfd >= 0)

@@ -54,6 +54,8 @@ struct mt_rec_buf {
 	int closing;			/* mt_rec_fini() is finishing it: no more
 					 * records, limit is never reopened */
 	int closed;
+	int abandoned;			/* left unfinished at exit: its owner
+					 * did not leave its record in time */
 	const uint32_t *busy;		/* the owner's mt_rec_tls.busy */
 	struct mt_rec_buf *link;	/* process-wide list, under a mutex */
 };
