@@ -85,7 +85,9 @@ extern int mt_rec_clock_tsc;		/* 1: h.ts holds TSC ticks */
  * recording possible; it returns 0, or -1 after one conf->warn naming the
  * cause (recording then stays off and every record is dropped silently).
  * mt_rec_fini() finishes every file of the process (CLOCK END, MT_FILE_CLOSED,
- * truncated to its used size) and warns once if records were lost.
+ * truncated to its used size), other threads' once they are outside any
+ * record (mt_buf.c), and warns once if records were lost; records made
+ * after it are past the trace's end.
  * mt_rec_thread_close() does the same for the calling thread's file only.
  */
 int mt_rec_init(const struct mt_rec_conf *conf);
