@@ -569,14 +569,17 @@ static void report_losses(void)
 	total += g.lost_nested;
 	if (!total || !g.conf.warn)
 		return;
-	char msg[256];
+	char msg[256], nested[64] = "";
+	/* The nested count only when there is one: the line stays as it was. */
+	if (g.lost_nested)
+		snprintf(nested, sizeof(nested), ", in a signal handler %llu",
+			 (unsigned long long)g.lost_nested);
 	snprintf(msg, sizeof(msg),
-		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu, in a signal handler %llu)",
+		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu%s)",
 		 (unsigned long long)total,
 		 (unsigned long long)g.lost[MT_LOSS_FULL],
 		 (unsigned long long)g.lost[MT_LOSS_NOSPACE],
-		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile),
-		 (unsigned long long)g.lost_nested);
+		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile), nested);
 	g.conf.warn(msg);
 }
 

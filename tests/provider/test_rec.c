@@ -882,6 +882,8 @@ Test(rec, signal_inside_a_record_never_tears_it)
 		     "every handler record is written or counted (%d written, %llu counted)",
 		     inner, (unsigned long long)h->lost_nested);
 	cr_assert_geq(inner, 1, "a handler record outside any record is written");
+	cr_assert(nwarn == 1 && strstr(warnings[0], "in a signal handler"),
+		  "the exit warning counts them: %s", nwarn ? warnings[0] : "none");
 	free(data);
 }
 
