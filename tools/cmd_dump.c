@@ -245,6 +245,8 @@ static void print_proc(const struct mt_rec_proc *r)
 	       r->clock_hz, r->start_realtime_ns, FIELD(r, hostname),
 	       FIELD(r, job_id), FIELD(r, cpuset), FIELD(r, numa),
 	       FIELD(r, package));
+	if (r->h.aux)
+		printf(" fork_of_pid=%" PRIu32, r->h.aux);
 }
 
 static void print_clock(const struct mt_rec_clock *r)
@@ -458,7 +460,7 @@ static const char *clock_kind_str(enum mt_trace_clock_kind k)
 static int summarize_proc(const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
-	uint64_t unknown = 0, eagain = 0, empty = 0;
+	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0;
 	size_t clean = 0;
 	int bad = 0;
 	char name[32];
@@ -473,6 +475,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		unknown += f->unknown;
 		for (int l = 0; l < MT_LOSS_COUNT; l++)
 			lost[l] += f->hdr->lost[l];
+		nested += f->hdr->lost_nested;
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
 		if (count_ops(f, ops, &err) != MT_OK) {
@@ -484,8 +487,10 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		printf("rank %" PRId32, p->world_rank);
 	else
 		printf("rank ?");
-	printf("  host %s  pid %" PRIu32 "  files %zu (", FIELD(p, host), p->pid,
-	       p->nfiles);
+	printf("  host %s  pid %" PRIu32, FIELD(p, host), p->pid);
+	if (p->rec && p->rec->h.aux)
+		printf(" (fork of pid %" PRIu32 ")", p->rec->h.aux);
+	printf("  files %zu (", p->nfiles);
 	if (clean == p->nfiles)
 		printf("all closed cleanly");
 	else
@@ -504,10 +509,13 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		if (ops[op])
 			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_op_name(op)), ops[op]);
-	printf("\n  lost: full %" PRIu64 " nospace %" PRIu64 " nofile %" PRIu64
-	       "  eagain %" PRIu64 "  empty polls %" PRIu64 "\n",
-	       lost[MT_LOSS_FULL], lost[MT_LOSS_NOSPACE], lost[MT_LOSS_NOFILE],
-	       eagain, empty);
+	printf("\n  lost: full %" PRIu64 " nospace %" PRIu64 " nofile %" PRIu64,
+	       lost[MT_LOSS_FULL], lost[MT_LOSS_NOSPACE], lost[MT_LOSS_NOFILE]);
+	/* Records dropped in a signal handler: only when there were any, so
+	 * the line of every other trace stays as it was. */
+	if (nested)
+		printf(" nested %" PRIu64, nested);
+	printf("  eagain %" PRIu64 "  empty polls %" PRIu64 "\n", eagain, empty);
 	return bad;
 }
 
