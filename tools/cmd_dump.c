@@ -220,11 +220,13 @@ static const char *peer_str(char *buf, size_t len, const struct mt_trace *t,
 	const struct mt_trace_ep *e = a == FI_ADDR_UNSPEC ? NULL :
 				      mt_trace_resolve_ep(t, proc, ep, a);
 	const struct mt_trace_proc *p = e ? &t->procs[e->proc] : NULL;
+	char rk[MT_SINK_RANK_LEN];
 
 	if (!p)
 		return addr_str(buf, len, a);
-	if (p->world_rank >= 0)
-		snprintf(buf, len, "%" PRIu64 "->r%" PRId32, a, p->world_rank);
+	if (p->key >= 0)
+		snprintf(buf, len, "%" PRIu64 "->r%s", a,
+			 mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		snprintf(buf, len, "%" PRIu64 "->p%" PRIu32, a, p->pid);
 	return buf;
@@ -369,11 +371,11 @@ static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 	const struct mt_trace_proc *p = &t->procs[ev->proc];
 	const struct mt_trace_file *f = p->files[ev->file];
 	const struct mt_rec_hdr *r = ev->rec;
-	char type[16];
+	char type[16], rk[MT_SINK_RANK_LEN];
 
 	printf("%" PRId64 ".%09" PRId64 " ", rel_ns / 1000000000, rel_ns % 1000000000);
-	if (p->world_rank >= 0)
-		printf("r%-3" PRId32, p->world_rank);
+	if (p->key >= 0)
+		printf("r%-3s", mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		printf("p%-3" PRIu32, p->pid);
 	printf(" t%-2" PRIu32 " %s %-5s ", f->hdr->thread_seq,
@@ -455,13 +457,13 @@ static const char *clock_kind_str(enum mt_trace_clock_kind k)
 	return "?";
 }
 
-static int summarize_proc(const struct mt_trace_proc *p)
+static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
 	uint64_t unknown = 0, eagain = 0, empty = 0;
 	size_t clean = 0;
 	int bad = 0;
-	char name[32];
+	char name[32], rk[MT_SINK_RANK_LEN];
 
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct mt_trace_file *f = p->files[i];
@@ -480,8 +482,8 @@ static int summarize_proc(const struct mt_trace_proc *p)
 			bad = 1;
 		}
 	}
-	if (p->world_rank >= 0)
-		printf("rank %" PRId32, p->world_rank);
+	if (p->key >= 0)
+		printf("rank %s", mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		printf("rank ?");
 	printf("  host %s  pid %" PRIu32 "  files %zu (", FIELD(p, host), p->pid,
@@ -517,7 +519,7 @@ static int dump_summary(const struct mt_trace *t, const struct dump_opts *o)
 
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (rank_selected(o, &t->procs[i]))
-			bad |= summarize_proc(&t->procs[i]);
+			bad |= summarize_proc(t, &t->procs[i]);
 	return bad ? MT_EXIT_BAD_INPUT : MT_EXIT_OK;
 }
 
