@@ -1,7 +1,7 @@
 /*
  * mt_rec.h - the recording path of the msgtrace provider: per-thread trace
  * files written through mmap, and the inline hot path that appends one
- * fixed-size record of trace/mt_trace.h to the calling thread's file.
+ * fixed-size record of trace/mt_format.h to the calling thread's file.
  *
  * The hot path (mt_rec_reserve / mt_rec_commit and the record helpers) takes
  * no locks, makes no syscalls, allocates nothing and formats nothing: it reads

@@ -53,7 +53,7 @@ static void whatif_table(FILE *f, const struct tags *tg)
 
 		fprintf(f, "<tr><td>%s%s</td><td>0x%016" PRIx64 " (%s)</td><td>", c->l.name,
 			c->in_force ? " <b>(in force)</b>" : "", c->mtf, c->origin);
-		if (c->w.layout_status != MT_TAG_OK)
+		if (c->w.layout_status != MT_OK)
 			fputs("<span class=\"warn\">Open MPI would not start (cid under 8 "
 			      "bits)</span> ", f);
 		if (c->w.fits)

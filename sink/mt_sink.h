@@ -130,6 +130,14 @@ char *mt_sink_name_text(char *buf, size_t len, const char *s, size_t max);
 /* Lower-case copy of a record or op name ("tsend"), "?" when NULL. */
 const char *mt_sink_name_lower(char *buf, size_t len, const char *name);
 
+/* decode/'s layout evidence in words (evidence.c): one sentence into buf,
+ * returned; MT_SINK_EVIDENCE_LEN holds every one. */
+#define MT_SINK_EVIDENCE_LEN 512
+const char *mt_sink_evidence_text(const struct mt_tag_evidence_item *it,
+				  char *buf, size_t len);
+/* 1 for evidence that rules a layout out. */
+int mt_sink_evidence_ruled_out(const struct mt_tag_evidence_item *it);
+
 /* The ranks in clock domain d of c->res as ranges: "0-3,7,1:0-1:1". */
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				const struct mt_trace *t, uint32_t d,

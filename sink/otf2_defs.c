@@ -17,6 +17,17 @@ static const char *const phase_name[PH_COUNT] = {
 	[PH_CANCEL] = "cancelled",
 };
 
+int mt_sink_otf2_check(const struct otf2_out *o, OTF2_ErrorCode e,
+		       const char *what)
+{
+	if (e == OTF2_SUCCESS)
+		return 0;
+	if (!o->err->msg[0])
+		mt_err_set(o->err, MT_ERR_IO, "OTF2 %s: %s (%s)", what,
+			   OTF2_Error_GetName(e), OTF2_Error_GetDescription(e));
+	return -1;
+}
+
 struct defs {
 	const struct otf2_out *o;
 	OTF2_GlobalDefWriter *w;

@@ -1,5 +1,5 @@
 /*
- * report.h - the statistics of `msgtrace report` (private to tools/),
+ * report.h - the statistics of `msgtrace report` (private to sink/),
  * accumulated from message batches and rendered by sink_text and sink_json:
  * per-pair messages and bytes split user / internal, message sizes in
  * power-of-two classes, effective bandwidth (bytes over receive completion

@@ -57,7 +57,7 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		for (size_t j = 0; j < i && same == i; j++)
 			if (run->ep_layout[j].id == l->id &&
 			    run->ep_layout[j].cid_max == l->cid_max &&
-			    run->ep_detect[j].n_lines == d->n_lines)
+			    run->ep_detect[j].n_items == d->n_items)
 				same = j;
 		if (same != i) {
 			fprintf(o, "    evidence of the same kind as ep %zu\n", same);
@@ -66,12 +66,15 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		/* Other MPI libraries' layouts ruled out: counted, not listed
 		 * (`msgtrace decode` lists them). */
 		unsigned other = 0;
-		for (unsigned k = 0; k < d->n_lines; k++) {
-			if (!strncmp(d->lines[k], "mpich-", 6) && strstr(d->lines[k],
-									" ruled out: "))
+		for (unsigned k = 0; k < d->n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
+			if (mt_sink_evidence_ruled_out(&d->item[k]) &&
+			    !strncmp(mt_tag_layout_name(d->item[k].layout), "mpich-", 6))
 				other++;
 			else
-				fprintf(o, "    %s\n", d->lines[k]);
+				fprintf(o, "    %s\n", mt_sink_evidence_text(&d->item[k],
+						text, sizeof(text)));
 		}
 		if (other)
 			fprintf(o, "    (and %u MPICH layouts ruled out: msgtrace decode "
@@ -152,10 +155,10 @@ static void whatif(FILE *o, const struct tags *tg)
 
 		fprintf(o, "  %-12s mem_tag_format 0x%016" PRIx64 " (%s)%s: ", c->l.name,
 			c->mtf, c->origin, c->in_force ? " [in force]" : "");
-		if (c->w.layout_status == MT_TAG_ERR_MTF)
+		if (c->w.layout_status == MT_ERR_RANGE)
 			fprintf(o, "Open MPI would not start (cid under 8 bits), and ");
 		fprintf(o, "%s\n", c->w.fits ? "everything fits" :
-			c->w.layout_status == MT_TAG_OK ? "does NOT fit" : "nothing fits");
+			c->w.layout_status == MT_OK ? "does NOT fit" : "nothing fits");
 		for (int f = 0; f < MT_TAG_U_COUNT; f++)
 			if (c->w.f[f].misfit)
 				misfit_line(o, tg, c, f);

@@ -42,9 +42,12 @@ static void endpoints(FILE *o, const struct mt_run *run)
 			mt_tag_confidence_name(d->confidence));
 		layout_obj(o, &run->ep_layout[i], t->eps[i].rec->mem_tag_format);
 		fputs(",\"evidence\":[", o);
-		for (unsigned k = 0; k < d->n_lines; k++) {
+		for (unsigned k = 0; k < d->n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
 			fputs(k ? "," : "", o);
-			mt_sink_esc_json(o, d->lines[k]);
+			mt_sink_esc_json(o, mt_sink_evidence_text(&d->item[k], text,
+								  sizeof(text)));
 		}
 		fputs("]}", o);
 	}
@@ -106,7 +109,7 @@ static void whatif(FILE *o, const struct tags *tg)
 		layout_obj(o, &c->l, c->mtf);
 		fprintf(o, ",\"origin\":\"%s\",\"in_force\":%s,\"mpi_starts\":%s,"
 			"\"fits\":%s,\"fields\":[", c->origin, c->in_force ? "true" : "false",
-			c->w.layout_status == MT_TAG_OK ? "true" : "false",
+			c->w.layout_status == MT_OK ? "true" : "false",
 			c->w.fits ? "true" : "false");
 		for (int f = 0; f < MT_TAG_U_COUNT; f++) {
 			const struct mt_tag_whatif_field *w = &c->w.f[f];

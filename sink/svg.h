@@ -1,5 +1,5 @@
 /*
- * svg.h - small inline-SVG charts for the HTML report (private to tools/):
+ * svg.h - small inline-SVG charts for the HTML report (private to sink/):
  * a bar or line chart over labelled categories and a square heatmap. They
  * write markup only (no scripts); styling comes from the page's CSS classes
  * (.ax, .grid, .axis, .s0, .s1, .line, .pt, .cell, .dense), so screen and

@@ -1,6 +1,6 @@
 /*
  * tracks.h - where a message's events go in a timeline output (private to
- * tools/): processes become ranks, trace files become threads, and an
+ * sink/): processes become ranks, trace files become threads, and an
  * endpoint's operations belong to the thread that enabled it (Open MPI
  * opens one endpoint per thread when it uses several).
  */

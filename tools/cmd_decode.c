@@ -194,8 +194,12 @@ static void report(const struct mt_trace *t, const struct eps *s)
 		       mt_sink_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
 				    sizeof(t->eps[i].rec->prov_name)), s->lay[i].name,
 		       mt_tag_confidence_name(s->det[i].confidence));
-		for (unsigned k = 0; k < s->det[i].n_lines; k++)
-			printf("  %s\n", s->det[i].lines[k]);
+		for (unsigned k = 0; k < s->det[i].n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
+			printf("  %s\n", mt_sink_evidence_text(&s->det[i].item[k],
+							      text, sizeof(text)));
+		}
 	}
 }
 
