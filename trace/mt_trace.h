@@ -80,8 +80,8 @@ struct mt_trace_file {
 	size_t map_len;			/* bytes mapped: committed, or the file */
 	const struct mt_file_hdr *hdr;	/* &hdr_snap */
 	struct mt_file_hdr hdr_snap;	/* the header as read at open */
-	int live;			/* not closed, and its writer runs
-					 * (mt_trace_open: see proc alive) */
+	int live;			/* not closed and its writer still runs
+					 * (set by mt_trace_open) */
 	char host[64];			/* from the file name, "" if it has none */
 	uint64_t valid_end;		/* file offset after the last good record */
 	enum mt_status scan_status;	/* MT_OK or the error that ended the scan */
@@ -142,7 +142,8 @@ struct mt_trace_proc {
 	char host[64];
 	uint32_t pid;
 	int32_t world_rank;		/* as recorded, -1 when unknown */
-	int alive;			/* its writer still runs (mt_trace_writer_alive) */
+	int alive;			/* it still runs and a file of it is not
+					 * closed (mt_trace_writer_alive) */
 	uint32_t job;			/* index in its trace's jobs[] */
 	int32_t key;			/* (job, rank) numbered, -1 when unknown */
 	const struct mt_rec_proc *rec;	/* NULL when no thread_seq 0 PROC */
@@ -238,7 +239,8 @@ int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
  * Address resolution: process proc's AV av maps fi_addr to address bytes
  * (MT_REC_AV); the endpoint whose own name (MT_REC_EP) has those bytes is
  * the answer (the application-visible one when an internal layer's
- * endpoint has the same name), NULL when none does. Object ids are per
+ * endpoint has the same name; one of proc's launch when launches run one
+ * after another reused the name), NULL when none does. Object ids are per
  * process; when an id was reused after a close, the last record wins.
  */
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
