@@ -14,6 +14,7 @@
 struct member {
 	char id[sizeof(((struct mt_trace_job *)0)->id)];
 	int32_t rank;
+	int orphan;		/* no PROC record: its job is unknown */
 	int64_t start_ns;
 	size_t proc;
 };
@@ -24,23 +25,29 @@ static void member_of(const struct mt_trace_proc *p, size_t i, struct member *m)
 	const struct mt_rec_proc *r = p->rec;
 
 	m->proc = i;
+	m->orphan = !r;
 	m->rank = p->world_rank;
 	m->start_ns = r && r->start_realtime_ns <= INT64_MAX ?
 		      (int64_t)r->start_realtime_ns : INT64_MAX;
 	if (r && r->job_id[0])
 		snprintf(m->id, sizeof(m->id), "%.*s", (int)sizeof(r->job_id),
 			 r->job_id);
-	else if (r && r->world_rank >= 0)
+	else if (!r || r->world_rank >= 0)
 		m->id[0] = '\0';
 	else {
 		snprintf(m->id, sizeof(m->id), "%.63s:%" PRIu32, p->host, p->pid);
-		m->rank = r ? 0 : -1;
+		m->rank = 0;
 	}
 }
 
+/* By job id, processes without a PROC record last. */
 static int cmp_member(const void *a, const void *b)
 {
-	return strcmp(((const struct member *)a)->id, ((const struct member *)b)->id);
+	const struct member *x = a, *y = b;
+
+	if (x->orphan != y->orphan)
+		return x->orphan - y->orphan;
+	return strcmp(x->id, y->id);
 }
 
 static int cmp_job(const void *a, const void *b)
@@ -106,16 +113,25 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 	struct member *m = calloc(n, sizeof(*m));
 	uint32_t *job_of = calloc(n, sizeof(*job_of)), *order = NULL;
 	struct mt_trace_job *jobs = calloc(n, sizeof(*jobs));
+	int orphans_alone;
 
 	if (!m || !job_of || !jobs)
 		goto nomem;
 	for (size_t i = 0; i < t->nprocs; i++)
 		member_of(&t->procs[i], i, &m[i]);
 	mt_trace_sort(m, t->nprocs, sizeof(*m), cmp_member);
+	orphans_alone = t->nprocs && m[0].orphan;
 	t->njobs = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct mt_trace_job *jb;
 
+		/* A process whose PROC record was lost (its first file
+		 * missing) counts in the first job, rank unknown (they sort
+		 * last); only a trace of such processes alone makes them a job. */
+		if (m[i].orphan && !orphans_alone) {
+			job_of[i] = UINT32_MAX;
+			continue;
+		}
 		if (!i || strcmp(m[i].id, m[i - 1].id)) {
 			jb = &jobs[t->njobs++];
 			memcpy(jb->id, m[i].id, sizeof(jb->id));
@@ -135,8 +151,11 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 		goto nomem;
 	for (size_t j = 0; j < t->njobs; j++)
 		order[jobs[j].base] = (uint32_t)j;
-	for (size_t i = 0; i < t->nprocs; i++)
-		job_of[i] = order[job_of[i]];
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (job_of[i] == UINT32_MAX)
+			jobs[0].nprocs++;
+		job_of[i] = job_of[i] == UINT32_MAX ? 0 : order[job_of[i]];
+	}
 	t->jobs = jobs;
 	number(t, m, job_of);
 	free(order);

@@ -178,3 +178,27 @@ Test(jobs, file_read_while_written)
 	tw_free(&w);
 	tw_rmdir(dir);
 }
+
+/* A process whose first file (its PROC record) is missing joins the first
+ * job with its rank unknown, instead of passing for another launch. */
+Test(jobs, lost_proc_record)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+	struct tw w;
+
+	proc(dir, 60, 0, "65537", 5);
+	proc(dir, 61, 1, "65537", 6);
+	tw_init(&w, 62, 1);		/* thread 1 only */
+	tw_op(&w, MT_OP_TSEND, 10, 1);
+	free(tw_save(&w, dir, "h.62.1.mt"));
+	tw_free(&w);
+	t = open_dir(dir);
+	cr_assert_eq(t->njobs, 1);
+	cr_assert_eq(t->nlaunches, 1);
+	cr_assert_eq(t->jobs[0].nprocs, 3);
+	cr_assert_eq(by_pid(t, 62)->job, 0);
+	cr_assert_eq(by_pid(t, 62)->key, -1);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
