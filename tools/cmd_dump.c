@@ -23,7 +23,8 @@ struct dump_opts {
 	int summary;
 	uint64_t kinds;		/* bit per record type; 0: all */
 	uint64_t ops;		/* bit per op; 0: all */
-	int *ranks;		/* --rank values; none: all ranks */
+	struct { uint32_t job; int32_t rank; } *ranks;	/* --rank values;
+					 * none: all ranks */
 	size_t nranks;
 };
 
@@ -35,7 +36,8 @@ static void usage(FILE *out)
 		"across all files: time in seconds since the first record, rank, thread,\n"
 		"layer (app or int), record type and its fields.\n\n"
 		"Options:\n"
-		"  --rank N[,N...]     only these world ranks (repeatable)\n"
+		"  --rank R[,R...]     only these ranks: N of the first job, JOB:N of\n"
+		"                      another, as printed (repeatable)\n"
 		"  --kind TYPE[,TYPE]  only these record types: proc, clock, obj, ep,\n"
 		"                      bind, av, op, cqe, close (repeatable)\n"
 		"  --op OP[,OP]        only these ops (tsend, trecvmsg, cancel ...);\n"
@@ -89,21 +91,30 @@ static int parse_ranks(char *list, struct dump_opts *o, const char **bad)
 {
 	for (char *save, *tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-		int *n;
+		char *end, *rank = strchr(tok, ':');
+		long j = 0, v;
+		void *n;
 
-		if (*end || end == tok || v < 0 || v > INT32_MAX) {
+		/* JOB:N, or N of job 0. */
+		if (rank && ((j = strtol(tok, &end, 10)) < 0 || end != rank ||
+			     end == tok || j > INT32_MAX)) {
 			*bad = tok;
 			return -1;
 		}
-		n = realloc(o->ranks, (o->nranks + 1) * sizeof(*n));
+		rank = rank ? rank + 1 : tok;
+		v = strtol(rank, &end, 10);
+		if (*end || end == rank || v < 0 || v > INT32_MAX) {
+			*bad = tok;
+			return -1;
+		}
+		n = realloc(o->ranks, (o->nranks + 1) * sizeof(*o->ranks));
 		if (!n) {
 			*bad = tok;
 			return -1;
 		}
 		o->ranks = n;
-		o->ranks[o->nranks++] = (int)v;
+		o->ranks[o->nranks].job = (uint32_t)j;
+		o->ranks[o->nranks++].rank = (int32_t)v;
 	}
 	return 0;
 }
@@ -162,12 +173,18 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 	return MT_EXIT_OK;
 }
 
-static int rank_selected(const struct dump_opts *o, const struct mt_trace_proc *p)
+static int rank_selected(const struct dump_opts *o, const struct mt_trace *t,
+			 const struct mt_trace_proc *p)
 {
+	uint32_t job;
+	int32_t rank;
+
 	if (!o->nranks)
 		return 1;
+	if (mt_trace_key_rank(t, p->key, &job, &rank))
+		return 0;
 	for (size_t i = 0; i < o->nranks; i++)
-		if (o->ranks[i] == p->world_rank)
+		if (o->ranks[i].job == job && o->ranks[i].rank == rank)
 			return 1;
 	return 0;
 }
@@ -420,7 +437,7 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 			start = ns;
 			first = 0;
 		}
-		if (rank_selected(o, p) && rec_selected(o, ev.rec))
+		if (rank_selected(o, t, p) && rec_selected(o, ev.rec))
 			print_rec(t, &ev, (int64_t)((uint64_t)ns - (uint64_t)start));
 	}
 	mt_trace_merge_close(m);
@@ -518,7 +535,7 @@ static int dump_summary(const struct mt_trace *t, const struct dump_opts *o)
 	int bad = 0;
 
 	for (size_t i = 0; i < t->nprocs; i++)
-		if (rank_selected(o, &t->procs[i]))
+		if (rank_selected(o, t, &t->procs[i]))
 			bad |= summarize_proc(t, &t->procs[i]);
 	return bad ? MT_EXIT_BAD_INPUT : MT_EXIT_OK;
 }
