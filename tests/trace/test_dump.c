@@ -132,11 +132,25 @@ Test(dump, usage_errors_exit_2)
 	tw_rmdir(dir);
 }
 
+/* `dump --summary --rank RANK` of tdir says want, and nothing of other. */
+static void summary_of(const char *dir, const char *tdir, const char *rank,
+		       const char *want, const char *other)
+{
+	char args[512], *out;
+
+	snprintf(args, sizeof(args), "dump --summary --rank %s '%s'", rank, tdir);
+	cr_assert_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect(strstr(out, want), "%s", out);
+	cr_expect_eq(count(out, other), 0, "%s", out);
+	free(out);
+}
+
 /* Two jobs in one directory: ranks print as N and JOB:N, and --rank takes
  * them as printed (rank 0 of the first job is not rank 0 of the second). */
 Test(dump, ranks_of_two_jobs)
 {
-	char *dir = tw_tmpdir(), *tdir, args[512], *out;
+	char *dir = tw_tmpdir(), *tdir, args[512];
 	struct tw w;
 
 	cr_assert(asprintf(&tdir, "%s/trace", dir) > 0);
@@ -154,18 +168,8 @@ Test(dump, ranks_of_two_jobs)
 		free(tw_save(&w, tdir, name));
 		tw_free(&w);
 	}
-	snprintf(args, sizeof(args), "dump --summary --rank 1:0 '%s'", tdir);
-	cr_assert_eq(run(dir, args), 0);
-	out = slurp(dir, "out");
-	cr_expect(strstr(out, "rank 1:0  host node  pid 51 "), "%s", out);
-	cr_expect_eq(count(out, "pid 50"), 0, "%s", out);
-	free(out);
-	snprintf(args, sizeof(args), "dump --summary --rank 0 '%s'", tdir);
-	cr_assert_eq(run(dir, args), 0);
-	out = slurp(dir, "out");
-	cr_expect(strstr(out, "rank 0  host node  pid 50 "), "%s", out);
-	cr_expect_eq(count(out, "pid 51"), 0, "%s", out);
-	free(out);
+	summary_of(dir, tdir, "1:0", "rank 1:0  host node  pid 51 ", "pid 50");
+	summary_of(dir, tdir, "0", "rank 0  host node  pid 50 ", "pid 51");
 	snprintf(args, sizeof(args), "dump --rank :0 '%s'", tdir);
 	cr_expect_eq(run(dir, args), 2);
 	free(tdir);
