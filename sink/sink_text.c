@@ -117,6 +117,8 @@ static void pairs_section(FILE *o, const struct report *r)
 {
 	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
 	char ub[16], ib[16], lab[MT_SINK_RANK_LEN];
+	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's. */
+	int w = r->trace && r->trace->njobs > 1 ? 14 : 9;
 
 	if (!idx)
 		return;
@@ -126,7 +128,7 @@ static void pairs_section(FILE *o, const struct report *r)
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
-	fprintf(o, "  %-9s %9s %11s %9s %11s %10s\n", "pair", "user", "user bytes",
+	fprintf(o, "  %-*s %9s %11s %9s %11s %10s\n", w, "pair", "user", "user bytes",
 		"internal", "int. bytes", "MB/s");
 	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
 		const struct report_cell *c = &r->pair[idx[j]];
@@ -135,7 +137,7 @@ static void pairs_section(FILE *o, const struct report *r)
 		snprintf(p, sizeof(p), "%s -> %s",
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] / n), a, sizeof(a)),
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] % n), b, sizeof(b)));
-		fprintf(o, "  %-9s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", p,
+		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", w, p,
 			c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
 			mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
 			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
