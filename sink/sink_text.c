@@ -36,8 +36,8 @@ static void jobs_lines(FILE *o, const struct mt_trace *t)
 		fputc('\n', o);
 	}
 	if (t->nlaunches > 1)
-		fprintf(o, "  %zu unrelated launches traced into one directory: kept "
-			"apart\n", t->nlaunches);
+		fprintf(o, "  %zu unrelated launches in one trace: kept apart\n",
+			t->nlaunches);
 }
 
 static void run_section(FILE *o, const struct mt_run *run)

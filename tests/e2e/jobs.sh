@@ -64,7 +64,7 @@ e2e_check_trace "$E2E_TMP/one" 4
 	e2e_fail "msgtrace report failed"
 grep -q "^  4 processes in 2 jobs on " "$E2E_TMP/two.report" &&
 	grep -q "^  job 1: .*, 2 processes, ranks 1:0-1:1, launched apart$" "$E2E_TMP/two.report" &&
-	grep -q "^  2 unrelated launches traced into one directory: kept apart$" \
+	grep -q "^  2 unrelated launches in one trace: kept apart$" \
 		"$E2E_TMP/two.report" ||
 	{ head -n 8 "$E2E_TMP/two.report" >&2; e2e_fail "report: the two jobs are not told apart"; }
 e2e_messages_csv "$msgtrace" "$E2E_TMP/one" "$E2E_TMP/two.csv"
