@@ -507,6 +507,8 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 	       p->nfiles);
 	if (clean == p->nfiles)
 		printf("all closed cleanly");
+	else if (p->alive)
+		printf("%zu still being written", p->nfiles - clean);
 	else
 		printf("%zu not closed: killed or still running", p->nfiles - clean);
 	printf(")  duration %.9f s  clock %s\n",

@@ -2,7 +2,8 @@
 # live.sh - reading a trace while its job writes it:
 # 1. The ranks of a running ping-pong stopped (SIGSTOP) mid-run: every
 #    report exits 0 and says its files are still being written (the writers
-#    run), never "not closed (killed or aborted)".
+#    run), never "not closed (killed or aborted)"; dump --summary says so of
+#    both processes.
 # 2. Let go, reports taken over and over while the job runs to its end and
 #    its writers truncate their files at close: each one exits 0 (no SIGBUS,
 #    no false corruption); after the end all files are closed, and every
@@ -49,6 +50,10 @@ E2E_NAME="live[stopped]"
 start run
 # shellcheck disable=SC2086
 kill -STOP $pids
+"$msgtrace" dump --summary "$E2E_TMP/run" >"$E2E_TMP/sum" ||
+	e2e_fail "msgtrace dump --summary failed on a trace being written"
+[ "$(grep -c ' still being written)' "$E2E_TMP/sum")" -eq 2 ] ||
+	{ cat "$E2E_TMP/sum" >&2; kill -CONT $pids; e2e_fail "dump --summary: not 2 processes being written"; }
 for i in 1 2 3; do
 	report "$E2E_TMP/run" "$E2E_TMP/r$i"
 	grep -Eq '^  [0-9]+ files? still being written \(the job runs\)$' "$E2E_TMP/r$i" &&
