@@ -75,28 +75,41 @@ static void launch_of(const char *id, char *buf, size_t len)
 		snprintf(buf, len, "%.*s", at ? (int)(at - id) : (int)strlen(id), id);
 }
 
-/* Each job's launch, base and span, each process's job and key. */
-static void number(struct mt_trace *t, const struct member *m, const uint32_t *job_of)
+struct launch {
+	char key[sizeof(((struct mt_trace_job *)0)->id) + 1];
+	uint32_t job;
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->job > y->job) - (x->job < y->job);
+}
+
+/* Each job's launch (the first job of the same launch key: sorted by key,
+ * then job), base and span, each process's job and key. */
+static void number(struct mt_trace *t, struct launch *l, const struct member *m,
+		   const uint32_t *job_of)
 {
 	int64_t base = 0;
 
-	t->nlaunches = 0;
 	for (size_t j = 0; j < t->njobs; j++) {
-		struct mt_trace_job *jb = &t->jobs[j];
-		char a[sizeof(jb->id)], b[sizeof(jb->id)];
+		launch_of(t->jobs[j].id, l[j].key, sizeof(l[j].key));
+		l[j].job = (uint32_t)j;
+	}
+	mt_trace_sort(l, t->njobs, sizeof(*l), cmp_launch);
+	t->nlaunches = 0;
+	for (size_t k = 0; k < t->njobs; k++) {
+		int first = !k || strcmp(l[k].key, l[k - 1].key);
 
-		launch_of(jb->id, a, sizeof(a));
-		jb->launch = (uint32_t)j;
-		for (size_t k = 0; k < j; k++) {
-			launch_of(t->jobs[k].id, b, sizeof(b));
-			if (!strcmp(a, b)) {
-				jb->launch = (uint32_t)k;
-				break;
-			}
-		}
-		t->nlaunches += jb->launch == j;
-		jb->base = base;
-		base += jb->span;
+		t->jobs[l[k].job].launch = first ? l[k].job : t->jobs[l[k - 1].job].launch;
+		t->nlaunches += first;
+	}
+	for (size_t j = 0; j < t->njobs; j++) {
+		t->jobs[j].base = base;
+		base += t->jobs[j].span;
 	}
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct mt_trace_proc *p = &t->procs[m[i].proc];
@@ -113,9 +126,10 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 	struct member *m = calloc(n, sizeof(*m));
 	uint32_t *job_of = calloc(n, sizeof(*job_of)), *order = NULL;
 	struct mt_trace_job *jobs = calloc(n, sizeof(*jobs));
+	struct launch *l = calloc(n, sizeof(*l));
 	int orphans_alone;
 
-	if (!m || !job_of || !jobs)
+	if (!m || !job_of || !jobs || !l)
 		goto nomem;
 	for (size_t i = 0; i < t->nprocs; i++)
 		member_of(&t->procs[i], i, &m[i]);
@@ -157,12 +171,14 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 		job_of[i] = job_of[i] == UINT32_MAX ? 0 : order[job_of[i]];
 	}
 	t->jobs = jobs;
-	number(t, m, job_of);
+	number(t, l, m, job_of);
+	free(l);
 	free(order);
 	free(job_of);
 	free(m);
 	return MT_OK;
 nomem:
+	free(l);
 	free(m);
 	free(job_of);
 	free(jobs);
