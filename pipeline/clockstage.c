@@ -168,12 +168,15 @@ enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
 			/* Beyond the limit: corrupt records (fuzz,
 			 * tests/fuzz/regress/clock-clc-overflow). */
 			if (x != MT_CLOCK_NOTIME &&
-			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT))
+			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT)) {
+				char rk[MT_SINK_RANK_LEN];
+
 				return mt_err_set(err, MT_ERR_CORRUPT,
-						  "%s (rank %" PRIu32 "): a record's time is "
+						  "%s (rank %s): a record's time is "
 						  "%" PRId64 " ns, beyond +-2^61: corrupt "
 						  "timestamps", file_of_rank(cs->trace, r),
-						  r, x);
+						  mt_sink_rank(cs->trace, r, rk, sizeof(rk)), x);
+			}
 		}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
