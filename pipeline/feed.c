@@ -188,7 +188,7 @@ enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
 	for (size_t i = 0; i < fd->t->neps; i++) {
 		uint32_t p = fd->t->eps[i].proc;
 		enum mt_status rc = mt_match_add_ep(m, (int32_t)i, (int32_t)p,
-					 fd->t->procs[p].world_rank);
+					 fd->t->procs[p].key);
 
 		if (rc)
 			return rc;

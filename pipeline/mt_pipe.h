@@ -34,7 +34,6 @@ struct mt_pipe_progress {
 struct mt_pipe_opts {
 	const char *const *paths;	/* trace directories or files */
 	size_t npaths;
-	const struct mt_trace *trace;	/* or a trace already open (NULL) */
 	enum mt_tag_layout_id layout;	/* MT_TAG_LAYOUT_NONE: detect */
 	enum mt_clock_mode clock;	/* --clock, MT_CLOCK_MODE_AUTO by default */
 	void *sink_arg;			/* handed to sink->init in *state */

@@ -41,7 +41,8 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 			run->t1_ns = b > run->t1_ns ? b : run->t1_ns;
 			for (int l = 0; l < MT_LOSS_COUNT; l++)
 				run->lost += fl->hdr->lost[l];
-			run->unclean_files += !mt_trace_file_clean(fl);
+			run->live_files += fl->live;
+			run->unclean_files += !mt_trace_file_clean(fl) && !fl->live;
 		}
 	}
 	if (run->t0_ns > run->t1_ns)
@@ -282,19 +283,15 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 			   const struct mt_sink_ops *sink, FILE *out,
 			   struct mt_err *err)
 {
-	struct mt_trace *opened = NULL;
-	const struct mt_trace *t = o->trace;
+	struct mt_trace *t = NULL;
 	struct dest d = { .sink = sink };
-	enum mt_status rc = t ? MT_OK : mt_trace_open(o->paths, o->npaths,
-						       &opened, err);
+	enum mt_status rc = mt_trace_open(o->paths, o->npaths, &t, err);
 
 	if (rc) {
 		if (!err->msg[0])
 			mt_err_set(err, rc, "%s", mt_status_str(rc));
 		return rc;
 	}
-	if (!t)
-		t = opened;
 	d.cs = mt_pipe_clock_new(o->clock, t);
 	if (!d.cs) {
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
@@ -305,6 +302,6 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 		rc = pass(o, t, &d, out, err);
 	}
 	mt_pipe_clock_free(d.cs);
-	mt_trace_close(opened);
+	mt_trace_close(t);
 	return rc;
 }

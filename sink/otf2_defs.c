@@ -85,7 +85,7 @@ static void locations(struct defs *d, const struct otf2_out *o,
 		const struct mt_trace_proc *pr = &t->procs[p];
 		char label[96], name[160];
 
-		mt_sink_tracks_proc_label(pr, label, sizeof(label));
+		mt_sink_tracks_proc_label(t, pr, label, sizeof(label));
 		check(d, OTF2_GlobalDefWriter_WriteLocationGroup(d->w, p,
 			str(d, label), OTF2_LOCATION_GROUP_TYPE_PROCESS,
 			node_of_proc[p], OTF2_UNDEFINED_LOCATION_GROUP),

@@ -21,6 +21,7 @@ struct report_cell {
 };
 
 struct report {
+	const struct mt_trace *trace;	/* names the ranks (mt_sink_rank) */
 	size_t n;			/* ranks: matrix is n x n */
 	struct report_cell *pair;	/* [sender * n + receiver] */
 	struct report_cell size[REPORT_CLASSES];

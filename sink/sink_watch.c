@@ -109,9 +109,9 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		free(w);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
-	fprintf(o, "%zu ranks, %zu of %zu files still open (or left by a kill), "
-		"last record %.1f s ago\n", run->nranks, run->unclean_files, files,
-		ago(now, run->t1_ns));
+	fprintf(o, "%zu ranks, %zu of %zu files still being written, %zu left "
+		"by a kill,\n  last record %.1f s ago\n", run->nranks,
+		run->live_files, files, run->unclean_files, ago(now, run->t1_ns));
 	fprintf(o, "\nPENDING (hang suspects)\n");
 	if (sum->n_pending)
 		mt_sink_text_hang_view(o, &r, sum, h, now);
@@ -120,7 +120,8 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 	sends_section(o, w, &r, now);
 	mt_match_hang_free(h);
 	if (w->opts)
-		w->opts->all_closed = files > 0 && !run->unclean_files;
+		w->opts->all_closed = files > 0 && !run->unclean_files &&
+				      !run->live_files;
 	rc = mt_sink_written(o, 1, err);
 	free(w);
 	return rc;

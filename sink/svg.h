@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct mt_trace;
+
 /* Formats a value for a tick or tooltip: "1.5k", "2 MiB" ... */
 typedef const char *(*svg_fmt)(double v, char *buf, size_t len);
 
@@ -37,6 +39,7 @@ struct svg_heat {
 	const char *title;
 	const char *what;		/* after a value: " messages", "" */
 	size_t n;			/* ranks: v is n x n, v[row * n + col] */
+	const struct mt_trace *trace;	/* names the ranks (mt_sink_rank) */
 	const double *v;		/* row: sender, column: receiver */
 	svg_fmt fmt;
 };

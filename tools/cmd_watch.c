@@ -26,36 +26,9 @@ static void usage(FILE *out)
 		"  --once           one view, then exit\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n"
 		"  -h, --help       this text\n\n"
-		"Each view reads each file on from where the last one left it.\n"
+		"Each view reads the trace again, each file up to what its writer\n"
+		"had committed.\n"
 		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
-}
-
-/*
- * The trace of po->paths up to date in po->trace: opened the first time,
- * then each file read on from where it was left (mt_trace_refresh), opened
- * again only when files came or new setup records did. MT_EXIT_OK, or the
- * exit status after saying why not.
- */
-static int bring_up_to_date(const char *cmd, struct mt_pipe_opts *po)
-{
-	struct mt_err err = { { 0 } };
-	struct mt_trace *t = (struct mt_trace *)po->trace;
-	int reopen = 1;
-	enum mt_status s = MT_OK;
-
-	if (t)
-		s = mt_trace_refresh(t, po->paths, po->npaths, &reopen, &err);
-	if (!s && reopen) {
-		mt_trace_close(t);
-		po->trace = NULL;
-		s = mt_trace_open(po->paths, po->npaths, &t, &err);
-		if (!s)
-			po->trace = t;
-	}
-	if (!s)
-		return MT_EXIT_OK;
-	fprintf(stderr, "%s: %s\n", cmd, err.msg[0] ? err.msg : mt_status_str(s));
-	return s == MT_ERR_ARG ? MT_EXIT_USAGE : MT_EXIT_BAD_INPUT;
 }
 
 static uint64_t now_ns(clockid_t c)
@@ -75,10 +48,8 @@ static int watch(const char *cmd, struct mt_pipe_opts *po,
 		(long)((interval - (double)(time_t)interval) * 1e9) };
 
 	for (;;) {
-		int rc = bring_up_to_date(cmd, po);
+		int rc;
 
-		if (rc)
-			return rc;
 		now->now_monotonic_ns = now_ns(CLOCK_MONOTONIC);
 		now->now_realtime_ns = now_ns(CLOCK_REALTIME);
 		if (tty && !once)
@@ -110,7 +81,7 @@ static int run(int argc, char **argv)
 				   .clock = MT_CLOCK_MODE_AUTO };
 	struct mt_sink_watch_opts now = { 0 };
 	double interval = 2;
-	int once = 0, c, rc, tty = isatty(STDOUT_FILENO);
+	int once = 0, c, tty = isatty(STDOUT_FILENO);
 	char *end;
 
 	optind = 1;
@@ -147,9 +118,7 @@ static int run(int argc, char **argv)
 	po.paths = (const char *const *)argv + optind;
 	po.npaths = (size_t)(argc - optind);
 	po.sink_arg = &now;
-	rc = watch(cmd, &po, &now, interval, once, tty);
-	mt_trace_close((struct mt_trace *)po.trace);
-	return rc;
+	return watch(cmd, &po, &now, interval, once, tty);
 }
 
 const struct mt_cmd mt_cmd_watch = {

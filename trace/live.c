@@ -1,56 +1,69 @@
 /*
- * live.c - a trace still being written (msgtrace watch): each file read on
- * from the end of its last scan to what its writer has committed since,
- * without opening, mapping or scanning again what was read before.
+ * live.c - whether a trace's writer still runs, for files read while their
+ * job is running: the same host, and /proc's process of that pid started
+ * no later than its PROC record (a pid reused since started after it).
  */
-#include <dirent.h>
-#include <sys/stat.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "trace_int.h"
 
-/* Trace files in paths now (a file path counts as one). */
-static size_t count_files(const char *const *paths, size_t n)
+/* Slack on the start time from /proc: clock ticks, and CLOCK_REALTIME
+ * adjustments since the boot time is derived. */
+#define START_SLACK_NS 1000000000LL
+
+static int64_t clock_ns(clockid_t id)
 {
-	size_t count = 0;
-	struct stat sb;
+	struct timespec ts;
 
-	for (size_t i = 0; i < n; i++) {
-		DIR *d;
-		struct dirent *e;
-
-		if (stat(paths[i], &sb) || !S_ISDIR(sb.st_mode) ||
-		    !(d = opendir(paths[i]))) {
-			count++;
-			continue;
-		}
-		while ((e = readdir(d)))
-			count += (size_t)mt_trace_is_name(e->d_name);
-		closedir(d);
-	}
-	return count;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-enum mt_status mt_trace_refresh(struct mt_trace *t, const char *const *paths,
-				size_t n, int *reopen, struct mt_err *err)
+/* When process pid started, CLOCK_REALTIME ns; -1 when there is none, or
+ * only its exit status is left (a zombie: killed, not yet reaped). */
+static int64_t proc_start_ns(uint32_t pid)
 {
-	enum mt_status st;
+	char path[32], buf[1024], *p;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
 
-	/* A file created (a new thread or process) or one whose header was
-	 * not written yet: the processes and their order change. */
-	*reopen = t->nempty || count_files(paths, n) != t->nfiles;
-	for (size_t i = 0; i < t->nfiles && !*reopen; i++) {
-		struct mt_trace_file *f = t->files[i];
-		size_t nsetup = f->nsetup;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: fields count from
+	 * the last ')'; starttime is field 22, the 20th after it. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return -1;
+	for (int i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+		return -1;
+	return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME) +
+	       (int64_t)(ticks * (1000000000ULL / (unsigned long long)hz));
+}
 
-		if ((st = mt_trace_file_rescan(f, err)))
-			return st;
-		/* New endpoints, addresses or clock pairs: the tables built
-		 * from setup records at open are out of date. */
-		*reopen = f->nsetup != nsetup;
-	}
-	if (*reopen)
-		return MT_OK;
-	for (size_t p = 0; p < t->nprocs; p++)
-		mt_trace_proc_span(&t->procs[p]);
-	return MT_OK;
+int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec)
+{
+	char me[256];
+	int64_t started;
+
+	if (!rec || gethostname(me, sizeof(me)) || strncmp(me, host, sizeof(me)))
+		return 0;
+	started = proc_start_ns(rec->pid);
+	return started >= 0 && rec->start_realtime_ns <= INT64_MAX &&
+	       started <= (int64_t)rec->start_realtime_ns + START_SLACK_NS;
 }

@@ -14,20 +14,14 @@ void *mt_trace_push(void **v, size_t *n, size_t *cap, size_t elem);
 void mt_trace_sort(void *base, size_t n, size_t size,
 		int (*cmp)(const void *, const void *));
 
-/* Scans the records a live file committed since its last scan. */
-enum mt_status mt_trace_file_rescan(struct mt_trace_file *f, struct mt_err *err);
-
-/* Is this file name a trace file's (*.mt)? */
-int mt_trace_is_name(const char *name);
-
-/* p->first_ns, p->last_ns from its files' first and last records. */
-void mt_trace_proc_span(struct mt_trace_proc *p);
-
 /* Set p->clock from its PROC record and CLOCK calibration pairs. */
 void mt_trace_clock_setup(struct mt_trace_proc *p);
 
 /* Build the endpoint, bind and AV tables of t from the files' setup records. */
 enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err);
 void mt_trace_addr_free(struct mt_trace *t);
+
+/* t->jobs, and each process's job and key (jobs.c). */
+enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err);
 
 #endif /* MT_TRACE_INT_H */

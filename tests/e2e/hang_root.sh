@@ -60,8 +60,7 @@ kill -0 "$job" 2>/dev/null || {
 # cause, and how long the others have waited.
 "$msgtrace" watch --once "$trace" >"$E2E_TMP/watch" 2>"$E2E_TMP/watch.err" ||
 	{ cat "$E2E_TMP/watch.err" >&2; e2e_fail "msgtrace watch --once failed on the live trace"; }
-# The same, refreshed (each file read on from its last committed end) until
-# killed: every view must hold the cycle.
+# The same, refreshed until killed: every view must hold the cycle.
 status=0
 timeout 6 "$msgtrace" watch --interval 0.5 "$trace" >"$E2E_TMP/watching" \
 	2>"$E2E_TMP/watching.err" || status=$?
