@@ -254,8 +254,8 @@ enum mt_status mt_sink_report_hang(const struct mt_run *run,
 	return rc;
 }
 
-const char *mt_sink_report_ranks(const int32_t *r, size_t n, char *buf,
-				 size_t len)
+const char *mt_sink_report_ranks(const struct mt_trace *t, const int32_t *r,
+				 size_t n, char *buf, size_t len)
 {
 	size_t k = 0, i;
 	char more[40];
@@ -264,13 +264,15 @@ const char *mt_sink_report_ranks(const int32_t *r, size_t n, char *buf,
 	snprintf(more, sizeof(more), ",... (%zu in all)", n);
 	for (i = 0; i < n; i++) {
 		size_t e = i;
-		char one[32];
+		char one[2 * MT_SINK_RANK_LEN + 2], a[MT_SINK_RANK_LEN],
+			b[MT_SINK_RANK_LEN];
 		int w;
 
 		while (e + 1 < n && r[e + 1] == r[e] + 1)
 			e++;
-		w = snprintf(one, sizeof(one), e > i ? "%s%d-%d" : "%s%d",
-			     k ? "," : "", r[i], r[e]);
+		w = snprintf(one, sizeof(one), e > i ? "%s%s-%s" : "%s%s",
+			     k ? "," : "", mt_sink_rank(t, r[i], a, sizeof(a)),
+			     mt_sink_rank(t, r[e], b, sizeof(b)));
 		/* Room for this and, unless it is the last, the "more". */
 		if (k + (size_t)w + (e + 1 < n ? strlen(more) : 0) >= len)
 			break;
@@ -299,13 +301,15 @@ static void wait_what(unsigned why, unsigned kind, int64_t cid, int has_tag,
 }
 
 /* "rank 3", "any sender", "fi_addr 7 (no traced rank)", "an unknown rank" */
-static const char *wait_on(int32_t on, int any, const struct mt_match_op *op,
-			   char *buf, size_t len)
+static const char *wait_on(const struct mt_trace *t, int32_t on, int any,
+			   const struct mt_match_op *op, char *buf, size_t len)
 {
+	char k[MT_SINK_RANK_LEN];
+
 	if (any)
 		snprintf(buf, len, "any sender");
 	else if (on >= 0)
-		snprintf(buf, len, "rank %d", on);
+		snprintf(buf, len, "rank %s", mt_sink_rank(t, on, k, sizeof(k)));
 	else if (op && op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
 		snprintf(buf, len, "comm rank %d (not traced)", op->f.comm_src);
 	else if (op && op->addr != UINT64_MAX)
@@ -315,22 +319,27 @@ static const char *wait_on(int32_t on, int any, const struct mt_match_op *op,
 	return buf;
 }
 
-void mt_sink_report_wait_line(const struct mt_match_summary *s,
+void mt_sink_report_wait_line(const struct mt_trace *t,
+			      const struct mt_match_summary *s,
 			      const struct mt_match_wait *w, char *buf,
 			      size_t len)
 {
 	const struct mt_match_op *op = &s->pending[w->pending].op;
-	char what[80], on[64];
+	char what[80], on[64], me[MT_SINK_RANK_LEN];
 
 	wait_what(w->why, op->f.kind, op->f.cid, op->f.has_tag, op->f.tag, what,
 		  sizeof(what));
-	snprintf(buf, len, "rank %d waits on %s: %s", w->rank,
-		 wait_on(w->on, w->any, op, on, sizeof(on)), what);
+	snprintf(buf, len, "rank %s waits on %s: %s",
+		 mt_sink_rank(t, w->rank, me, sizeof(me)),
+		 wait_on(t, w->on, w->any, op, on, sizeof(on)), what);
 }
 
-void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
+void mt_sink_report_root_line(const struct mt_trace *t,
+			      const struct mt_match_root *rt, char *buf,
 			      size_t len)
 {
+	char k[MT_SINK_RANK_LEN];
+
 	if (rt->type == MT_MATCH_ROOT_CYCLE && rt->size > rt->n)
 		snprintf(buf, len, "%zu ranks wait on each other, for one:",
 			 rt->size);
@@ -338,17 +347,21 @@ void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
 		snprintf(buf, len, "a cycle, %zu ranks wait on each other:",
 			 rt->size);
 	else if (rt->type == MT_MATCH_ROOT_CYCLE)
-		snprintf(buf, len, "rank %d waits on itself:", rt->rank);
+		snprintf(buf, len, "rank %s waits on itself:",
+			 mt_sink_rank(t, rt->rank, k, sizeof(k)));
 	else if (rt->type == MT_MATCH_ROOT_OPEN)
-		snprintf(buf, len, "rank %d waits on no traced rank:", rt->rank);
+		snprintf(buf, len, "rank %s waits on no traced rank:",
+			 mt_sink_rank(t, rt->rank, k, sizeof(k)));
 	else
-		snprintf(buf, len, "rank %d, waited on, %s", rt->rank,
+		snprintf(buf, len, "rank %s, waited on, %s",
+			 mt_sink_rank(t, rt->rank, k, sizeof(k)),
 			 rt->state == MT_MATCH_RANK_RUNNING ? "has no pending "
 			 "operation (busy, or blocked outside the traced calls)" :
 			 mt_match_rank_state_str(rt->state));
 }
 
-void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
+void mt_sink_report_group_line(const struct mt_trace *t,
+			       const struct mt_match_group *g, uint64_t now,
 			       char *buf, size_t len)
 {
 	char ranks[MT_SINK_RANKS_WIDTH], what[80], on[MT_SINK_RANKS_WIDTH + 8];
@@ -358,12 +371,12 @@ void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
 	if (g->n_on) {
 		k = (size_t)snprintf(on, sizeof(on), "%s ", g->n_on == 1 ? "rank" :
 				     "ranks");
-		mt_sink_report_ranks(g->on, g->n_on, on + k, sizeof(on) - k);
+		mt_sink_report_ranks(t, g->on, g->n_on, on + k, sizeof(on) - k);
 	} else {
-		wait_on(-1, g->any, NULL, on, sizeof(on));
+		wait_on(t, -1, g->any, NULL, on, sizeof(on));
 	}
 	k = (size_t)snprintf(buf, len, "%s %s wait%s: %s, on %s", g->n_ranks == 1 ?
-			     "rank" : "ranks", mt_sink_report_ranks(g->ranks,
+			     "rank" : "ranks", mt_sink_report_ranks(t, g->ranks,
 			     g->n_ranks, ranks, sizeof(ranks)), g->n_ranks == 1 ?
 			     "s" : "", what, on);
 	if (k < len && now != MT_MATCH_NOTIME && g->first_ts <= now)

@@ -75,21 +75,25 @@ void mt_sink_report_pending_line(const struct report *r,
 enum mt_status mt_sink_report_hang(const struct mt_run *run,
 				   const struct mt_match_summary *s,
 				   struct mt_match_hang **h);
-/* Sorted distinct ranks as ranges, "0-3,7,9-12", cut to fit len with
- * ",... (N in all)". */
-const char *mt_sink_report_ranks(const int32_t *r, size_t n, char *buf,
-				 size_t len);
+/* Sorted distinct ranks (process keys) as ranges, "0-3,7,9-12" (JOB:RANK
+ * beyond the first job), cut to fit len with ",... (N in all)". The
+ * helpers below name ranks through t too (NULL: keys are ranks). */
+const char *mt_sink_report_ranks(const struct mt_trace *t, const int32_t *r,
+				 size_t n, char *buf, size_t len);
 #define MT_SINK_RANKS_WIDTH 40	/* a rank list's longest text, NUL included */
 /* One wait: "rank 0 waits on rank 1: recv user cid 0 tag 99". */
-void mt_sink_report_wait_line(const struct mt_match_summary *s,
+void mt_sink_report_wait_line(const struct mt_trace *t,
+			      const struct mt_match_summary *s,
 			      const struct mt_match_wait *w, char *buf,
 			      size_t len);
 /* What a root of the hang is: "a cycle, 2 ranks wait on each other:". */
-void mt_sink_report_root_line(const struct mt_match_root *rt, char *buf,
+void mt_sink_report_root_line(const struct mt_trace *t,
+			      const struct mt_match_root *rt, char *buf,
 			      size_t len);
 /* A group of waits: "ranks 2-15 wait: recv coll cid 0 tag -16, on ranks
  * 0-7" (", for 3.2 s" since the oldest post when now is a time). */
-void mt_sink_report_group_line(const struct mt_match_group *g, uint64_t now,
+void mt_sink_report_group_line(const struct mt_trace *t,
+			       const struct mt_match_group *g, uint64_t now,
 			       char *buf, size_t len);
 /* The hang's view of `report` (sink_text.c): its causes, the other waits
  * grouped, the near misses that explain; about 40 lines. now a time (the

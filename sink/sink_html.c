@@ -501,7 +501,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 	for (size_t i = 0; i < h->n_roots; i++) {
 		const struct mt_match_root *rt = &h->roots[i];
 
-		mt_sink_report_root_line(rt, line, sizeof(line));
+		mt_sink_report_root_line(r->trace, rt, line, sizeof(line));
 		size_t k = strlen(line);
 		int colon = k && line[k - 1] == ':';
 
@@ -513,7 +513,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 				rt->waiters == 1 ? "" : "s", rt->size > 1 ? "them" : "it");
 		fprintf(f, "%s</p><ul class=\"ex\">", colon ? ":" : "");
 		for (size_t k = 0; k < rt->n; k++) {
-			mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + k]],
+			mt_sink_report_wait_line(r->trace, s, &h->waits[h->path[rt->first + k]],
 						 line, sizeof(line));
 			fputs("<li>", f);
 			mt_sink_esc_html(f, line);
@@ -525,7 +525,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 		fprintf(f, "<p>%s waits, grouped:</p><ul class=\"ex\">", h->n_roots ?
 			"Other" : "All");
 	for (size_t i = 0; i < h->n_groups; i++) {
-		mt_sink_report_group_line(&h->groups[i], MT_MATCH_NOTIME, line,
+		mt_sink_report_group_line(r->trace, &h->groups[i], MT_MATCH_NOTIME, line,
 					  sizeof(line));
 		fputs("<li>", f);
 		mt_sink_esc_html(f, line);

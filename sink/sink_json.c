@@ -230,34 +230,42 @@ static void jdiag(FILE *o, const struct mt_trace *t, const struct mt_match_summa
 		s->abandoned_at_close, s->pending_delivered_sends);
 }
 
-static void jwait(FILE *o, const struct mt_match_wait *w)
+static void jwait(FILE *o, const struct mt_trace *t,
+		  const struct mt_match_wait *w)
 {
-	fprintf(o, "{\"pending\":%zu,\"rank\":%d,\"what\":\"%s\",\"on\":",
-		w->pending, w->rank, mt_match_wait_str(w->why));
-	jint(o, w->on >= 0, w->on);
+	fprintf(o, "{\"pending\":%zu,\"rank\":", w->pending);
+	mt_sink_rank_json(o, t, w->rank);
+	fprintf(o, ",\"what\":\"%s\",\"on\":", mt_match_wait_str(w->why));
+	mt_sink_rank_json(o, t, w->on);
 	fprintf(o, ",\"any_sender\":%s}", w->any ? "true" : "false");
 }
 
-static void jranks(FILE *o, const char *name, const int32_t *r, size_t n)
+static void jranks(FILE *o, const struct mt_trace *t, const char *name,
+		   const int32_t *r, size_t n)
 {
 	fprintf(o, ",\"%s\":[", name);
-	for (size_t i = 0; i < n; i++)
-		fprintf(o, i ? ",%d" : "%d", r[i]);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", o);
+		mt_sink_rank_json(o, t, r[i]);
+	}
 	fputc(']', o);
 }
 
 /* The hang's analysis (mt_match.h): roots, groups, explaining near misses
  * (indices into pending[] and its near_misses, null for the
  * unacknowledged Ssend), and every wait. */
-static void jhang(FILE *o, const struct mt_match_hang *h)
+static void jhang(FILE *o, const struct mt_trace *t,
+		  const struct mt_match_hang *h)
 {
 	fputs(",\"hang\":{\"roots\":[", o);
 	for (size_t i = 0; i < h->n_roots; i++) {
 		const struct mt_match_root *rt = &h->roots[i];
 
-		fprintf(o, "%s{\"type\":\"%s\",\"rank\":%d,\"ranks_in_it\":%zu,"
-			"\"waiters\":%zu,\"state\":", i ? "," : "", mt_match_root_str(rt->type),
-			rt->rank, rt->size, rt->waiters);
+		fprintf(o, "%s{\"type\":\"%s\",\"rank\":", i ? "," : "",
+			mt_match_root_str(rt->type));
+		mt_sink_rank_json(o, t, rt->rank);
+		fprintf(o, ",\"ranks_in_it\":%zu,\"waiters\":%zu,\"state\":",
+			rt->size, rt->waiters);
 		if (rt->type == MT_MATCH_ROOT_IDLE)
 			mt_sink_esc_json(o, mt_match_rank_state_str(rt->state));
 		else
@@ -265,7 +273,7 @@ static void jhang(FILE *o, const struct mt_match_hang *h)
 		fputs(",\"waits\":[", o);
 		for (size_t k = 0; k < rt->n; k++) {
 			fputs(k ? "," : "", o);
-			jwait(o, &h->waits[h->path[rt->first + k]]);
+			jwait(o, t, &h->waits[h->path[rt->first + k]]);
 		}
 		fputs("]}", o);
 	}
@@ -281,8 +289,8 @@ static void jhang(FILE *o, const struct mt_match_hang *h)
 		fprintf(o, ",\"operations\":%zu,\"first_posted_ns\":%" PRIu64
 			",\"last_posted_ns\":%" PRIu64, g->n_ops, g->first_ts,
 			g->last_ts);
-		jranks(o, "ranks", g->ranks, g->n_ranks);
-		jranks(o, "on", g->on, g->n_on);
+		jranks(o, t, "ranks", g->ranks, g->n_ranks);
+		jranks(o, t, "on", g->on, g->n_on);
 		fputc('}', o);
 	}
 	fputs("],\"explaining\":[", o);
@@ -295,7 +303,7 @@ static void jhang(FILE *o, const struct mt_match_hang *h)
 	fputs("],\"waits\":[", o);
 	for (size_t i = 0; i < h->n_waits; i++) {
 		fputs(i ? "," : "", o);
-		jwait(o, &h->waits[i]);
+		jwait(o, t, &h->waits[i]);
 	}
 	fputs("]}", o);
 }
@@ -386,7 +394,7 @@ static enum mt_status json_finalize(void *state, const struct mt_run *run,
 	jrun(x->out, run);
 	jtraffic(x->out, run->trace, &x->r, sum);
 	jdiag(x->out, run->trace, sum);
-	jhang(x->out, h);
+	jhang(x->out, run->trace, h);
 	mt_match_hang_free(h);
 	jclock(x->out, run->trace, &run->clock);
 	fputs("}\n", x->out);

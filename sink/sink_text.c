@@ -277,14 +277,15 @@ static void warn_section(FILE *o, const struct report *r,
 #define CYCLE_HEAD 4		/* waits of a long cycle listed: the first, */
 #define CYCLE_SHOWN 6		/* the last, up to this many in all */
 
-static int root_lines(FILE *o, const struct mt_match_summary *s,
+static int root_lines(FILE *o, const struct mt_trace *t,
+		      const struct mt_match_summary *s,
 		      const struct mt_match_hang *h,
 		      const struct mt_match_root *rt)
 {
 	char line[200];
 	int n;
 
-	mt_sink_report_root_line(rt, line, sizeof(line));
+	mt_sink_report_root_line(t, rt, line, sizeof(line));
 	n = wrapped(o, "  cause: ", 4, line);
 	for (size_t i = 0; i < rt->n; i++) {
 		if (rt->n > CYCLE_SHOWN && i == CYCLE_HEAD) {
@@ -292,7 +293,7 @@ static int root_lines(FILE *o, const struct mt_match_summary *s,
 				 rt->n - CYCLE_SHOWN + 1);
 			i = rt->n - (CYCLE_SHOWN - CYCLE_HEAD);
 		}
-		mt_sink_report_wait_line(s, &h->waits[h->path[rt->first + i]],
+		mt_sink_report_wait_line(t, s, &h->waits[h->path[rt->first + i]],
 					 line, sizeof(line));
 		n += wrapped(o, "    ", 6, line);
 	}
@@ -304,11 +305,12 @@ static int root_lines(FILE *o, const struct mt_match_summary *s,
 	return n;
 }
 
-static int group_lines(FILE *o, const struct mt_match_group *g, uint64_t now)
+static int group_lines(FILE *o, const struct mt_trace *t,
+		       const struct mt_match_group *g, uint64_t now)
 {
 	char line[240];
 
-	mt_sink_report_group_line(g, now, line, sizeof(line));
+	mt_sink_report_group_line(t, g, now, line, sizeof(line));
 	return wrapped(o, "    ", 6, line);
 }
 
@@ -350,12 +352,12 @@ struct view {
 
 static int root_item(FILE *o, const struct view *v, size_t i)
 {
-	return root_lines(o, v->s, v->h, &v->h->roots[i]);
+	return root_lines(o, v->r->trace, v->s, v->h, &v->h->roots[i]);
 }
 
 static int group_item(FILE *o, const struct view *v, size_t i)
 {
-	return group_lines(o, &v->h->groups[i], v->now);
+	return group_lines(o, v->r->trace, &v->h->groups[i], v->now);
 }
 
 static int explain_item(FILE *o, const struct view *v, size_t i)

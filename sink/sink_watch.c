@@ -97,7 +97,8 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 				     struct mt_err *err)
 {
 	struct watch *w = state;
-	struct report r = { .t0 = run->t0_ns, .t1 = run->t1_ns };
+	struct report r = { .t0 = run->t0_ns, .t1 = run->t1_ns,
+			    .trace = run->trace };
 	struct mt_match_hang *h = NULL;
 	size_t files = run->trace ? run->trace->nfiles : 0;
 	uint64_t now = run->nhosts > 1 ? w->now.now_realtime_ns :

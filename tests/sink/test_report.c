@@ -49,11 +49,11 @@ Test(report, rank_ranges)
 	int32_t r[] = { 0, 1, 2, 3, 7, 9, 10 }, many[1000];
 	char buf[MT_SINK_RANKS_WIDTH];
 
-	cr_expect_str_eq(mt_sink_report_ranks(r, 7, buf, sizeof(buf)), "0-3,7,9-10");
-	cr_expect_str_eq(mt_sink_report_ranks(r, 1, buf, sizeof(buf)), "0");
+	cr_expect_str_eq(mt_sink_report_ranks(NULL, r, 7, buf, sizeof(buf)), "0-3,7,9-10");
+	cr_expect_str_eq(mt_sink_report_ranks(NULL, r, 1, buf, sizeof(buf)), "0");
 	for (int i = 0; i < 1000; i++)
 		many[i] = 3 * i;
-	mt_sink_report_ranks(many, 1000, buf, sizeof(buf));
+	mt_sink_report_ranks(NULL, many, 1000, buf, sizeof(buf));
 	cr_expect(strlen(buf) < sizeof(buf));
 	cr_expect(strstr(buf, "0,3,6,9,") == buf, "%s", buf);
 	cr_expect(strstr(buf, ",... (1000 in all)"), "%s", buf);
@@ -68,9 +68,9 @@ Test(report, group_line)
 		.n_on = 2, .ranks = ranks, .on = on, .first_ts = 1000000000 };
 	char line[200];
 
-	mt_sink_report_group_line(&g, MT_MATCH_NOTIME, line, sizeof(line));
+	mt_sink_report_group_line(NULL, &g, MT_MATCH_NOTIME, line, sizeof(line));
 	cr_expect_str_eq(line, "ranks 2-5 wait: recv coll cid 0 tag -16, on ranks 0-1");
-	mt_sink_report_group_line(&g, 4500000000, line, sizeof(line));
+	mt_sink_report_group_line(NULL, &g, 4500000000, line, sizeof(line));
 	cr_expect_str_eq(line, "ranks 2-5 wait: recv coll cid 0 tag -16, on ranks "
 			 "0-1, for 3.5 s");
 }
