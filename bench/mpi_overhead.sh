@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# mpi_overhead.sh - what tracing costs a real MPI job: msgtrace against
+# EZTrace (a PMPI tracer writing OTF2) on the same runs.
+#
+# Runs bench/mpi_bench (2 ranks, tcp;ofi_rxm through Open MPI's cm/ofi
+# path) in three modes, interleaved so that machine noise hits them alike:
+#   none      untraced
+#   msgtrace  FI_PROVIDER_PATH=BUILD/provider FI_HOOK=msgtrace
+#   eztrace   mpirun ... eztrace -t openmpi ./mpi_bench (Debian `eztrace`)
+# each RUNS times, for a ping-pong (one-way latency per size: half the
+# median round trip of a run) and a message rate test (median window); the
+# script prints the medians over runs, the ratios to untraced, the added
+# one-way latency per message, and trace bytes per message (all files each
+# tracer wrote, divided by the messages the program counted) from the same
+# runs. EZTrace is installed only for this bench (scripts/quickstart bench).
+#
+# Usage: bench/mpi_overhead.sh BUILD_DIR
+#   env: RUNS (5) PP_ITERS (2000 round trips per size) RATE_ITERS (300
+#        windows of 64) MODES ("none msgtrace eztrace") PROV (tcp;ofi_rxm)
+set -euo pipefail
+
+build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR}" && pwd)
+bench=$build/bench/mpi_bench
+runs=${RUNS:-5}
+pp_iters=${PP_ITERS:-2000}
+rate_iters=${RATE_ITERS:-300}
+prov=${PROV:-tcp;ofi_rxm}
+read -r -a modes <<<"${MODES:-none msgtrace eztrace}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpibench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+[ -x "$bench" ] || { echo "mpi_overhead: $bench not built (MPI missing?)" >&2; exit 1; }
+for m in "${modes[@]}"; do
+	[ "$m" != eztrace ] || command -v eztrace >/dev/null ||
+		{ echo "mpi_overhead: eztrace not installed (scripts/quickstart bench installs it)" >&2; exit 1; }
+done
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun_args=(-np 2 --oversubscribe --mca pml cm --mca mtl ofi
+	     --mca mtl_ofi_provider_include "$prov")
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+# run MODE TEST ITERS OUT: one mpirun; the trace's bytes per message go to
+# OUT.bpm, the program's output to OUT.
+run() {
+	local mode=$1 test=$2 iters=$3 out=$4 tdir=$work/trace
+	rm -rf "$tdir" && mkdir -p "$tdir"
+	case $mode in
+	none) mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
+	msgtrace)
+		FI_PROVIDER_PATH=$build/provider FI_HOOK=msgtrace \
+		FI_OFI_HOOK_MSGTRACE_DIR=$tdir \
+			mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
+	eztrace)
+		(cd "$tdir" && mpirun "${mpirun_args[@]}" eztrace -o "$tdir" \
+			-t openmpi "$bench" "$test" "$iters") 2>/dev/null |
+			grep -E '^(lat|rate|msgs) ' >"$out" ;;
+	*) echo "mpi_overhead: unknown mode $mode" >&2; exit 1 ;;
+	esac
+	if [ "$mode" != none ]; then
+		local bytes msgs
+		bytes=$(find "$tdir" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+		msgs=$(awk '$1 == "msgs" {print $2}' "$out")
+		awk -v b="$bytes" -v m="$msgs" 'BEGIN {printf "%.1f\n", b / m}' >>"$work/bpm.$mode.$test"
+	fi
+}
+
+echo "mpi_overhead: ${modes[*]}, $runs interleaved runs; ping-pong $pp_iters round trips per size, rate $rate_iters windows of 64; provider $prov"
+for ((r = 0; r < runs; r++)); do
+	for m in "${modes[@]}"; do
+		run "$m" pingpong "$pp_iters" "$work/out"
+		awk '$1 == "lat" {print $2, $3}' "$work/out" >>"$work/lat.$m"
+		run "$m" rate "$rate_iters" "$work/out"
+		awk '$1 == "rate" {print $2}' "$work/out" >>"$work/rate.$m"
+	done
+done
+
+sizes=$(awk '{print $1}' "$work/lat.${modes[0]}" | sort -un)
+printf '\nping-pong: one-way latency, us (median of %d)\n%-6s' "$runs" size
+for m in "${modes[@]}"; do printf ' %10s' "$m"; done
+for m in "${modes[@]}"; do [ "$m" = none ] || printf ' %9s %9s' "$m/none" "+us"; done
+echo
+for s in $sizes; do
+	declare -A lat=()
+	for m in "${modes[@]}"; do
+		lat[$m]=$(awk -v s="$s" '$1 == s {print $2}' "$work/lat.$m" | median)
+	done
+	printf '%-6s' "$s"
+	for m in "${modes[@]}"; do printf ' %10.3f' "${lat[$m]}"; done
+	for m in "${modes[@]}"; do
+		[ "$m" = none ] && continue
+		awk -v a="${lat[$m]}" -v b="${lat[none]:-0}" \
+			'BEGIN {if (b > 0) printf " %9.4f %+9.3f", a / b, a - b; else printf " %9s %9s", "-", "-"}'
+	done
+	echo
+done
+
+printf '\nmessage rate: msgs/s (median of %d)\n' "$runs"
+declare -A rate=()
+for m in "${modes[@]}"; do
+	rate[$m]=$(median <"$work/rate.$m")
+	printf '%-10s %12.0f' "$m" "${rate[$m]}"
+	[ "$m" = none ] || [ -z "${rate[none]:-}" ] ||
+		awk -v a="${rate[$m]}" -v b="${rate[none]}" 'BEGIN {printf "   %.4f of untraced", a / b}'
+	echo
+done
+
+printf '\ntrace bytes per message (median of %d, all files the tracer wrote)\n' "$runs"
+for m in "${modes[@]}"; do
+	[ "$m" = none ] && continue
+	printf '%-10s ping-pong %8.1f   rate %8.1f\n' "$m" \
+		"$(median <"$work/bpm.$m.pingpong")" "$(median <"$work/bpm.$m.rate")"
+done
