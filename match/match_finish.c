@@ -154,7 +154,7 @@ enum mt_status mt_match_finish(struct mt_match *m)
 
 	/* Receives still posted will never complete: they block no one. */
 	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
-		rc = mt_match_recv_settle(m, (int32_t)e, 1);
+		rc = mt_match_order_end(m, (int32_t)e);
 	if (!rc)
 		rc = collect_sends(m, &sends, &n_sends, &cap);
 	if (!rc)
