@@ -338,6 +338,10 @@ enum mt_status mt_match_order_drain(struct mt_match *m)
 		uint32_t i = sh_pop(m, &m->ready), g = m->op[i].grp;
 
 		m->op[i].state &= ~(uint32_t)OP_READY;
+		/* An earlier receive of its key completed since: i waits
+		 * behind it again (evaluated when that one enters). */
+		if (g && m->grp[g].h.v[0] != i)
+			continue;
 		if (g) {
 			struct grp *gr = &m->grp[g];
 
