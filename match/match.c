@@ -94,6 +94,17 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
 	}
 	m->ep[ep].proc = proc;
 	m->ep[ep].rank = rank;
+	return mt_match_ep_masks(m, ep, &m->cfg);
+}
+
+enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
+				 const struct mt_match_cfg *cfg)
+{
+	if (ep_proc(m, ep) < 0)
+		return MT_ERR_ARG;
+	m->ep[ep].loose = cfg->loose_mask;
+	m->ep[ep].ack = cfg->ack_mask;
+	memcpy(m->ep[ep].field_mask, cfg->field_mask, sizeof(cfg->field_mask));
 	return MT_OK;
 }
 

@@ -41,6 +41,7 @@ static int near_field(const struct mt_match *m, const struct op *s,
 		      const struct mt_match_op *r, struct mt_match_near *n)
 {
 	uint64_t diff = s->p.tagged ? (s->p.tag ^ r->tag) & ~r->ignore : 0;
+	const uint64_t *fm = m->ep[r->ep].field_mask;
 	int addr = r->peer >= 0 && r->peer != s->p.ep;
 
 	if (s->p.peer != r->ep || s->p.tagged != r->tagged)
@@ -54,7 +55,7 @@ static int near_field(const struct mt_match *m, const struct op *s,
 	if (addr)
 		return 0;
 	for (unsigned f = 0; f < MT_MATCH_F_COUNT; f++)
-		if (m->cfg.field_mask[f] && !(diff & ~m->cfg.field_mask[f])) {
+		if (fm[f] && !(diff & ~fm[f])) {
 			n->field = (uint8_t)f;
 			return 1;
 		}

@@ -295,7 +295,7 @@ void mt_match_order_posted(struct mt_match *m, uint32_t i)
 
 static struct map_key grp_key(const struct mt_match *m, const struct op *o)
 {
-	return (struct map_key){ .a = o->rtag & ~m->cfg.loose_mask, .b = o->rsrc,
+	return (struct map_key){ .a = o->rtag & ~ep_loose(m, o->p.ep), .b = o->rsrc,
 				 .c = (uint32_t)o->p.ep | (o->p.tagged ? 1u << 31 : 0) };
 }
 

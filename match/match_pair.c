@@ -10,13 +10,15 @@
 
 static struct map_key send_key(const struct mt_match *m, const struct op *s)
 {
-	return (struct map_key){ .a = s->p.tagged ? s->p.tag & ~m->cfg.loose_mask : 0,
+	int32_t at = s->p.peer >= 0 ? s->p.peer : s->p.ep;	/* the receiver's */
+
+	return (struct map_key){ .a = s->p.tagged ? s->p.tag & ~ep_loose(m, at) : 0,
 				 .b = s->p.src_id, .c = (uint32_t)s->p.peer };
 }
 
 static struct map_key recv_key(const struct mt_match *m, const struct op *r)
 {
-	return (struct map_key){ .a = r->rtag & ~m->cfg.loose_mask,
+	return (struct map_key){ .a = r->rtag & ~ep_loose(m, r->p.ep),
 				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
 }
 

@@ -134,6 +134,8 @@ struct key {
 
 struct ep {
 	int32_t proc, rank;
+	uint64_t loose, ack;	/* its layout's masks (struct mt_match_cfg) */
+	uint64_t field_mask[MT_MATCH_F_COUNT];
 	struct { int64_t cid; int32_t peer, comm_src; } learnt[EP_LEARNT];
 	uint32_t lh, lt;	/* receives in posting order, until final */
 	uint32_t n_deferred;	/* completed but not final */
@@ -189,6 +191,17 @@ uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
+}
+
+/* Masks of endpoint ep, the matcher's own for an unknown one. */
+static inline uint64_t ep_loose(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].loose : m->cfg.loose_mask;
+}
+
+static inline uint64_t ep_ack(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].ack : m->cfg.ack_mask;
 }
 
 static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
