@@ -1,8 +1,8 @@
 /*
  * clockstage.h - the clock-correction stage of the pipeline (private to
  * tools/): describes each traced process's clock to mt_clock_*, decides
- * whether the run needs correcting, and carries corrected times from the
- * collecting pass to the output pass.
+ * whether the run needs correcting, and carries corrected times to the
+ * messages the pipeline kept aside meanwhile.
  *
  * When the times stay as recorded (--clock none, or auto on a trace whose
  * processes all read one clock) nothing is kept: messages stream to the
