@@ -92,6 +92,32 @@ static uint32_t slot_alloc(void **arr, uint32_t *n, uint32_t *cap,
 	return i;
 }
 
+/* The pool entry the map gives k, made if absent (a class or group: a
+ * freed one is empty, a new one zeroed); NIL when out of memory. */
+#define ENTRY_OF(m, map, pool, key) entry_of(&(m)->map, (key), (void **)&(m)->pool, \
+	&(m)->n_##pool, &(m)->cap_##pool, &(m)->free_##pool, sizeof(*(m)->pool), \
+	offsetof(__typeof__(*(m)->pool), next_free), offsetof(__typeof__(*(m)->pool), k))
+
+static uint32_t entry_of(struct map *mp, const struct map_key *k, void **arr,
+			 uint32_t *n, uint32_t *cap, uint32_t *free_head,
+			 size_t elem, size_t next_off, size_t key_off)
+{
+	int added;
+	struct map_slot *s = mt_match_map_find_or_add(mp, k, &added);
+	uint32_t i;
+
+	if (!s)
+		return NIL;
+	if (!added)
+		return s->v;
+	if (!(i = slot_alloc(arr, n, cap, free_head, elem, next_off))) {
+		mt_match_map_del(mp, s);
+		return NIL;
+	}
+	memcpy((char *)*arr + i * elem + key_off, k, sizeof(*k));
+	return s->v = i;
+}
+
 /* A receive's filter, with untagged receives as one filter taking all. */
 static uint64_t op_ignore(const struct op *o)
 {
@@ -145,25 +171,10 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 	for (int w = 0; w < 2; w++) {
 		struct map_key k = cls_key(o->p.ep, g, w ? ANY_PEER :
 					   (uint32_t)o->p.peer, o->p.tag & ~ign);
-		int added;
-		struct map_slot *s = mt_match_map_find_or_add(&m->clsmap, &k, &added);
-		uint32_t c;
+		uint32_t c = ENTRY_OF(m, clsmap, cls, &k);
 
-		if (!s)
+		if (!c)
 			return MT_ERR_NOMEM;
-		if (added) {
-			c = slot_alloc((void **)&m->cls, &m->n_cls, &m->cap_cls,
-				       &m->free_cls, sizeof(*m->cls),
-				       offsetof(struct cls, next_free));
-			if (!c) {
-				mt_match_map_del(&m->clsmap, s);
-				return MT_ERR_NOMEM;
-			}
-			s->v = c;
-			m->cls[c].k = k;
-			m->cls[c].head = m->cls[c].tail = NIL;
-		}
-		c = s->v;
 		o->cls[w] = c;
 		o->c_next[w] = NIL;
 		o->c_prev[w] = m->cls[c].tail;
@@ -303,25 +314,12 @@ static struct map_key grp_key(const struct mt_match *m, const struct op *o)
 static enum mt_status join_group(struct mt_match *m, uint32_t i)
 {
 	struct map_key k = grp_key(m, &m->op[i]);
-	int added;
-	struct map_slot *s = mt_match_map_find_or_add(&m->grpmap, &k, &added);
+	uint32_t g = ENTRY_OF(m, grpmap, grp, &k);
 
-	if (!s)
+	if (!g)
 		return MT_ERR_NOMEM;
-	if (added) {
-		uint32_t g = slot_alloc((void **)&m->grp, &m->n_grp, &m->cap_grp,
-					&m->free_grp, sizeof(*m->grp),
-					offsetof(struct grp, next_free));
-
-		if (!g) {
-			mt_match_map_del(&m->grpmap, s);
-			return MT_ERR_NOMEM;
-		}
-		s->v = g;
-		m->grp[g].k = k;
-	}
-	m->op[i].grp = s->v;
-	return sh_push(m, &m->grp[s->v].h, i);
+	m->op[i].grp = g;
+	return sh_push(m, &m->grp[g].h, i);
 }
 
 /* Receive i's turn came: it leaves its posting list and is paired. */
