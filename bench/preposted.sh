@@ -7,14 +7,15 @@
 # tcp;ofi_rxm): rank 0 keeps 200 MPI_Irecv(MPI_ANY_SOURCE, tag 999) posted
 # during PINGPONGS ping-pongs (default 50,000) with rank 1, satisfied at
 # the end; then the same with no receive preposted. Times `msgtrace report`
-# on each trace (wall, best of RUNS=3) and prints the ratio (target: 1.5 at
-# most). MSGTRACE picks another msgtrace binary (e.g. an older build).
+# on each trace (CPU seconds, user + system: the machine may be shared;
+# best of RUNS=5) and prints the ratio (target: 1.5 at most). MSGTRACE picks
+# another msgtrace binary (e.g. an older build).
 set -euo pipefail
 build=${1:?usage: preposted.sh BUILD_DIR [PINGPONGS] [MSGTRACE]}
 n=${2:-50000}
 mt=${3:-$build/tools/msgtrace}
 prog=$build/tests/e2e/preposted
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 for f in "$prog" "$mt" "$build/provider/libmsgtrace-fi.so"; do
 	[ -e "$f" ] || { echo "preposted.sh: $f not built" >&2; exit 1; }
 done
@@ -33,14 +34,11 @@ trace() {	# DIR K
 	cat "$1.out"
 }
 
-best() {	# TRACEDIR: best wall seconds of `msgtrace report` over RUNS
-	local b=
+best() {	# TRACEDIR: best CPU seconds of `msgtrace report` over RUNS
+	local b= t TIMEFORMAT='%U %S'
 	for _ in $(seq "$runs"); do
-		local s e
-		s=$(date +%s.%N)
-		"$mt" report "$1" > /dev/null
-		e=$(date +%s.%N)
-		b=$(echo "$s $e ${b:-1e9}" | awk '{ d = $2 - $1; print d < $3 ? d : $3 }')
+		t=$({ time "$mt" report "$1" > /dev/null; } 2>&1)
+		b=$(echo "$t ${b:-1e9}" | awk '{ d = $1 + $2; print d < $3 ? d : $3 }')
 	done
 	echo "$b"
 }
