@@ -1,6 +1,6 @@
 /*
- * bench_export.c - export throughput of the msgtrace pipeline (tools/
- * pipeline.c, the code `msgtrace export` runs) over one trace, three times
+ * bench_export.c - export throughput of the msgtrace pipeline (mt_pipe_run,
+ * the code `msgtrace export` runs) over one trace, three times
  * in one run: with a sink that drops the messages (the baseline: read +
  * decode + match), into the OTF2 sink, and into the Chrome JSON sink
  * (written to /dev/null). Times are this thread's CPU time, user and

@@ -83,10 +83,10 @@ static uint64_t proto_bits(const struct mt_tag_layout *l, enum mt_tag_proto p)
  * CQ data for layouts that carry the source there (not for the Open MPI
  * ssend ACK, sent without data). A field that does not fit is truncated to
  * its usable width, as the wire would alias it, and named in out->truncated;
- * the result is then MT_TAG_ERR_RANGE. Source and tag count only when their
+ * the result is then MT_ERR_RANGE. Source and tag count only when their
  * valid bits are set (0 otherwise).
  */
-int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
+enum mt_status mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
 		  struct mt_tag_wire *out)
 {
 	uint8_t trunc = 0;
@@ -98,7 +98,7 @@ int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
 	out->has_data = out->directed = false;
 	out->truncated = 0;
 	if (l->id == MT_TAG_LAYOUT_RAW)
-		return MT_TAG_ERR_LAYOUT;
+		return MT_ERR_ARG;
 
 	if (in->cid > l->cid_max)
 		trunc |= MT_V_CID;
@@ -123,7 +123,7 @@ int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
 		out->has_data = true;
 	}
 	out->truncated = trunc;
-	return trunc ? MT_TAG_ERR_RANGE : MT_TAG_OK;
+	return trunc ? MT_ERR_RANGE : MT_OK;
 }
 
 /*
@@ -131,12 +131,12 @@ int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
  * builds them (wildcard fields zero in the tag, ignored by the mask; the ssend
  * ACK receive matches exactly), and whether src_addr names the peer.
  */
-int mt_tag_encode_recv(const struct mt_tag_layout *l,
+enum mt_status mt_tag_encode_recv(const struct mt_tag_layout *l,
 		       const struct mt_tag_filter *in, struct mt_tag_wire *out)
 {
 	struct mt_tag_fields f = in->f;
 	bool ack = in->kind == MT_RECV_SSEND_ACK;
-	int ret;
+	enum mt_status ret;
 
 	f.proto = ack ? MT_PROTO_SSEND_ACK : MT_PROTO_NORMAL;
 	if (in->any_source)
@@ -146,7 +146,7 @@ int mt_tag_encode_recv(const struct mt_tag_layout *l,
 	ret = mt_tag_encode(l, &f, out);
 	out->data = 0;
 	out->has_data = false;
-	if (ret == MT_TAG_ERR_LAYOUT || ack)
+	if (ret == MT_ERR_ARG || ack)
 		return ret;
 	out->ignore = l->recv_always_ignored;
 	if (in->any_source)

@@ -13,25 +13,9 @@
  * One layout left: the answer. Several: say so, guess only from the
  * endpoint's attributes (Open MPI's auto mode) and flag the guess.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "mt_decode.h"
-
-enum why { WHY_OK, WHY_STRAY, WHY_PROTO, WHY_NO_DATA, WHY_DATA, WHY_DATA_RANGE,
-	   WHY_IGNORE, WHY_DIRECTED };
-
-static const char *const why_text[] = {
-	[WHY_OK] = "",
-	[WHY_STRAY] = "sets tag bits outside its fields",
-	[WHY_PROTO] = "has a protocol bit combination it never uses",
-	[WHY_NO_DATA] = "carries no CQ data, but the layout sends the source there",
-	[WHY_DATA] = "carries CQ data, but the layout sends the source in the tag",
-	[WHY_DATA_RANGE] = "carries CQ data that is not a rank",
-	[WHY_IGNORE] = "has an ignore mask the layout never builds",
-	[WHY_DIRECTED] = "names a source address, which the layout never does",
-};
 
 void mt_tag_evidence_init(struct mt_tag_evidence *ev)
 {
@@ -47,10 +31,10 @@ void mt_tag_evidence_set_ep(struct mt_tag_evidence *ev, uint64_t cq_data_size,
 	ev->mem_tag_format = mem_tag_format;
 }
 
-static void count(struct mt_tag_evidence_layout *e, enum why why, bool send,
+static void count(struct mt_tag_evidence_layout *e, enum mt_tag_mismatch why, bool send,
 		  uint64_t tag, uint64_t aux)
 {
-	if (why == WHY_OK) {
+	if (why == MT_TAG_MISMATCH_NONE) {
 		if (send)
 			e->ok_send++;
 		else
@@ -68,27 +52,27 @@ static void count(struct mt_tag_evidence_layout *e, enum why why, bool send,
 		e->bad_recv++;
 }
 
-static enum why check_send(const struct mt_tag_layout *l, bool has_data,
+static enum mt_tag_mismatch check_send(const struct mt_tag_layout *l, bool has_data,
 			   uint64_t tag, uint64_t data)
 {
 	struct mt_tag_fields f;
 	enum mt_tag_proto proto;
 
 	if (tag & ~l->known_mask)
-		return WHY_STRAY;
+		return MT_TAG_MISMATCH_STRAY;
 	mt_tag_decode(l, tag, data, has_data ? MT_TAG_IN_DATA : 0, &f);
 	proto = (enum mt_tag_proto)f.proto;
 	if (proto == MT_PROTO_BAD)
-		return WHY_PROTO;
+		return MT_TAG_MISMATCH_PROTO;
 	if (l->src_in == MT_SRC_TAG && has_data)
-		return WHY_DATA;
+		return MT_TAG_MISMATCH_DATA;
 	if (l->src_in == MT_SRC_DATA && !has_data && proto != MT_PROTO_SSEND_ACK)
-		return WHY_NO_DATA;
+		return MT_TAG_MISMATCH_NO_DATA;
 	/* Open MPI sends its int rank; MPICH adds two error bits above 30. */
 	if (l->src_in == MT_SRC_DATA && has_data &&
 	    data > (l->data_src_bits >= 32 ? 0x7fffffffull : 0xffffffffull))
-		return WHY_DATA_RANGE;
-	return WHY_OK;
+		return MT_TAG_MISMATCH_DATA_RANGE;
+	return MT_TAG_MISMATCH_NONE;
 }
 
 void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
@@ -104,23 +88,23 @@ void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
 	}
 }
 
-static enum why check_recv(const struct mt_tag_layout *l, uint64_t tag,
+static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t tag,
 			   uint64_t ignore, unsigned recv_in)
 {
 	struct mt_tag_filter flt;
 
 	if (tag & ~l->known_mask)
-		return WHY_STRAY;
+		return MT_TAG_MISMATCH_STRAY;
 	mt_tag_decode_recv(l, tag, ignore, recv_in, &flt);
 	if (flt.kind == MT_RECV_SSEND_ACK)
-		return WHY_OK;
+		return MT_TAG_MISMATCH_NONE;
 	if (flt.odd_ignore)
-		return WHY_IGNORE;
+		return MT_TAG_MISMATCH_IGNORE;
 	if (tag & l->proto_mask & ~ignore)
-		return WHY_PROTO;
+		return MT_TAG_MISMATCH_PROTO;
 	if (l->directed_recv == 0 && (recv_in & MT_TAG_RECV_DIRECTED))
-		return WHY_DIRECTED;
-	return WHY_OK;
+		return MT_TAG_MISMATCH_DIRECTED;
+	return MT_TAG_MISMATCH_NONE;
 }
 
 /* An mrecv (FI_CLAIM without FI_PEEK) reuses a probe's match: its tag and
@@ -147,52 +131,64 @@ const char *mt_tag_confidence_name(enum mt_tag_confidence c)
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
 }
 
-static void line(struct mt_tag_detect_result *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void line(struct mt_tag_detect_result *r, const char *fmt, ...)
+/* Appends one piece of evidence (the first MT_TAG_DETECT_ITEMS are kept). */
+static struct mt_tag_evidence_item *item(struct mt_tag_detect_result *r,
+					 enum mt_tag_evidence_kind kind, int layout)
 {
-	va_list ap;
+	static struct mt_tag_evidence_item spare;
+	struct mt_tag_evidence_item *it;
 
-	if (r->n_lines >= MT_TAG_DETECT_LINES)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->lines[r->n_lines++], MT_TAG_LINE_LEN, fmt, ap);
-	va_end(ap);
+	if (r->n_items >= MT_TAG_DETECT_ITEMS)
+		it = &spare;
+	else
+		it = &r->item[r->n_items++];
+	memset(it, 0, sizeof(*it));
+	it->kind = (uint8_t)kind;
+	it->layout = (uint8_t)layout;
+	return it;
 }
 
-/* Why layout i cannot be the one (NULL: it can). Writes into buf. */
-static const char *ruled_out(const struct mt_tag_evidence *ev, int i, char *buf,
-			     size_t len)
+/* Why layout i cannot be the one, as evidence in r (r NULL: only asks).
+ * false: it can. */
+static bool ruled_out(const struct mt_tag_evidence *ev, int i,
+		      struct mt_tag_detect_result *r)
 {
 	const struct mt_tag_evidence_layout *e = &ev->per[i];
+	struct mt_tag_evidence_item *it;
 	struct mt_tag_layout l;
 
 	if (mt_tag_layout_get((enum mt_tag_layout_id)i, ev->mem_tag_format, &l) ==
-	    MT_TAG_ERR_MTF) {
-		snprintf(buf, len, "mem_tag_format 0x%016llx leaves %u cid bits, "
-			 "too few for the MPI library to start",
-			 (unsigned long long)ev->mem_tag_format, l.cid_usable_bits);
-		return buf;
+	    MT_ERR_RANGE) {
+		if (r) {
+			it = item(r, MT_TAG_EV_RULED_MTF, i);
+			it->v[0] = ev->mem_tag_format;
+			it->v[1] = l.cid_usable_bits;
+		}
+		return true;
 	}
 	if (l.src_in == MT_SRC_DATA && ev->ep_known &&
 	    (ev->cq_data_size < 4 || !ev->directed_recv_cap)) {
-		snprintf(buf, len, "endpoint has cq_data_size %llu%s; this layout "
-			 "needs >= 4 and FI_DIRECTED_RECV",
-			 (unsigned long long)ev->cq_data_size,
-			 ev->directed_recv_cap ? "" : " and no FI_DIRECTED_RECV");
-		return buf;
+		if (r) {
+			it = item(r, MT_TAG_EV_RULED_CQ_DATA, i);
+			it->v[0] = ev->cq_data_size;
+			it->v[1] = ev->directed_recv_cap;
+		}
+		return true;
 	}
 	if (!e->bad_send && !e->bad_recv)
-		return NULL;
-	bool send = e->bad_why & 0x80;
-	snprintf(buf, len, "%s tag=0x%016llx %s=0x%llx %s (%llu of the %llu %ss)",
-		 send ? "send" : "receive", (unsigned long long)e->bad_tag,
-		 send ? "data" : "ignore", (unsigned long long)e->bad_aux,
-		 why_text[e->bad_why & 0x7f],
-		 (unsigned long long)(send ? e->bad_send : e->bad_recv),
-		 (unsigned long long)(send ? ev->sends : ev->recvs),
-		 send ? "send" : "receive");
-	return buf;
+		return false;
+	if (r) {
+		bool send = e->bad_why & 0x80;
+
+		it = item(r, MT_TAG_EV_RULED_OP, i);
+		it->v[0] = send;
+		it->v[1] = e->bad_tag;
+		it->v[2] = e->bad_aux;
+		it->v[3] = e->bad_why & 0x7f;
+		it->v[4] = send ? e->bad_send : e->bad_recv;
+		it->v[5] = send ? ev->sends : ev->recvs;
+	}
+	return true;
 }
 
 static bool auto_picks_full(const struct mt_tag_evidence *ev)
@@ -210,25 +206,26 @@ static bool auto_picks_full(const struct mt_tag_evidence *ev)
 void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id override,
 		   struct mt_tag_detect_result *out)
 {
-	char why[MT_TAG_LINE_LEN], names[MT_TAG_LINE_LEN] = "";
 	int cand[MT_TAG_LAYOUT_COUNT], ncand = 0, best = -1;
-	uint64_t best_bad = UINT64_MAX;
+	uint64_t best_bad = UINT64_MAX, cmask = 0;
+	struct mt_tag_evidence_item *it;
 
 	memset(out, 0, sizeof(*out));
-	if (ev->ep_known)
-		line(out, "endpoint: cq_data_size %llu, %s, mem_tag_format 0x%016llx%s",
-		     (unsigned long long)ev->cq_data_size,
-		     ev->directed_recv_cap ? "FI_DIRECTED_RECV" : "no FI_DIRECTED_RECV",
-		     (unsigned long long)ev->mem_tag_format,
-		     auto_picks_full(ev) ? " (Open MPI's auto mode picks ofi_tag_full)" : "");
-	line(out, "observed %llu tagged sends (%llu with CQ data) and %llu receives",
-	     (unsigned long long)ev->sends, (unsigned long long)ev->sends_data,
-	     (unsigned long long)ev->recvs);
+	if (ev->ep_known) {
+		it = item(out, MT_TAG_EV_ENDPOINT, MT_TAG_LAYOUT_RAW);
+		it->v[0] = ev->cq_data_size;
+		it->v[1] = ev->directed_recv_cap;
+		it->v[2] = ev->mem_tag_format;
+		it->v[3] = auto_picks_full(ev);
+	}
+	it = item(out, MT_TAG_EV_OBSERVED, MT_TAG_LAYOUT_RAW);
+	it->v[0] = ev->sends;
+	it->v[1] = ev->sends_data;
+	it->v[2] = ev->recvs;
 
 	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++) {
 		const struct mt_tag_evidence_layout *e = &ev->per[i];
-		if (ruled_out(ev, i, why, sizeof(why))) {
-			line(out, "%s ruled out: %s", mt_tag_layout_name(i), why);
+		if (ruled_out(ev, i, out)) {
 			uint64_t bad = e->bad_send + e->bad_recv;
 			if (e->bad_send + e->bad_recv && bad < best_bad &&
 			    bad * 2 < ev->sends + ev->recvs) {
@@ -238,23 +235,20 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 			continue;
 		}
 		cand[ncand++] = i;
-		size_t n = strlen(names);
-		snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
-			 mt_tag_layout_name(i));
+		cmask |= UINT64_C(1) << i;
 	}
 
 	out->layout = MT_TAG_LAYOUT_RAW;
 	out->confidence = MT_CONF_NONE;
 	if (!ev->sends && !ev->recvs) {
-		line(out, "too little evidence: no tagged operation on this endpoint");
+		item(out, MT_TAG_EV_NO_OPS, MT_TAG_LAYOUT_RAW);
 	} else if (ncand == 1) {
 		out->layout = (enum mt_tag_layout_id)cand[0];
 		out->confidence = ev->sends && ev->recvs ? MT_CONF_HIGH : MT_CONF_MEDIUM;
-		line(out, "%s is the only layout that explains all %llu sends and "
-		     "%llu receives%s", names, (unsigned long long)ev->sends,
-		     (unsigned long long)ev->recvs,
-		     out->confidence == MT_CONF_HIGH ? "" :
-		     " (only one kind of operation seen)");
+		it = item(out, MT_TAG_EV_ONLY, cand[0]);
+		it->v[0] = ev->sends;
+		it->v[1] = ev->recvs;
+		it->v[2] = out->confidence != MT_CONF_HIGH;
 	} else if (ncand > 1) {
 		bool full = false;
 		for (int i = 0; i < ncand; i++)
@@ -262,31 +256,27 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		if (full && auto_picks_full(ev)) {
 			out->layout = MT_TAG_LAYOUT_OMPI_FULL;
 			out->confidence = MT_CONF_LOW;
-			line(out, "ambiguous: consistent with %s; guessing ofi_tag_full "
-			     "from the endpoint attributes (use --layout to be sure)",
-			     names);
+			it = item(out, MT_TAG_EV_GUESS_FULL, MT_TAG_LAYOUT_OMPI_FULL);
 		} else {
-			line(out, "too little evidence: consistent with %s (use --layout)",
-			     names);
+			it = item(out, MT_TAG_EV_UNDECIDED, MT_TAG_LAYOUT_RAW);
 		}
+		it->cand = cmask;
 	} else if (best >= 0) {
 		out->layout = (enum mt_tag_layout_id)best;
 		out->confidence = MT_CONF_LOW;
-		line(out, "no layout explains every operation; %s explains all but "
-		     "%llu", mt_tag_layout_name(best), (unsigned long long)best_bad);
+		item(out, MT_TAG_EV_BEST, best)->v[0] = best_bad;
 	} else {
-		line(out, "no MPI layout explains these operations: showing raw tags");
+		item(out, MT_TAG_EV_NO_LAYOUT, MT_TAG_LAYOUT_RAW);
 	}
 
 	if (override != MT_TAG_LAYOUT_NONE) {
-		line(out, "--layout %s overrides the detected %s (confidence %s)",
-		     mt_tag_layout_name(override), mt_tag_layout_name(out->layout),
-		     mt_tag_confidence_name(out->confidence));
+		it = item(out, MT_TAG_EV_OVERRIDE, override);
+		it->layout2 = (uint8_t)out->layout;
+		it->v[0] = out->confidence;
 		out->layout = override;
 		out->confidence = MT_CONF_OVERRIDE;
 	}
 }
-
 /*
  * The processes of one job use one layout. An endpoint whose own operations
  * leave it undecided (confidence none or low: a rank that only sent, or
@@ -301,8 +291,7 @@ void mt_tag_detect_job(const struct mt_tag_evidence *ev,
 {
 	enum mt_tag_layout_id job = MT_TAG_LAYOUT_NONE;
 	size_t sure = 0;
-	char why[MT_TAG_LINE_LEN];
-	const char *reason = "well-decided endpoints use";
+	unsigned reason = 0;		/* well-decided endpoints use it */
 
 	for (size_t i = 0; i < n; i++) {
 		if (res[i].confidence != MT_CONF_MEDIUM && res[i].confidence != MT_CONF_HIGH)
@@ -319,7 +308,7 @@ void mt_tag_detect_job(const struct mt_tag_evidence *ev,
 			if (!ev[i].sends && !ev[i].recvs)
 				continue;
 			seen++;
-			fit += !ruled_out(&ev[i], l, why, sizeof(why));
+			fit += !ruled_out(&ev[i], l, NULL);
 		}
 		if (!seen || fit < seen)
 			continue;
@@ -327,17 +316,19 @@ void mt_tag_detect_job(const struct mt_tag_evidence *ev,
 			return;		/* two layouts fit everywhere */
 		job = (enum mt_tag_layout_id)l;
 		sure = seen;
-		reason = "endpoints with operations all allow only";
+		reason = 1;	/* every endpoint with operations allows only it */
 	}
 	if (job == MT_TAG_LAYOUT_NONE)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		if (res[i].confidence > MT_CONF_LOW || res[i].layout == job ||
-		    ruled_out(&ev[i], job, why, sizeof(why)))
+		    ruled_out(&ev[i], job, NULL))
 			continue;
 		res[i].layout = job;
 		res[i].confidence = MT_CONF_MEDIUM;
-		line(&res[i], "the job's %zu %s %s, which this endpoint's operations "
-		     "allow: taking it", sure, reason, mt_tag_layout_name(job));
+		struct mt_tag_evidence_item *it = item(&res[i], MT_TAG_EV_JOB, job);
+
+		it->v[0] = sure;
+		it->v[1] = reason;
 	}
 }

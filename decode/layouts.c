@@ -44,18 +44,6 @@ static const char *const proto_names[] = {
 #undef PROTO_NAME
 };
 
-const char *mt_tag_status_str(int status)
-{
-	switch (status) {
-	case MT_TAG_OK: return "success";
-	case MT_TAG_ERR_LAYOUT: return "unknown tag layout";
-	case MT_TAG_ERR_MTF: return "mem_tag_format leaves too few communicator id bits";
-	case MT_TAG_ERR_RANGE: return "value does not fit its field";
-	case MT_TAG_ERR_NOMEM: return "out of memory";
-	}
-	return "unknown status";
-}
-
 const char *mt_tag_proto_name(enum mt_tag_proto proto)
 {
 	return (unsigned)proto < sizeof(proto_names) / sizeof(proto_names[0]) ?
@@ -74,14 +62,14 @@ const char *mt_tag_layout_name(enum mt_tag_layout_id id)
 	return (unsigned)id < MT_TAG_LAYOUT_COUNT ? table[id].name : "none";
 }
 
-int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id)
+enum mt_status mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id)
 {
 	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
 		if (!strcmp(name, table[i].name)) {
 			*id = (enum mt_tag_layout_id)i;
-			return MT_TAG_OK;
+			return MT_OK;
 		}
-	return MT_TAG_ERR_LAYOUT;
+	return MT_ERR_ARG;
 }
 
 /* The protocol bits of every layout fit in 4 consecutive bits: decode them
@@ -104,21 +92,21 @@ static void fill_proto_table(struct mt_tag_layout *l)
  * Copy a layout row and apply the endpoint's mem_tag_format: every leading
  * zero bit of it removes one usable cid bit (the fields do not move). A
  * mem_tag_format of 0 means "not known" and changes nothing. Fails with
- * MT_TAG_ERR_MTF when fewer than 8 cid bits would remain (Open MPI does not
+ * MT_ERR_RANGE when fewer than 8 cid bits would remain (Open MPI does not
  * start then); *out is still filled so a what-if analysis can go on.
  */
-int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
+enum mt_status mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
 		      struct mt_tag_layout *out)
 {
 	if ((unsigned)id >= MT_TAG_LAYOUT_COUNT)
-		return MT_TAG_ERR_LAYOUT;
+		return MT_ERR_ARG;
 	*out = table[id];
 	fill_proto_table(out);
 	if (!out->mtf_shrinks_cid || !mem_tag_format)
-		return MT_TAG_OK;
+		return MT_OK;
 	int lz = __builtin_clzll(mem_tag_format);
 	int usable = lz >= out->cid_bits ? 0 : out->cid_bits - lz;
 	out->cid_usable_bits = (uint8_t)usable;
 	out->cid_max = usable ? ~0ull >> (64 - usable) : 0;
-	return usable < MIN_CID_BITS ? MT_TAG_ERR_MTF : MT_TAG_OK;
+	return usable < MIN_CID_BITS ? MT_ERR_RANGE : MT_OK;
 }

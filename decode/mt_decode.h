@@ -20,14 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum mt_tag_status {
-	MT_TAG_OK = 0,
-	MT_TAG_ERR_LAYOUT = -1,	/* unknown layout id or name */
-	MT_TAG_ERR_MTF = -2,	/* mem_tag_format leaves the cid under 8 bits */
-	MT_TAG_ERR_RANGE = -3,	/* encode: a field does not fit (truncated) */
-	MT_TAG_ERR_NOMEM = -4,	/* usage analysis: out of memory */
-};
-const char *mt_tag_status_str(int status);
+#include "mt_status.h"
+
+/* Statuses (mt_status.h): MT_ERR_ARG an unknown layout id or name,
+ * MT_ERR_RANGE a mem_tag_format that leaves the cid under 8 bits or, from
+ * encode, a field that does not fit (truncated), MT_ERR_NOMEM. */
 
 typedef uint32_t mt_comm_t;		/* communicator id as on the wire */
 typedef int32_t mt_rank_t;		/* rank in the communicator */
@@ -169,22 +166,21 @@ struct mt_tag_wire {
 };
 
 /* Layouts */
-int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
+enum mt_status mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
 		      struct mt_tag_layout *out);
-int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
+enum mt_status mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
 const char *mt_tag_layout_name(enum mt_tag_layout_id id);
 
 /* Receive filters and encoding (decode.c); mt_tag_decode is below. */
 void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);
-int mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
+enum mt_status mt_tag_encode(const struct mt_tag_layout *l, const struct mt_tag_fields *in,
 		  struct mt_tag_wire *out);
-int mt_tag_encode_recv(const struct mt_tag_layout *l,
+enum mt_status mt_tag_encode_recv(const struct mt_tag_layout *l,
 		       const struct mt_tag_filter *in, struct mt_tag_wire *out);
 
 /* Layout detection from the operations of one endpoint (detect.c) */
-#define MT_TAG_DETECT_LINES 20
-#define MT_TAG_LINE_LEN 200
+#define MT_TAG_DETECT_ITEMS 20
 struct mt_tag_evidence_layout {		/* per candidate layout */
 	uint64_t ok_send, bad_send, ok_recv, bad_recv;
 	uint64_t bad_tag, bad_aux;	/* first inconsistent operation */
@@ -198,11 +194,63 @@ struct mt_tag_evidence {
 };
 enum mt_tag_confidence { MT_CONF_NONE, MT_CONF_LOW, MT_CONF_MEDIUM,
 			 MT_CONF_HIGH, MT_CONF_OVERRIDE };
+/* Why an operation rules a layout out (mt_tag_evidence_item.v[3]). */
+enum mt_tag_mismatch {
+	MT_TAG_MISMATCH_NONE,
+	MT_TAG_MISMATCH_STRAY,		/* tag bits outside the layout's fields */
+	MT_TAG_MISMATCH_PROTO,		/* a protocol bit combination never used */
+	MT_TAG_MISMATCH_NO_DATA,		/* no CQ data; the source travels there */
+	MT_TAG_MISMATCH_DATA,		/* CQ data; the source travels in the tag */
+	MT_TAG_MISMATCH_DATA_RANGE,	/* CQ data that is not a rank */
+	MT_TAG_MISMATCH_IGNORE,		/* an ignore mask never built */
+	MT_TAG_MISMATCH_DIRECTED,		/* a source address, never given */
+	MT_TAG_MISMATCH_COUNT
+};
+
+/* One piece of evidence: what was found and the values it names. The words
+ * are made where they are printed (mt_sink_evidence_text); v[] per kind: */
+enum mt_tag_evidence_kind {
+	MT_TAG_EV_ENDPOINT,	/* v: cq_data_size, FI_DIRECTED_RECV (0/1),
+				 * mem_tag_format, Open MPI's auto mode picks
+				 * ofi_tag_full (0/1) */
+	MT_TAG_EV_OBSERVED,	/* v: tagged sends, of them with CQ data,
+				 * receives */
+	MT_TAG_EV_RULED_MTF,	/* layout ruled out: v: mem_tag_format, the
+				 * cid bits it leaves */
+	MT_TAG_EV_RULED_CQ_DATA, /* layout ruled out: v: cq_data_size,
+				 * FI_DIRECTED_RECV (0/1) */
+	MT_TAG_EV_RULED_OP,	/* layout ruled out: v: a send (1) or receive
+				 * (0), its tag, its CQ data or ignore mask,
+				 * enum mt_tag_mismatch, operations of that kind
+				 * it misfits, operations of that kind */
+	MT_TAG_EV_NO_OPS,	/* no tagged operation on the endpoint */
+	MT_TAG_EV_ONLY,		/* layout explains all: v: sends, receives,
+				 * only one kind of operation seen (0/1) */
+	MT_TAG_EV_GUESS_FULL,	/* cand consistent; ofi_tag_full guessed from
+				 * the endpoint attributes */
+	MT_TAG_EV_UNDECIDED,	/* cand consistent, none chosen */
+	MT_TAG_EV_BEST,		/* layout explains all but v[0] operations */
+	MT_TAG_EV_NO_LAYOUT,	/* no MPI layout explains the operations */
+	MT_TAG_EV_OVERRIDE,	/* --layout layout overrides layout2,
+				 * detected with confidence v[0] */
+	MT_TAG_EV_JOB,		/* the job's layout taken: v: endpoints that
+				 * decided it, how (0: well-decided endpoints
+				 * use it, 1: the only one every endpoint with
+				 * operations allows) */
+};
+
+struct mt_tag_evidence_item {
+	uint8_t kind;			/* enum mt_tag_evidence_kind */
+	uint8_t layout, layout2;	/* enum mt_tag_layout_id */
+	uint64_t cand;			/* candidate layouts, bit per id */
+	uint64_t v[6];
+};
+
 struct mt_tag_detect_result {
 	enum mt_tag_layout_id layout;	/* RAW when nothing can be said */
 	enum mt_tag_confidence confidence;
-	unsigned n_lines;
-	char lines[MT_TAG_DETECT_LINES][MT_TAG_LINE_LEN];	/* the evidence */
+	unsigned n_items;
+	struct mt_tag_evidence_item item[MT_TAG_DETECT_ITEMS]; /* the evidence */
 };
 const char *mt_tag_confidence_name(enum mt_tag_confidence c);
 void mt_tag_evidence_init(struct mt_tag_evidence *ev);
@@ -236,12 +284,12 @@ enum mt_tag_ufield { MT_TAG_U_CID, MT_TAG_U_SRC, MT_TAG_U_UTAG, MT_TAG_U_ITAG,
 const char *mt_tag_ufield_name(enum mt_tag_ufield f);
 
 struct mt_tag_usage;
-int mt_tag_usage_new(struct mt_tag_usage **out);
+enum mt_status mt_tag_usage_new(struct mt_tag_usage **out);
 void mt_tag_usage_free(struct mt_tag_usage *u);
 /* One message. Fields not in f->valid are not counted; internal: MPI's own
  * traffic (f->flags & MT_F_INTERNAL); any_tag: the receive that took it
  * was MPI_ANY_TAG. */
-int mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
+enum mt_status mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
 		     bool any_tag);
 
 struct mt_tag_ustat {			/* values of one field in the run */
@@ -279,14 +327,14 @@ struct mt_tag_whatif_field {
 	struct mt_tag_misfit ex[MT_TAG_WHATIF_EX];	/* first misfits, ascending */
 };
 struct mt_tag_whatif {
-	int layout_status;	/* MT_TAG_ERR_MTF: Open MPI would not start */
+	enum mt_status layout_status;	/* MT_ERR_RANGE: Open MPI would not start */
 	bool fits;		/* every value of every field fits */
 	struct mt_tag_whatif_field f[MT_TAG_U_COUNT];
 };
 /* The run's values encoded with layout l (mem_tag_format applied by
  * mt_tag_layout_get, whose status goes in layout_status). */
-int mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
-			int layout_status, struct mt_tag_whatif *out);
+enum mt_status mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
+			enum mt_status layout_status, struct mt_tag_whatif *out);
 /* Every misfit of field f under l, ascending; returns how many. */
 size_t mt_tag_usage_misfits(const struct mt_tag_usage *u,
 			    const struct mt_tag_layout *l, enum mt_tag_ufield f,

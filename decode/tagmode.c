@@ -74,10 +74,10 @@ static struct slot *vmap_add(struct vmap *m, int64_t key)
 	return s;
 }
 
-int mt_tag_usage_new(struct mt_tag_usage **out)
+enum mt_status mt_tag_usage_new(struct mt_tag_usage **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? MT_TAG_OK : MT_TAG_ERR_NOMEM;
+	return *out ? MT_OK : MT_ERR_NOMEM;
 }
 
 void mt_tag_usage_free(struct mt_tag_usage *u)
@@ -89,7 +89,7 @@ void mt_tag_usage_free(struct mt_tag_usage *u)
 	free(u);
 }
 
-int mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
+enum mt_status mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
 		     bool any_tag)
 {
 	bool internal = f->flags & MT_F_INTERNAL;
@@ -97,18 +97,18 @@ int mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
 
 	if (f->valid & MT_V_CID) {
 		if (!(c = vmap_add(&u->m[MT_TAG_U_CID], f->cid)))
-			return MT_TAG_ERR_NOMEM;
+			return MT_ERR_NOMEM;
 		c->msgs++;
 	}
 	if ((f->valid & MT_V_SOURCE) && f->source >= 0) {
 		if (!(s = vmap_add(&u->m[MT_TAG_U_SRC], f->source)))
-			return MT_TAG_ERR_NOMEM;
+			return MT_ERR_NOMEM;
 		s->msgs++;
 	}
 	if (!(f->valid & MT_V_TAG))
-		return MT_TAG_OK;
+		return MT_OK;
 	if (!(s = vmap_add(&u->m[internal ? MT_TAG_U_ITAG : MT_TAG_U_UTAG], f->tag)))
-		return MT_TAG_ERR_NOMEM;
+		return MT_ERR_NOMEM;
 	s->msgs++;
 	if (c && internal && f->tag < c->min_itag)
 		c->min_itag = f->tag;
@@ -116,7 +116,7 @@ int mt_tag_usage_add(struct mt_tag_usage *u, const struct mt_tag_fields *f,
 		c->user++;
 		c->wild += any_tag;
 	}
-	return MT_TAG_OK;
+	return MT_OK;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -237,7 +237,7 @@ static bool roundtrip(const struct mt_tag_layout *l, enum mt_tag_ufield f,
 	else
 		in.tag = (int32_t)v;
 	in.valid = bit[f];
-	if (mt_tag_encode(l, &in, &w) == MT_TAG_ERR_LAYOUT)
+	if (mt_tag_encode(l, &in, &w) == MT_ERR_ARG)
 		return false;
 	*trunc = w.truncated & bit[f];
 	mt_tag_decode(l, w.tag, w.data, w.has_data ? MT_TAG_IN_DATA : 0, &o);
@@ -312,12 +312,12 @@ out:
 	return bad;
 }
 
-int mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
-			int layout_status, struct mt_tag_whatif *out)
+enum mt_status mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout *l,
+			enum mt_status layout_status, struct mt_tag_whatif *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->layout_status = layout_status;
-	out->fits = layout_status == MT_TAG_OK;
+	out->fits = layout_status == MT_OK;
 	for (int f = 0; f < MT_TAG_U_COUNT; f++) {
 		struct mt_tag_whatif_field *wf = &out->f[f];
 
@@ -327,7 +327,7 @@ int mt_tag_usage_whatif(const struct mt_tag_usage *u, const struct mt_tag_layout
 			   MT_TAG_WHATIF_EX;
 		out->fits &= wf->misfit == 0;
 	}
-	return MT_TAG_OK;
+	return MT_OK;
 }
 
 size_t mt_tag_usage_misfits(const struct mt_tag_usage *u,

@@ -157,7 +157,7 @@ struct mt_match_cqe {
 
 /* A message, or a send or receive that found no partner. */
 struct mt_match_msg {
-	int32_t send_rank, recv_rank;	/* world ranks, -1 unknown */
+	int32_t send_rank, recv_rank;	/* process keys (ranks), -1 unknown */
 	int32_t send_ep, recv_ep;	/* -1 unknown */
 	struct mt_match_fields f;	/* from the send when there is one */
 	struct mt_match_fields recv_f;	/* the receive's filter (has_tag 0:
@@ -185,7 +185,7 @@ struct mt_match_near {
 /* An operation posted and never completed. */
 struct mt_match_pending {
 	struct mt_match_op op;
-	int32_t rank;			/* world rank of op.ep */
+	int32_t rank;			/* process key (rank) of op.ep */
 	int32_t peer_rank;		/* of op.peer */
 	uint8_t delivered;		/* send already paired with a receive */
 	/* A waiting Ssend ACK receive whose synchronous send was received but
@@ -234,7 +234,7 @@ const char *mt_match_field_str(unsigned field);
 
 enum mt_status mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **out);
 void mt_match_free(struct mt_match *m);
-/* Endpoint ep (0, 1, ... dense) belongs to process proc, world rank rank.
+/* Endpoint ep (0, 1, ... dense) belongs to process proc, key (rank) rank.
  * It matches under the masks of the cfg given to mt_match_new. */
 enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank);
 /* After mt_match_add_ep: endpoint ep matches under the masks of cfg (its own

@@ -9,9 +9,9 @@
 
 struct clockstage {
 	enum mt_clock_mode mode;
-	uint32_t nranks;		/* highest world rank + 1 */
-	struct mt_clock_proc *procs;	/* per world rank */
-	struct mt_clock_cal (*cal)[2];	/* per world rank: START, END pairs */
+	uint32_t nranks;		/* highest process key + 1 */
+	struct mt_clock_proc *procs;	/* per process key */
+	struct mt_clock_cal (*cal)[2];	/* per process key: START, END pairs */
 	uint32_t declared;
 	int buffers, solved;
 	struct mt_clock_times *t;	/* collected, corrected by solve */
@@ -63,7 +63,8 @@ static enum mt_status declared(struct clockstage *cs)
 }
 
 /*
- * The tables below are indexed by world rank, which a corrupt trace sets at
+ * The tables below are indexed by process key (a job's base plus the world
+ * rank), which a corrupt trace sets at
  * will: 2^31 - 1 asked for 12 GB (fuzz, regress/clock-rank-alloc), and the
  * solve's work grows with the table too (65,536 empty ranks took 2 s:
  * regress/clock-sparse-ranks). A rank at or past this limit gets no clock
@@ -85,16 +86,16 @@ struct clockstage *mt_pipe_clock_new(enum mt_clock_mode mode,
 	cs->mode = mode;
 	cs->trace = t;
 	for (size_t p = 0; p < t->nprocs; p++)
-		if (t->procs[p].world_rank >= 0 &&
-		    (uint32_t)t->procs[p].world_rank >= cs->nranks &&
-		    (uint64_t)t->procs[p].world_rank < rank_limit(t))
-			cs->nranks = (uint32_t)t->procs[p].world_rank + 1;
+		if (t->procs[p].key >= 0 &&
+		    (uint32_t)t->procs[p].key >= cs->nranks &&
+		    (uint64_t)t->procs[p].key < rank_limit(t))
+			cs->nranks = (uint32_t)t->procs[p].key + 1;
 	cs->procs = calloc(cs->nranks + 1, sizeof(*cs->procs));
 	cs->cal = calloc(cs->nranks + 1, sizeof(*cs->cal));
 	if (!cs->procs || !cs->cal)
 		goto nomem;
 	for (size_t p = 0; p < t->nprocs; p++) {
-		int32_t r = t->procs[p].world_rank;
+		int32_t r = t->procs[p].key;
 
 		if (r >= 0 && (uint32_t)r < cs->nranks)
 			describe_proc(&t->procs[p], &cs->procs[r], cs->cal[r]);
@@ -145,11 +146,11 @@ int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
 	return 0;
 }
 
-/* The first file of the process of world rank r, for an error message. */
+/* The first file of the process of key r, for an error message. */
 static const char *file_of_rank(const struct mt_trace *t, uint32_t r)
 {
 	for (size_t p = 0; p < t->nprocs; p++)
-		if (t->procs[p].world_rank == (int32_t)r && t->procs[p].nfiles)
+		if (t->procs[p].key == (int32_t)r && t->procs[p].nfiles)
 			return t->procs[p].files[0]->path;
 	return "?";
 }
@@ -167,16 +168,19 @@ enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
 			/* Beyond the limit: corrupt records (fuzz,
 			 * tests/fuzz/regress/clock-clc-overflow). */
 			if (x != MT_CLOCK_NOTIME &&
-			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT))
+			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT)) {
+				char rk[MT_SINK_RANK_LEN];
+
 				return mt_err_set(err, MT_ERR_CORRUPT,
-						  "%s (rank %" PRIu32 "): a record's time is "
+						  "%s (rank %s): a record's time is "
 						  "%" PRId64 " ns, beyond +-2^61: corrupt "
 						  "timestamps", file_of_rank(cs->trace, r),
-						  r, x);
+						  mt_sink_rank(cs->trace, r, rk, sizeof(rk)), x);
+			}
 		}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
-	if (s == MT_ERR_CORRUPT) {	/* corrupt_proc: a world rank, or none */
+	if (s == MT_ERR_CORRUPT) {	/* corrupt_proc: a process key, or none */
 		struct mt_err why = *err;
 		int one = cs->res.corrupt_proc != MT_CLOCK_NOPROC;
 		const char *path = one ? file_of_rank(cs->trace, cs->res.corrupt_proc) :
@@ -224,7 +228,7 @@ static int64_t linear(const struct mt_clock_result *r, uint32_t rank, int64_t t)
 	return (int64_t)((uint64_t)t - (uint64_t)(int64_t)shift);
 }
 
-/* A recorded time of world rank r on the corrected time base. */
+/* A recorded time of process key r on the corrected time base. */
 static uint64_t moved(const struct clockstage *cs, int32_t r, uint64_t t)
 {
 	if (t == MT_MATCH_NOTIME || r < 0 || (uint32_t)r >= cs->nranks)
@@ -274,7 +278,7 @@ static void span(const struct clockstage *cs, struct mt_run *run)
 
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
-		int32_t r = pr->world_rank;
+		int32_t r = pr->key;
 		/* Wrapping: corrupt offsets must not overflow. */
 		int64_t a = (int64_t)((uint64_t)pr->first_ns + (uint64_t)pr->merge_offset_ns);
 		int64_t b = (int64_t)((uint64_t)pr->last_ns + (uint64_t)pr->merge_offset_ns);

@@ -1,6 +1,6 @@
 /*
  * clockstage.h - the clock-correction stage of the pipeline (private to
- * tools/): describes each traced process's clock to mt_clock_*, decides
+ * pipeline/): describes each traced process's clock to mt_clock_*, decides
  * whether the run needs correcting, and carries corrected times to the
  * messages the pipeline kept aside meanwhile.
  *

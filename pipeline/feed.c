@@ -203,7 +203,7 @@ enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
 		uint32_t p = fd->t->eps[i].proc;
 		struct mt_match_cfg cfg;
 		enum mt_status rc = mt_match_add_ep(m, (int32_t)i, (int32_t)p,
-					 fd->t->procs[p].world_rank);
+					 fd->t->procs[p].key);
 
 		masks_of(&fd->lay[i], &cfg);
 		if (rc || (rc = mt_match_ep_masks(m, (int32_t)i, &cfg)))

@@ -45,7 +45,8 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 			run->t1_ns = b > run->t1_ns ? b : run->t1_ns;
 			for (int l = 0; l < MT_LOSS_COUNT; l++)
 				run->lost += fl->hdr->lost[l];
-			run->unclean_files += !mt_trace_file_clean(fl);
+			run->live_files += fl->live;
+			run->unclean_files += !mt_trace_file_clean(fl) && !fl->live;
 		}
 	}
 	if (run->t0_ns > run->t1_ns)

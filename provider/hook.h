@@ -57,6 +57,10 @@ struct hook_obj {
 	uint8_t layer;			/* 0: application-visible, 1: internal */
 	uint8_t announced;		/* fabric: OBJ written (at its first domain) */
 	char prov_name[32];
+	/* After a successful FI_ENABLE (endpoints: their MT_REC_EP), or
+	 * NULL: set by the class's file, so the shared fid ops need not
+	 * know the classes. */
+	void (*enabled)(struct hook_obj *o);
 	union {
 		struct {			/* CQs */
 			int format;		/* enum fi_cq_format, never UNSPEC */
@@ -174,9 +178,6 @@ void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 void mt_hook_av_opened(struct hook_obj *dom, struct fid_av *av,
 		    const struct fi_av_attr *attr);
 void mt_hook_other_opened(struct hook_obj *parent, struct fid *fid);
-
-/* FI_ENABLE on an endpoint: writes MT_REC_EP. */
-void mt_hook_ep_enabled(struct hook_obj *o);
 
 void mt_hook_warn(const char *msg);
 

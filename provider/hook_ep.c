@@ -252,25 +252,8 @@ static struct hook_ep_attr *capture(const struct fi_info *info)
 	return e;
 }
 
-/* info is NULL for contexts (tx/rx of a scalable endpoint, shared rx):
- * they get no MT_REC_EP, their OBJ names the parent. */
-void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
-		    const struct fi_info *info)
-{
-	struct hook_obj *o = mt_hook_obj_new(&ep->fid, parent);
-
-	if (!o)
-		return;
-	o->domain = parent->fclass == FI_CLASS_DOMAIN ? parent : parent->domain;
-	if (info && (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP))
-		o->u.ep = capture(info);
-	mt_hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
-	HOOK_INSTALL(o, HOOK_OPS, ep->ops, mt_hook_ep_ops);
-	HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops);
-	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops);
-}
-
-void mt_hook_ep_enabled(struct hook_obj *o)
+/* FI_ENABLE on an endpoint opened with an fi_info: writes MT_REC_EP. */
+static void enabled(struct hook_obj *o)
 {
 	const struct hook_ep_attr *e = o->u.ep;
 	uint8_t name[256];
@@ -306,4 +289,24 @@ void mt_hook_ep_enabled(struct hook_obj *o)
 	memcpy(r->fabric_name, e->fabric_name, sizeof(r->fabric_name));
 	memcpy(r->name, name, r->name_len);
 	mt_rec_commit(sizeof(*r));
+}
+
+/* info is NULL for contexts (tx/rx of a scalable endpoint, shared rx):
+ * they get no MT_REC_EP, their OBJ names the parent. */
+void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
+		    const struct fi_info *info)
+{
+	struct hook_obj *o = mt_hook_obj_new(&ep->fid, parent);
+
+	if (!o)
+		return;
+	o->domain = parent->fclass == FI_CLASS_DOMAIN ? parent : parent->domain;
+	if (info && (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP))
+		o->u.ep = capture(info);
+	if (o->u.ep)
+		o->enabled = enabled;
+	mt_hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
+	HOOK_INSTALL(o, HOOK_OPS, ep->ops, mt_hook_ep_ops);
+	HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops);
+	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops);
 }

@@ -170,9 +170,8 @@ static int hook_control(struct fid *fid, int command, void *arg)
 	int ret = orig->control(fid, command, arg);
 
 	mt_hook_reapply(o);
-	if (!ret && command == FI_ENABLE &&
-	    (o->fclass == FI_CLASS_EP || o->fclass == FI_CLASS_SEP) && o->u.ep)
-		mt_hook_ep_enabled(o);
+	if (!ret && command == FI_ENABLE && o->enabled)
+		o->enabled(o);
 	return ret;
 }
 

@@ -6,6 +6,20 @@
  * SIGBUS on ENOSPC), each chunk prefaulted so that the hot path takes no page
  * faults. Records that do not fit are counted per cause in the file header
  * (or, for threads without a file, process-wide) and reported once at the end.
+ *
+ * Process exit (mt_rec_fini) finishes the files of threads that are still
+ * recording through a handshake (quiesce): it marks them closing, waits
+ * until each owner is outside any record (mt_rec_tls.busy), closes the
+ * inline path (limit 0), waits once more, and only then appends CLOCK END
+ * and truncates. A membarrier() before each wait makes the owners' plain
+ * stores and loads ordered for it, so writers pay no fence. An owner that
+ * stays inside a record past a bound, or a kernel without membarrier,
+ * leaves the file as it is for the kernel: whole records up to committed,
+ * not marked closed, never truncated under the writer.
+ *
+ * fork(): the child forgets its parent's files (shared mappings) and records
+ * into files of its own, named with its pid, whose PROC record is the
+ * parent's with the child's pid and h.aux = the parent's pid.
  */
 #define _GNU_SOURCE /* fallocate */
 #include <errno.h>
@@ -20,7 +34,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/membarrier.h>
 
 #include "mt_proc.h"
 #include "mt_rec.h"
@@ -35,6 +52,10 @@
 /* Room kept free at the end of every file for the closing CLOCK END. */
 #define END_RESERVE sizeof(struct mt_rec_clock)
 
+/* How long mt_rec_fini() waits for a thread to leave its record (a record
+ * takes nanoseconds; growing a file, milliseconds at worst). */
+#define FINI_WAIT_NS 1000000000ull
+
 
 enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COUNT };
 
@@ -45,6 +66,8 @@ static struct {
 	char host[64];
 	int dirfd;			/* -1: recording off */
 	int finished;
+	int barrier_ok;			/* membarrier PRIVATE_EXPEDITED registered */
+	uint32_t parent_pid;		/* fork(): the pid forking, for the child */
 	uint32_t next_seq;
 	struct mt_rec_buf *bufs;
 	struct mt_rec_proc proc;	/* filled once at init, copied into seq 0 */
@@ -52,6 +75,7 @@ static struct {
 	int key_ok;
 	uint64_t nofile;		/* MT_LOSS_NOFILE, process-wide */
 	uint64_t lost[MT_LOSS_COUNT];	/* totals of closed files */
+	uint64_t lost_nested;		/* ... and of their lost_nested */
 	int warned[W_COUNT];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1 };
 
@@ -116,7 +140,16 @@ static int open_dir(const char *dir)
 }
 
 static void thread_exit(void *arg);
+static void before_fork(void);
+static void after_fork_parent(void);
 static void after_fork_child(void);
+
+/* The asymmetric barrier of the exit handshake: registered once per
+ * process (again in a forked child). */
+static int register_barrier(void)
+{
+	return !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+}
 
 int mt_rec_init(const struct mt_rec_conf *conf)
 {
@@ -138,7 +171,8 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	g.host[sizeof(g.host) - 1] = '\0';
 	if (!g.key_ok) {
 		g.key_ok = !pthread_key_create(&g.key, thread_exit);
-		pthread_atfork(NULL, NULL, after_fork_child);
+		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+		g.barrier_ok = register_barrier();
 	}
 	fd = open_dir(g.dir);
 	if (fd < 0) {
@@ -175,11 +209,18 @@ static uint64_t room(const struct mt_rec_buf *b)
 	return (uint64_t)(b->grown_end - mt_rec_at(b, 0)) - END_RESERVE;
 }
 
+/* mt_rec_fini() marks a file closing from another thread. */
+static int closing(const struct mt_rec_buf *b)
+{
+	return __atomic_load_n(&b->closing, __ATOMIC_RELAXED);
+}
+
 /* The inline paths take records while the clock is the TSC and no retry
  * count waits for the general path (mt_rec_op_begin) to record it. */
 static void set_limit(struct mt_rec_buf *b)
 {
-	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries ? room(b) : 0;
+	b->limit = mt_rec_clock_tsc && !mt_rec_tls.retries && !closing(b) ?
+		   room(b) : 0;
 }
 
 /* Room for size more bytes after what is committed. */
@@ -231,18 +272,25 @@ static int grow(struct mt_rec_buf *b)
 	return grow_by(b, g.conf.chunk_size, 0);
 }
 
+/* Publish the size bytes written at mt_rec_next(b) by this file, not by
+ * a record of the thread (which stays entered, if it is). */
+static void append_done(struct mt_rec_buf *b, size_t size)
+{
+	mt_rec_set_committed(b->hdr, b->hdr->committed + size);
+}
+
 static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
 	struct mt_rec_clock *r = (void *)mt_rec_next(b);
 
 	mt_rec_proc_clock_pair(r, phase);
-	mt_rec_buf_commit(b, sizeof(*r));
+	append_done(b, sizeof(*r));
 }
 
 static void write_proc(struct mt_rec_buf *b)
 {
 	memcpy(mt_rec_next(b), &g.proc, sizeof(g.proc));
-	mt_rec_buf_commit(b, sizeof(g.proc));
+	append_done(b, sizeof(g.proc));
 }
 
 static void unmap_buf(struct mt_rec_buf *b)
@@ -317,6 +365,10 @@ static struct mt_rec_buf *create_buf(void)
 	h->tid = (uint32_t)syscall(SYS_gettid);
 	h->thread_seq = seq;
 	h->flags = g.conf.file_flags;
+	h->empty_polls = mt_rec_tls.empty_polls;
+	h->eagain = mt_rec_tls.eagain;
+	mt_rec_tls.empty_polls = mt_rec_tls.eagain = 0;
+	b->busy = g.key_ok ? &mt_rec_tls.busy : NULL;
 	g.next_seq++;
 	if (seq == 0)
 		write_proc(b);
@@ -344,10 +396,15 @@ static void *slow(size_t size)
 			b = &dead_buf;
 		mt_rec_tls.buf = b;
 	}
-	if (b == &dead_buf || b->closed) {
+	if (b == &dead_buf) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	/* The process is exiting (mt_rec_fini): the trace ends with the
+	 * file's CLOCK END, and records of threads still running are past
+	 * its end, not lost. */
+	if (closing(b))
+		return NULL;
 	while (!fits(b, size)) {
 		if (b->stuck) {
 			b->hdr->lost[b->stuck - 1]++;
@@ -367,12 +424,32 @@ static void *slow(size_t size)
 	return mt_rec_next(b);
 }
 
+/* A record made while the thread is inside another (in a signal handler):
+ * counted, never written over the outer one. */
+static void count_nested(void)
+{
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (b->fd >= 0 && !b->closed)
+		b->hdr->lost_nested++;
+	else
+		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
+}
+
 /* The application's errno must survive whatever the slow path calls. */
 void *mt_rec_slow(size_t size)
 {
 	int saved = errno;
-	void *r = slow(size);
+	void *r;
 
+	if (mt_rec_tls.busy) {
+		count_nested();
+		return NULL;
+	}
+	mt_rec_enter();
+	r = slow(size);
+	if (!r)
+		mt_rec_leave();
 	errno = saved;
 	return r;
 }
@@ -382,25 +459,39 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 	struct mt_file_hdr *h = b->hdr;
 
-	h->eagain++;
 	mt_rec_tls.retries++;
-	if (b != &dead_buf && b != &unborn_buf)
-		b->limit = 0;
+	if (b->fd < 0) {
+		mt_rec_tls.eagain++;
+		return;
+	}
+	h->eagain++;
+	b->limit = 0;
 	if (!r)
 		return;
 	mt_rec_tls.retries += r->retries;
-	if (mt_rec_next(b) == (char *)(r + 1))
-		mt_rec_publish(h, h->committed - sizeof(*r));
+	/* Taking the record back moves committed: not while mt_rec_fini()
+	 * finishes the file, nor inside a record a signal interrupted. */
+	if (mt_rec_tls.busy) {
+		r->ret = ret;
+		return;
+	}
+	mt_rec_enter();
+	if (!closing(b) && mt_rec_next(b) == (char *)(r + 1))
+		mt_rec_set_committed(h, h->committed - sizeof(*r));
 	else
 		r->ret = ret;
+	mt_rec_leave();
 }
 
 void mt_rec_reopen(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (b != &dead_buf && b != &unborn_buf && !b->closed)
-		set_limit(b);
+	if (b->fd < 0 || mt_rec_tls.busy)
+		return;
+	mt_rec_enter();
+	set_limit(b);
+	mt_rec_leave();
 }
 
 /* Writes CLOCK END, marks the file closed and gives back the unused,
@@ -413,11 +504,13 @@ static void finish_buf(struct mt_rec_buf *b)
 	if (b->closed)
 		return;
 	write_clock(b, MT_CLOCK_END);
+	b->closing = 1;
 	b->closed = 1;
 	b->limit = 0;
 	b->hdr->flags |= MT_FILE_CLOSED;
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		g.lost[i] += b->hdr->lost[i];
+	g.lost_nested += b->hdr->lost_nested;
 	end = mt_rec_next(b);
 	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
 		b->grown_end = end;
@@ -473,22 +566,104 @@ static void report_losses(void)
 
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		total += g.lost[i];
+	total += g.lost_nested;
 	if (!total || !g.conf.warn)
 		return;
-	char msg[256];
+	char msg[256], nested[64] = "";
+	/* The nested count only when there is one: the line stays as it was. */
+	if (g.lost_nested)
+		snprintf(nested, sizeof(nested), ", in a signal handler %llu",
+			 (unsigned long long)g.lost_nested);
 	snprintf(msg, sizeof(msg),
-		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu)",
+		 "msgtrace: %llu records lost (size limit %llu, no space %llu, no file %llu%s)",
 		 (unsigned long long)total,
 		 (unsigned long long)g.lost[MT_LOSS_FULL],
 		 (unsigned long long)g.lost[MT_LOSS_NOSPACE],
-		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile));
+		 (unsigned long long)(g.lost[MT_LOSS_NOFILE] + g.nofile), nested);
 	g.conf.warn(msg);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A file of another thread than the caller. */
+static int foreign(const struct mt_rec_buf *b)
+{
+	return b != mt_rec_tls.buf;
+}
+
+/* Waits (until deadline) for every other owner to be outside a record;
+ * the file of one that is not then is abandoned, left for the kernel. An
+ * owner whose busy flag is unknown (no thread key: it may be gone) is
+ * never known to be idle. */
+static void wait_idle(uint64_t deadline)
+{
+	struct mt_rec_buf *b;
+
+	for (b = g.bufs; b; b = b->link) {
+		if (!foreign(b) || b->abandoned)
+			continue;
+		if (!b->busy) {
+			b->abandoned = 1;
+			continue;
+		}
+		while (__atomic_load_n(b->busy, __ATOMIC_ACQUIRE)) {
+			if (monotonic_ns() > deadline) {
+				b->abandoned = 1;
+				break;
+			}
+			sched_yield();
+		}
+	}
+}
+
 /*
- * Process end: finish every file. Mappings and buffers are deliberately kept
- * (other threads may still hold pointers to them; their further records go
- * to the slow path and are counted lost), only the directory fd is closed.
+ * Every CPU running a thread of the process passes a full barrier: an
+ * owner's record entered (busy stored) before it is seen busy after it,
+ * and one entered after it reads what was stored before it. Without it,
+ * every other thread's file is abandoned.
+ */
+static void barrier_or_abandon(void)
+{
+	struct mt_rec_buf *b;
+
+	if (g.barrier_ok &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		return;
+	for (b = g.bufs; b; b = b->link)
+		b->abandoned = foreign(b);
+}
+
+/* The exit handshake (top of file): afterwards, no other thread writes to
+ * a file that is not abandoned. */
+static void quiesce(void)
+{
+	uint64_t deadline = monotonic_ns() + FINI_WAIT_NS;
+	struct mt_rec_buf *b;
+
+	for (b = g.bufs; b; b = b->link)
+		__atomic_store_n(&b->closing, 1, __ATOMIC_RELAXED);
+	barrier_or_abandon();
+	/* Owners that read 'closing' before it was set finish their slow
+	 * path (which may reopen limit); later ones see it, never reopen. */
+	wait_idle(deadline);
+	for (b = g.bufs; b; b = b->link)
+		__atomic_store_n(&b->limit, 0, __ATOMIC_RELAXED);
+	barrier_or_abandon();
+	/* Inline records entered before limit 0 was visible are over. */
+	wait_idle(deadline);
+}
+
+/*
+ * Process end: finish every file (other threads' only after the exit
+ * handshake). Mappings and buffers are deliberately kept (other threads
+ * may still hold pointers to them; their further records go to the slow
+ * path and are counted lost), only the directory fd is closed.
  */
 void mt_rec_fini(void)
 {
@@ -500,8 +675,10 @@ void mt_rec_fini(void)
 		return;
 	}
 	g.finished = 1;
+	quiesce();
 	for (b = g.bufs; b; b = b->link)
-		finish_buf(b);
+		if (!b->abandoned)
+			finish_buf(b);
 	report_losses();
 	if (g.dirfd >= 0)
 		close(g.dirfd);
@@ -509,8 +686,26 @@ void mt_rec_fini(void)
 	pthread_mutex_unlock(&g.lock);
 }
 
-/* A forked child must not write into its parent's files (they are shared
- * mappings): it forgets them and starts its own, numbered from 0. */
+/* fork() while no thread is between two steps under the lock: the child
+ * gets a consistent list of files and a lock it can take. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&g.lock);
+	g.parent_pid = (uint32_t)getpid();
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&g.lock);
+}
+
+/*
+ * A forked child must not write into its parent's files (they are shared
+ * mappings): it forgets them, its only thread's thread-exit slot included
+ * (it would close a freed buffer), and records into files of its own,
+ * numbered from 0 under its pid, with a PROC record marking the fork.
+ * Its counts start at zero.
+ */
 static void after_fork_child(void)
 {
 	struct mt_rec_buf *b, *next;
@@ -521,6 +716,17 @@ static void after_fork_child(void)
 	}
 	g.bufs = NULL;
 	g.next_seq = 0;
+	g.nofile = g.lost_nested = 0;
+	memset(g.lost, 0, sizeof(g.lost));
+	g.proc.pid = (uint32_t)getpid();
+	g.proc.h.aux = g.parent_pid;
+	g.proc.h.ts = mt_rec_now();
+	if (g.barrier_ok)
+		g.barrier_ok = register_barrier();
+	if (g.key_ok)
+		pthread_setspecific(g.key, NULL);
 	mt_rec_tls.buf = &unborn_buf;
+	mt_rec_tls.retries = 0;
+	mt_rec_tls.empty_polls = mt_rec_tls.eagain = 0;
 	pthread_mutex_init(&g.lock, NULL);
 }

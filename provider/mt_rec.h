@@ -1,12 +1,16 @@
 /*
  * mt_rec.h - the recording path of the msgtrace provider: per-thread trace
  * files written through mmap, and the inline hot path that appends one
- * fixed-size record of trace/mt_trace.h to the calling thread's file.
+ * fixed-size record of trace/mt_format.h to the calling thread's file.
  *
  * The hot path (mt_rec_reserve / mt_rec_commit and the record helpers) takes
  * no locks, makes no syscalls, allocates nothing and formats nothing: it reads
  * the clock, checks the thread's buffer has room, fills the record and
  * publishes it with one store-release of the file header's 'committed'.
+ * Between reserving and publishing, the thread's 'busy' flag is set: a
+ * record made meanwhile (in a signal handler) is counted as lost instead of
+ * tearing the outer one, and mt_rec_fini() waits for it before finishing a
+ * live thread's file (mt_buf.c: the exit handshake).
  * Everything rare (creating the file, growing it, losses, closing) is out of
  * line in mt_buf.c. This layer knows the trace format but no libfabric
  * object and nothing about MPI: callers hand it plain integers.
@@ -47,7 +51,12 @@ struct mt_rec_buf {
 	char *grown_end;		/* end of the part backed by the file */
 	int fd;
 	int stuck;			/* 0, or 1 + the enum mt_loss that stopped growth */
+	int closing;			/* mt_rec_fini() is finishing it: no more
+					 * records, limit is never reopened */
 	int closed;
+	int abandoned;			/* left unfinished at exit: its owner
+					 * did not leave its record in time */
+	const uint32_t *busy;		/* the owner's mt_rec_tls.busy */
 	struct mt_rec_buf *link;	/* process-wide list, under a mutex */
 };
 
@@ -60,6 +69,11 @@ struct mt_rec_tls {
 	uint32_t retries;		/* -FI_EAGAIN returns since the last OP;
 					 * while not 0, the inline paths are
 					 * closed (limit 0) */
+	uint32_t busy;			/* inside a record: reserved, not yet
+					 * published (mt_rec_enter) */
+	uint64_t empty_polls, eagain;	/* header counters while the thread has
+					 * no file; moved into its file when
+					 * it is created */
 };
 
 extern __thread struct mt_rec_tls mt_rec_tls
@@ -71,14 +85,17 @@ extern int mt_rec_clock_tsc;		/* 1: h.ts holds TSC ticks */
  * recording possible; it returns 0, or -1 after one conf->warn naming the
  * cause (recording then stays off and every record is dropped silently).
  * mt_rec_fini() finishes every file of the process (CLOCK END, MT_FILE_CLOSED,
- * truncated to its used size) and warns once if records were lost.
+ * truncated to its used size), other threads' once they are outside any
+ * record (mt_buf.c), and warns once if records were lost; records made
+ * after it are past the trace's end.
  * mt_rec_thread_close() does the same for the calling thread's file only.
  */
 int mt_rec_init(const struct mt_rec_conf *conf);
 void mt_rec_fini(void);
 void mt_rec_thread_close(void);
 
-/* Slow path: make room for size bytes, or count the loss and return NULL. */
+/* Slow path: make room for size bytes and enter the record, or count the
+ * loss and return NULL. */
 void *mt_rec_slow(size_t size);
 uint64_t mt_rec_clock_slow(void);
 /*
@@ -109,23 +126,44 @@ static inline char *mt_rec_next(const struct mt_rec_buf *b)
 	return mt_rec_at(b, b->hdr->committed);
 }
 
-/* Publish a committed offset: the record bytes are stored before
+/* Store a committed offset: the record bytes are stored before
  * 'committed' moves (release), so a reader never sees a torn record. */
-static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t end)
+static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
 {
 	__atomic_store_n(&h->committed, end, __ATOMIC_RELEASE);
 }
 
-/* Publish the size bytes written at mt_rec_next(b). */
-static inline void mt_rec_buf_commit(struct mt_rec_buf *b, size_t size)
+/*
+ * The thread enters a record. The store is ordered before the loads that
+ * follow only for the compiler: a signal handler runs on this thread, and
+ * mt_rec_fini() makes the CPU's order visible with membarrier() (so the
+ * hot path pays no fence).
+ */
+static inline void mt_rec_enter(void)
 {
-	mt_rec_publish(b->hdr, b->hdr->committed + size);
+	__atomic_store_n(&mt_rec_tls.busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* ... and leaves it, after its last store to the file. */
+static inline void mt_rec_leave(void)
+{
+	__atomic_store_n(&mt_rec_tls.busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Publish a reserved record (mt_rec_try's *h and *end) and leave it. */
+static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t end)
+{
+	mt_rec_set_committed(h, end);
+	mt_rec_leave();
 }
 
 /* Publish the size bytes written where mt_rec_reserve() pointed. */
 static inline void mt_rec_commit(size_t size)
 {
-	mt_rec_buf_commit(mt_rec_tls.buf, size);
+	struct mt_file_hdr *h = mt_rec_tls.buf->hdr;
+
+	mt_rec_publish(h, h->committed + size);
 }
 
 /*
@@ -139,15 +177,24 @@ static inline void mt_rec_commit(size_t size)
  * 0, and so does every file without a TSC clock, so those records all go
  * through the slow path (and mt_rec_now) and the inline paths need not
  * test the clock. So does a thread with retries to record (mt_rec_op_end).
+ * A thread already inside a record (a signal handler interrupted it) takes
+ * the slow path too, which counts the record lost.
  */
 static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 			       uint64_t *end)
 {
-	const struct mt_rec_buf *b = mt_rec_tls.buf;
-	uint64_t off = b->hdr->committed;
+	const struct mt_rec_buf *b;
+	uint64_t off;
 
-	if (MT_UNLIKELY(off + size > b->limit))
+	if (MT_UNLIKELY(mt_rec_tls.busy))
 		return NULL;
+	mt_rec_enter();
+	b = mt_rec_tls.buf;
+	off = b->hdr->committed;
+	if (MT_UNLIKELY(off + size > b->limit)) {
+		mt_rec_leave();
+		return NULL;
+	}
 	*h = b->hdr;
 	*end = off + size;
 	return mt_rec_at(b, off);
@@ -261,10 +308,16 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 		r->ret = ret;
 }
 
-/* A CQ read returned no entry. */
+/* A CQ read returned no entry. Placeholders (fd -1) are shared by every
+ * thread without a file: such a thread counts in its own mt_rec_tls. */
 static inline void mt_rec_empty_poll(void)
 {
-	mt_rec_tls.buf->hdr->empty_polls++;
+	struct mt_rec_buf *b = mt_rec_tls.buf;
+
+	if (MT_LIKELY(b->fd >= 0))
+		b->hdr->empty_polls++;
+	else
+		mt_rec_tls.empty_polls++;
 }
 
 #endif /* MT_REC_H */

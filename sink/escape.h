@@ -1,6 +1,6 @@
 /*
  * escape.h - writing strings that came from a trace into JSON and HTML
- * (private to tools/). Trace bytes are untrusted: host names, job ids and
+ * (private to sink/). Trace bytes are untrusted: host names, job ids and
  * provider names may hold quotes, markup or control bytes.
  */
 #ifndef MT_ESCAPE_H

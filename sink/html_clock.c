@@ -7,7 +7,7 @@
 #include "escape.h"
 #include "html_clock.h"
 
-static void domains(FILE *f, const struct mt_run_clock *c)
+static void domains(FILE *f, const struct mt_trace *t, const struct mt_run_clock *c)
 {
 	const struct mt_clock_result *r = c->res;
 	char rk[64];
@@ -23,7 +23,7 @@ static void domains(FILE *f, const struct mt_run_clock *c)
 			continue;	/* a rank nobody traced */
 		fprintf(f, "<tr><td>%u%s</td><td>%s</td><td>", d,
 			m->split ? " (split)" : "",
-			mt_sink_clock_ranks(c, d, rk, sizeof(rk)));
+			mt_sink_clock_ranks(c, t, d, rk, sizeof(rk)));
 		mt_sink_esc_html(f, host);
 		fprintf(f, "</td><td>%s</td><td>%.0f (%.0f)</td><td>%+.3f (%.3f)"
 			"</td></tr>", mt_clock_est_name(m->est), m->offset_ns,
@@ -74,6 +74,6 @@ void mt_sink_html_clock(FILE *f, const struct mt_run *run)
 		"%.3f%% (intervals of %d &micro;s or more)</dd></dl>",
 		100 * r->interval_change, 100 * r->interval_max_change,
 		MT_CLOCK_LONG_INTERVAL_NS / 1000);
-	domains(f, c);
+	domains(f, run->trace, c);
 	fputs("</section>\n", f);
 }

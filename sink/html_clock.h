@@ -1,6 +1,6 @@
 /*
  * html_clock.h - the clock-correction section of the HTML report (private
- * to tools/): what --clock did, from run->clock (see struct mt_run_clock).
+ * to sink/): what --clock did, from run->clock (see struct mt_run_clock).
  */
 #ifndef MT_HTML_CLOCK_H
 #define MT_HTML_CLOCK_H

@@ -53,7 +53,7 @@ static void whatif_table(FILE *f, const struct tags *tg)
 
 		fprintf(f, "<tr><td>%s%s</td><td>0x%016" PRIx64 " (%s)</td><td>", c->l.name,
 			c->in_force ? " <b>(in force)</b>" : "", c->mtf, c->origin);
-		if (c->w.layout_status != MT_TAG_OK)
+		if (c->w.layout_status != MT_OK)
 			fputs("<span class=\"warn\">Open MPI would not start (cid under 8 "
 			      "bits)</span> ", f);
 		if (c->w.fits)
@@ -125,8 +125,9 @@ static void trunc_table(FILE *f, const struct tags *tg, const struct mt_run *run
 	      "</thead><tbody>", f);
 	for (size_t i = 0; i < tg->n_trunc_kept && i < TRUNC_ROWS; i++) {
 		const struct mt_match_msg *m = &tg->trunc[i];
+		char s[MT_SINK_RANK_LEN], d[MT_SINK_RANK_LEN];
 
-		fprintf(f, "<tr><td>rank %d, cid %" PRId64 ", source ", m->recv_rank,
+		fprintf(f, "<tr><td>rank %s, cid %" PRId64 ", source ", mt_sink_rank(run->trace, m->recv_rank, d, sizeof(d)),
 			m->recv_f.cid);
 		if (m->recv_f.any_src)
 			fputs("ANY", f);
@@ -139,7 +140,7 @@ static void trunc_table(FILE *f, const struct tags *tg, const struct mt_run *run
 			fputs(", tag ANY", f);
 		fprintf(f, ", %" PRIu64 " B</td><td>", m->recv_buf);
 		if (m->t_send_post != MT_MATCH_NOTIME)
-			fprintf(f, "rank %d, tag %d, %" PRIu64 " B, %.6f s", m->send_rank,
+			fprintf(f, "rank %s, tag %d, %" PRIu64 " B, %.6f s", mt_sink_rank(run->trace, m->send_rank, s, sizeof(s)),
 				m->f.tag, m->bytes, mt_sink_tags_sec(run, m->t_send_post));
 		else
 			fputs("not in the trace", f);

@@ -1,6 +1,6 @@
 /*
  * html_tags.h - the tag-layout section of the HTML report (private to
- * tools/). mt_sink_html_tags is the one place the report's tag content is
+ * sink/). mt_sink_html_tags is the one place the report's tag content is
  * written: today the layout in force with its field widths, value ranges
  * and a 64-bit map; the tag-mode truncation analysis (`msgtrace tags`)
  * adds its findings (how full each field is, what each other mode would

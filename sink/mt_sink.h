@@ -29,8 +29,8 @@ struct mt_run_clock {
 	enum mt_clock_mode asked;	/* --clock */
 	uint32_t declared;		/* clock domains: distinct (host, clock) */
 	/* The correction that ran (every figure of the CLOCKS section), or
-	 * NULL: times are as recorded. Its processes are world ranks, each
-	 * described by procs[rank] (procs[rank].host NULL: not traced). */
+	 * NULL: times are as recorded. Its processes are process keys, each
+	 * described by procs[key] (procs[key].host NULL: not traced). */
 	const struct mt_clock_result *res;
 	const struct mt_clock_proc *procs;
 	uint32_t nranks;
@@ -56,7 +56,9 @@ struct mt_run {
 	uint64_t events;		/* records read (final at finalize) */
 	uint64_t lost;			/* records the writers dropped */
 	uint64_t skipped;		/* ops on endpoints never enabled */
-	size_t unclean_files;		/* files whose writer did not close */
+	size_t unclean_files;		/* files whose writer did not close and
+					 * is gone (killed or aborted) */
+	size_t live_files;		/* files still being written */
 	struct mt_run_clock clock;	/* final at finalize */
 	const struct mt_note *note;	/* where a sink's remarks go */
 };
@@ -128,9 +130,35 @@ char *mt_sink_name_text(char *buf, size_t len, const char *s, size_t max);
 /* Lower-case copy of a record or op name ("tsend"), "?" when NULL. */
 const char *mt_sink_name_lower(char *buf, size_t len, const char *name);
 
-/* The world ranks in clock domain d of c->res as ranges: "0-3,7". */
-const char *mt_sink_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+/* decode/'s layout evidence in words (evidence.c): one sentence into buf,
+ * returned; MT_SINK_EVIDENCE_LEN holds every one. */
+#define MT_SINK_EVIDENCE_LEN 512
+const char *mt_sink_evidence_text(const struct mt_tag_evidence_item *it,
+				  char *buf, size_t len);
+/* 1 for evidence that rules a layout out. */
+int mt_sink_evidence_ruled_out(const struct mt_tag_evidence_item *it);
+
+/* The ranks in clock domain d of c->res as ranges: "0-3,7,1:0-1:1". */
+const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
+				const struct mt_trace *t, uint32_t d,
 				char *buf, size_t len);
+
+/*
+ * How every output names the process numbered key (mt_trace_proc.key,
+ * mt_match_msg.send_rank ...): the first job's ranks as plain numbers
+ * ("3"), other jobs' as JOB:RANK ("1:0"; jobs numbered in order of
+ * appearance); an unknown key (< 0) as the number it is, "?" when no
+ * job has that key. Returns buf.
+ */
+#define MT_SINK_RANK_LEN 24
+const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
+			 size_t len);
+/* Whether mt_sink_rank names key by a plain number (formats that keep
+ * numbers as numbers: JSON). */
+int mt_sink_rank_plain(const struct mt_trace *t, int64_t key);
+/* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
+ * string for the others, null when key < 0. */
+void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);

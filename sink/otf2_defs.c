@@ -17,6 +17,17 @@ static const char *const phase_name[PH_COUNT] = {
 	[PH_CANCEL] = "cancelled",
 };
 
+int mt_sink_otf2_check(const struct otf2_out *o, OTF2_ErrorCode e,
+		       const char *what)
+{
+	if (e == OTF2_SUCCESS)
+		return 0;
+	if (!o->err->msg[0])
+		mt_err_set(o->err, MT_ERR_IO, "OTF2 %s: %s (%s)", what,
+			   OTF2_Error_GetName(e), OTF2_Error_GetDescription(e));
+	return -1;
+}
+
 struct defs {
 	const struct otf2_out *o;
 	OTF2_GlobalDefWriter *w;
@@ -74,7 +85,7 @@ static void locations(struct defs *d, const struct otf2_out *o,
 		const struct mt_trace_proc *pr = &t->procs[p];
 		char label[96], name[160];
 
-		mt_sink_tracks_proc_label(pr, label, sizeof(label));
+		mt_sink_tracks_proc_label(t, pr, label, sizeof(label));
 		check(d, OTF2_GlobalDefWriter_WriteLocationGroup(d->w, p,
 			str(d, label), OTF2_LOCATION_GROUP_TYPE_PROCESS,
 			node_of_proc[p], OTF2_UNDEFINED_LOCATION_GROUP),

@@ -11,6 +11,7 @@
 int mt_sink_report_init(struct report *r, const struct mt_run *run)
 {
 	memset(r, 0, sizeof(*r));
+	r->trace = run->trace;
 	r->n = run->nranks;
 	r->t0 = run->t0_ns;
 	r->t1 = run->t1_ns;
@@ -149,19 +150,10 @@ const char *mt_sink_report_human(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-static const char *rank_str(int32_t rank, char *buf, size_t len)
-{
-	if (rank >= 0)
-		snprintf(buf, len, "%d", rank);
-	else
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 void mt_sink_report_msg_line(const struct report *r, const struct mt_match_msg *m,
 		     char *buf, size_t len)
 {
-	char s[16], d[16], t[16], sz[16], when[32] = "";
+	char s[MT_SINK_RANK_LEN], d[MT_SINK_RANK_LEN], t[16], sz[16], when[32] = "";
 
 	if (m->f.has_tag)
 		snprintf(t, sizeof(t), "%d", m->f.tag);
@@ -174,8 +166,9 @@ void mt_sink_report_msg_line(const struct report *r, const struct mt_match_msg *
 		snprintf(when, sizeof(when), ", received %.6f s",
 			 mt_sink_report_sec(r, m->t_recv_done));
 	snprintf(buf, len, "rank %s -> %s cid %" PRId64 " tag %s %s %s%s",
-		 rank_str(m->send_rank, s, sizeof(s)),
-		 rank_str(m->recv_rank, d, sizeof(d)), m->f.cid, t,
+		 m->send_rank < 0 ? "?" : mt_sink_rank(r->trace, m->send_rank, s, sizeof(s)),
+		 m->recv_rank < 0 ? "?" : mt_sink_rank(r->trace, m->recv_rank, d, sizeof(d)),
+		 m->f.cid, t,
 		 mt_match_kind_str(m->f.kind), mt_sink_report_human(m->bytes, sz, sizeof(sz)),
 		 when);
 	if (m->status == MT_MATCH_ST_TRUNCATED) {
@@ -190,30 +183,34 @@ void mt_sink_report_pending_line(const struct report *r,
 			 const struct mt_match_pending *p, char *buf, size_t len)
 {
 	const struct mt_match_op *op = &p->op;
-	char peer[64], tag[16], sz[16];
+	char peer[64], tag[16], sz[16], me[MT_SINK_RANK_LEN], pr[MT_SINK_RANK_LEN];
 
 	if (op->f.has_tag)
 		snprintf(tag, sizeof(tag), "%d", op->f.tag);
 	else
 		snprintf(tag, sizeof(tag), "ANY");
 	if (op->dir == MT_MATCH_DIR_RECV && op->peer >= 0)
-		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %d)", op->addr,
-			 p->peer_rank);
+		snprintf(peer, sizeof(peer), "fi_addr %" PRIu64 " (rank %s)", op->addr,
+			 mt_sink_rank(r->trace, p->peer_rank, pr, sizeof(pr)));
 	else if (op->dir == MT_MATCH_DIR_RECV && p->peer_rank >= 0)
-		snprintf(peer, sizeof(peer), "rank %d", p->peer_rank);
+		snprintf(peer, sizeof(peer), "rank %s", mt_sink_rank(r->trace, p->peer_rank, pr, sizeof(pr)));
 	else if (op->dir == MT_MATCH_DIR_RECV && op->f.comm_src >= 0)
 		snprintf(peer, sizeof(peer), "comm rank %d", op->f.comm_src);
 	else
 		snprintf(peer, sizeof(peer), "any source");
 	if (op->dir == MT_MATCH_DIR_RECV)
-		snprintf(buf, len, "rank %d waits: recv %s from %s cid %" PRId64
-			 " tag %s, %s buf, posted %.6f s", p->rank,
+		snprintf(buf, len, "rank %s waits: recv %s from %s cid %" PRId64
+			 " tag %s, %s buf, posted %.6f s",
+			 mt_sink_rank(r->trace, p->rank, me, sizeof(me)),
 			 mt_match_kind_str(op->f.kind), peer, op->f.cid, tag,
 			 mt_sink_report_human(op->len, sz, sizeof(sz)), mt_sink_report_sec(r, op->ts));
 	else
-		snprintf(buf, len, "rank %d: send %s to rank %d cid %" PRId64
-			 " tag %s, %s, posted %.6f s, never completed%s", p->rank,
-			 mt_match_kind_str(op->f.kind), p->peer_rank, op->f.cid, tag,
+		snprintf(buf, len, "rank %s: send %s to rank %s cid %" PRId64
+			 " tag %s, %s, posted %.6f s, never completed%s",
+			 mt_sink_rank(r->trace, p->rank, me, sizeof(me)),
+			 mt_match_kind_str(op->f.kind),
+			 mt_sink_rank(r->trace, p->peer_rank, pr, sizeof(pr)),
+			 op->f.cid, tag,
 			 mt_sink_report_human(op->len, sz, sizeof(sz)), mt_sink_report_sec(r, op->ts),
 			 p->delivered ? " (delivered)" : "");
 }

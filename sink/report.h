@@ -1,5 +1,5 @@
 /*
- * report.h - the statistics of `msgtrace report` (private to tools/),
+ * report.h - the statistics of `msgtrace report` (private to sink/),
  * accumulated from message batches and rendered by sink_text and sink_json:
  * per-pair messages and bytes split user / internal, message sizes in
  * power-of-two classes, effective bandwidth (bytes over receive completion
@@ -21,6 +21,7 @@ struct report_cell {
 };
 
 struct report {
+	const struct mt_trace *trace;	/* names the ranks (mt_sink_rank) */
 	size_t n;			/* ranks: matrix is n x n */
 	struct report_cell *pair;	/* [sender * n + receiver] */
 	struct report_cell size[REPORT_CLASSES];

@@ -1,25 +1,90 @@
 /*
  * run.c - what sinks share about the run they describe (struct mt_run).
  */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mt_sink.h"
 
-const char *mt_sink_clock_ranks(const struct mt_run_clock *c, uint32_t d,
+/* Without a trace (a sink's unit test) every key is a rank of one job. */
+static int key_rank(const struct mt_trace *t, int64_t key, uint32_t *job,
+		    int32_t *rank)
+{
+	if (key < 0 || key > INT32_MAX)
+		return -1;
+	if (t)
+		return mt_trace_key_rank(t, (int32_t)key, job, rank);
+	*job = 0;
+	*rank = (int32_t)key;
+	return 0;
+}
+
+const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
+			 size_t len)
+{
+	uint32_t job;
+	int32_t rank;
+
+	if (key < 0)
+		snprintf(buf, len, "%" PRId64, key);
+	else if (key_rank(t, key, &job, &rank))
+		snprintf(buf, len, "?");
+	else if (!job)
+		snprintf(buf, len, "%d", rank);
+	else
+		snprintf(buf, len, "%u:%d", job, rank);
+	return buf;
+}
+
+int mt_sink_rank_plain(const struct mt_trace *t, int64_t key)
+{
+	uint32_t job;
+	int32_t rank;
+
+	return !key_rank(t, key, &job, &rank) && !job;
+}
+
+void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key)
+{
+	char b[MT_SINK_RANK_LEN];
+
+	if (key < 0)
+		fputs("null", o);
+	else if (mt_sink_rank_plain(t, key))
+		fprintf(o, "%" PRId64, key);
+	else
+		fprintf(o, "\"%s\"", mt_sink_rank(t, key, b, sizeof(b)));
+}
+
+/* Whether keys a and b are ranks of one job. */
+static int same_job(const struct mt_trace *t, uint32_t a, uint32_t b)
+{
+	uint32_t ja, jb;
+	int32_t r;
+
+	return !key_rank(t, a, &ja, &r) && !key_rank(t, b, &jb, &r) && ja == jb;
+}
+
+const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
+				const struct mt_trace *t, uint32_t d,
 				char *buf, size_t len)
 {
 	size_t k = 0;
 
 	buf[0] = 0;
 	for (uint32_t r = 0; r < c->nranks && k < len; r++) {
+		char a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
 		uint32_t e = r;
 
 		if (c->res->proc_domain[r] != d)
 			continue;
-		while (e + 1 < c->nranks && c->res->proc_domain[e + 1] == d)
+		while (e + 1 < c->nranks && c->res->proc_domain[e + 1] == d &&
+		       same_job(t, r, e + 1))
 			e++;
-		k += (size_t)snprintf(buf + k, len - k, e > r ? "%s%u-%u" : "%s%u",
-				      k ? "," : "", r, e);
+		k += (size_t)snprintf(buf + k, len - k, e > r ? "%s%s-%s" : "%s%s",
+				      k ? "," : "", mt_sink_rank(t, r, a, sizeof(a)),
+				      mt_sink_rank(t, e, b, sizeof(b)));
 		r = e;
 	}
 	return buf;

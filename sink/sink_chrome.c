@@ -108,8 +108,8 @@ static void proc_meta(struct chrome *c, size_t p)
 	const struct mt_trace_proc *pr = &c->run->trace->procs[p];
 	char label[96], name[192];
 
-	mt_sink_tracks_proc_label(pr, label, sizeof(label));
-	if (pr->world_rank >= 0)
+	mt_sink_tracks_proc_label(c->run->trace, pr, label, sizeof(label));
+	if (pr->key >= 0)
 		snprintf(name, sizeof(name), "%s (%.63s:%u)", label, pr->host, pr->pid);
 	else
 		snprintf(name, sizeof(name), "%s", label);
@@ -190,7 +190,7 @@ found:
 
 /* One side of a message, or an operation that never completed. */
 struct side {
-	int32_t ep, peer;		/* peer: world rank or -1 */
+	int32_t ep, peer;		/* peer: process key or -1 */
 	int dir;
 	uint64_t post, done;		/* done: MT_MATCH_NOTIME if none */
 	const struct mt_match_fields *f;
@@ -229,10 +229,17 @@ static int slice(struct chrome *c, const struct side *sd, int flow)
 	l_str(&l, ",\"dur\":");
 	l_us(&l, dur);
 	l_str(&l, sd->dir == DIR_SEND ? ",\"args\":{\"to\":" : ",\"args\":{\"from\":");
-	if (sd->peer >= 0)
+	if (sd->peer >= 0 && mt_sink_rank_plain(c->run->trace, sd->peer)) {
 		l_i64(&l, sd->peer);
-	else
+	} else if (sd->peer >= 0) {
+		char r[MT_SINK_RANK_LEN];
+
+		l_str(&l, "\"");
+		l_str(&l, mt_sink_rank(c->run->trace, sd->peer, r, sizeof(r)));
+		l_str(&l, "\"");
+	} else {
 		l_str(&l, "null");
+	}
 	l_str(&l, ",\"cid\":");
 	l_i64(&l, sd->f->cid);
 	l_str(&l, ",\"tag\":");

@@ -10,13 +10,36 @@
 #define CSV_HEADER "send_rank,recv_rank,cid,comm_src,tag,kind,bytes," \
 	"t_send_post_ns,t_send_done_ns,t_recv_post_ns,t_recv_done_ns,status\n"
 
+struct csv {
+	FILE *out;
+	const struct mt_trace *trace;	/* to name processes */
+};
+
 static enum mt_status csv_init(void **state, FILE *out, const struct mt_run *run,
 			       struct mt_err *err)
 {
-	(void)run;
-	*state = out;
+	struct csv *c = malloc(sizeof(*c));
+
+	if (!c)
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	*c = (struct csv){ out, run->trace };
 	fputs(CSV_HEADER, out);
-	return mt_sink_written(out, 0, err);
+	if (mt_sink_written(out, 0, err) != MT_OK) {
+		free(c);
+		return MT_ERR_IO;
+	}
+	*state = c;
+	return MT_OK;
+}
+
+/* A rank as mt_sink_rank names it, empty when unknown. */
+static void rank_field(FILE *out, const struct mt_trace *t, int32_t key)
+{
+	char b[MT_SINK_RANK_LEN];
+
+	if (key >= 0)
+		fputs(mt_sink_rank(t, key, b, sizeof(b)), out);
+	fputc(',', out);
 }
 
 static void num(FILE *out, int known, int64_t v)
@@ -34,14 +57,15 @@ static void time_field(FILE *out, uint64_t t)
 static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
 				  size_t n, struct mt_err *err)
 {
-	FILE *out = state;
+	const struct csv *c = state;
+	FILE *out = c->out;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_match_msg *m = &b[i];
 		int has_send = m->t_send_post != MT_MATCH_NOTIME;
 
-		num(out, m->send_rank >= 0, m->send_rank);
-		num(out, m->recv_rank >= 0, m->recv_rank);
+		rank_field(out, c->trace, m->send_rank);
+		rank_field(out, c->trace, m->recv_rank);
 		num(out, m->f.cid >= 0, m->f.cid);
 		num(out, m->f.comm_src >= 0, m->f.comm_src);
 		num(out, m->f.has_tag, m->f.tag);
@@ -62,9 +86,13 @@ static enum mt_status csv_finalize(void *state, const struct mt_run *run,
 				   const struct mt_match_summary *sum,
 				   struct mt_err *err)
 {
+	struct csv *c = state;
+	enum mt_status st = mt_sink_written(c->out, 1, err);
+
 	(void)run;
 	(void)sum;
-	return mt_sink_written(state, 1, err);
+	free(c);
+	return st;
 }
 
 const struct mt_sink_ops mt_sink_csv = {

@@ -2,7 +2,7 @@
  * sink_csvset.c - `msgtrace export --csv PREFIX`: three CSV files.
  *   PREFIX.messages.csv  one line per message: the `msgtrace messages`
  *                        sink (sink_csv.c) writes it
- *   PREFIX.pairs.csv     per sender and receiver (world ranks) with traffic
+ *   PREFIX.pairs.csv     per sender and receiver (ranks) with traffic
  *   PREFIX.sizes.csv     per power-of-two message-size class with traffic
  * Traffic: messages and bytes, user and internal (report.h's split), and
  * the effective bandwidth of the matched messages (bytes over receive
@@ -112,7 +112,11 @@ static enum mt_status set_finalize(void *state, const struct mt_run *run,
 	for (size_t s = 0; s < r->n; s++)
 		for (size_t d = 0; d < r->n; d++)
 			if (!empty(&r->pair[s * r->n + d])) {
-				fprintf(c->f[F_PAIRS], "%zu,%zu,", s, d);
+				char a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
+
+				fprintf(c->f[F_PAIRS], "%s,%s,",
+					mt_sink_rank(run->trace, (int64_t)s, a, sizeof(a)),
+					mt_sink_rank(run->trace, (int64_t)d, b, sizeof(b)));
 				traffic(c->f[F_PAIRS], &r->pair[s * r->n + d]);
 			}
 	fputs("size_min_bytes,size_class," TRAFFIC_HEADER, c->f[F_SIZES]);

@@ -193,9 +193,12 @@ static void head(FILE *f, const struct mt_run *run, const struct report *r,
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 		"<title>msgtrace report</title><style>\n%s</style></head>\n<body><main>\n"
-		"<header><h1>msgtrace report</h1><p class=\"sub\">%zu rank%s on %zu "
-		"host%s, provider ", css, run->nranks, run->nranks == 1 ? "" : "s",
-		run->nhosts, run->nhosts == 1 ? "" : "s");
+		"<header><h1>msgtrace report</h1><p class=\"sub\">", css);
+	if (run->trace->njobs > 1)
+		fprintf(f, "%zu processes in %zu jobs", run->nranks, run->trace->njobs);
+	else
+		fprintf(f, "%zu rank%s", run->nranks, run->nranks == 1 ? "" : "s");
+	fprintf(f, " on %zu host%s, provider ", run->nhosts, run->nhosts == 1 ? "" : "s");
 	mt_sink_esc_html(f, run->provider[0] ? run->provider : "?");
 	fputs(", fabric ", f);
 	mt_sink_esc_html(f, run->fabric[0] ? run->fabric : "?");
@@ -256,8 +259,11 @@ static void run_section(FILE *f, const struct mt_run *run,
 	fprintf(f, "<dt>records</dt><dd>%" PRIu64 " read, %" PRIu64 " lost by the "
 		"writers%s</dd>", run->events, run->lost, run->lost ?
 		" <span class=\"warn\">(the trace is incomplete)</span>" : "");
-	fprintf(f, "<dt>trace files</dt><dd%s>%zu not closed (killed or aborted)</dd>",
+	fprintf(f, "<dt>trace files</dt><dd%s>%zu not closed (killed or aborted)",
 		run->unclean_files ? " class=\"warn\"" : "", run->unclean_files);
+	if (run->live_files)
+		fprintf(f, ", %zu still being written (the job runs)", run->live_files);
+	fputs("</dd>", f);
 	if (run->skipped)
 		fprintf(f, "<dt>skipped</dt><dd>%" PRIu64 " operations on endpoints "
 			"never enabled</dd>", run->skipped);
@@ -304,6 +310,7 @@ static void matrix_section(FILE *f, const struct report *r)
 	for (int q = 0; q < 4; q++) {
 		int side = q & 1 ? REPORT_INTERNAL : REPORT_USER;
 		struct svg_heat h = { .title = title[q], .n = r->n, .v = v,
+				      .trace = r->trace,
 				      .what = q < 2 ? " messages" : "",
 				      .fmt = q < 2 ? mt_sink_svg_fmt_si : mt_sink_svg_fmt_bytes };
 

@@ -35,12 +35,12 @@ static void jfields(FILE *o, const struct mt_match_fields *f)
 	fprintf(o, ",\"kind\":\"%s\"", mt_match_kind_str(f->kind));
 }
 
-static void jmsg(FILE *o, const struct mt_match_msg *m)
+static void jmsg(FILE *o, const struct mt_trace *t, const struct mt_match_msg *m)
 {
 	fputs("{\"send_rank\":", o);
-	jint(o, m->send_rank >= 0, m->send_rank);
+	mt_sink_rank_json(o, t, m->send_rank);
 	fputs(",\"recv_rank\":", o);
-	jint(o, m->recv_rank >= 0, m->recv_rank);
+	mt_sink_rank_json(o, t, m->recv_rank);
 	fputc(',', o);
 	jfields(o, &m->f);
 	fprintf(o, ",\"bytes\":%" PRIu64 ",\"recv_buf\":%" PRIu64
@@ -54,6 +54,22 @@ static void jmsg(FILE *o, const struct mt_match_msg *m)
 	fputs(",\"t_recv_done_ns\":", o);
 	jtime(o, m->t_recv_done);
 	fprintf(o, ",\"status\":\"%s\"}", mt_match_status_str(m->status));
+}
+
+/* ,"jobs":[...] after the run's other keys: one object per job, in order of
+ * appearance (the JOB of JOB:RANK). */
+static void jjobs(FILE *o, const struct mt_trace *t)
+{
+	fputs(",\"jobs\":[", o);
+	for (size_t j = 0; j < t->njobs; j++) {
+		const struct mt_trace_job *jb = &t->jobs[j];
+
+		fprintf(o, "%s{\"job\":%zu,\"id\":", j ? "," : "", j);
+		mt_sink_esc_json(o, jb->id);
+		fprintf(o, ",\"processes\":%zu,\"launch\":%u}", jb->nprocs,
+			jb->launch);
+	}
+	fputs("]", o);
 }
 
 static void jrun(FILE *o, const struct mt_run *run)
@@ -88,11 +104,16 @@ static void jrun(FILE *o, const struct mt_run *run)
 		l->tag_bits, run->layouts_differ);
 	fprintf(o, "\"t0_ns\":%" PRId64 ",\"t1_ns\":%" PRId64 ",\"duration_ns\":%"
 		PRId64 ",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"files_not_closed\":%zu,\"skipped_ops\":%" PRIu64 "}",
+		",\"files_not_closed\":%zu,\"skipped_ops\":%" PRIu64,
 		run->t0_ns, run->t1_ns,
 		/* Wrapping, not overflowing, on a corrupt trace's times. */
 		(int64_t)((uint64_t)run->t1_ns - (uint64_t)run->t0_ns), run->events,
 		run->lost, run->unclean_files, run->skipped);
+	if (run->live_files)
+		fprintf(o, ",\"files_being_written\":%zu", run->live_files);
+	if (run->trace->njobs > 1)
+		jjobs(o, run->trace);
+	fputc('}', o);
 }
 
 static void jcell(FILE *o, const struct report_cell *c)
@@ -103,7 +124,7 @@ static void jcell(FILE *o, const struct report_cell *c)
 		c->bytes[1], mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
 }
 
-static void jtraffic(FILE *o, const struct report *r,
+static void jtraffic(FILE *o, const struct mt_trace *t, const struct report *r,
 		     const struct mt_match_summary *s)
 {
 	char lab[16];
@@ -126,8 +147,11 @@ static void jtraffic(FILE *o, const struct report *r,
 
 		if (!(c->msgs[0] + c->msgs[1]))
 			continue;
-		fprintf(o, "%s{\"send_rank\":%zu,\"recv_rank\":%zu,", first ? "" : ",",
-			i / r->n, i % r->n);
+		fprintf(o, "%s{\"send_rank\":", first ? "" : ",");
+		mt_sink_rank_json(o, t, (int64_t)(i / r->n));
+		fputs(",\"recv_rank\":", o);
+		mt_sink_rank_json(o, t, (int64_t)(i % r->n));
+		fputc(',', o);
 		jcell(o, c);
 		fputc('}', o);
 		first = 0;
@@ -152,11 +176,13 @@ static void jtraffic(FILE *o, const struct report *r,
 	fputs("]}", o);
 }
 
-static void jop(FILE *o, const struct mt_match_pending *p)
+static void jop(FILE *o, const struct mt_trace *t, const struct mt_match_pending *p)
 {
-	fprintf(o, "{\"rank\":%d,\"dir\":\"%s\",\"peer_rank\":", p->rank,
+	fputs("{\"rank\":", o);
+	mt_sink_rank_json(o, t, p->rank);
+	fprintf(o, ",\"dir\":\"%s\",\"peer_rank\":",
 		p->op.dir == MT_MATCH_DIR_SEND ? "send" : "recv");
-	jint(o, p->peer_rank >= 0, p->peer_rank);
+	mt_sink_rank_json(o, t, p->peer_rank);
 	fputc(',', o);
 	jfields(o, &p->op.f);
 	fputs(",\"fi_addr\":", o);
@@ -168,7 +194,7 @@ static void jop(FILE *o, const struct mt_match_pending *p)
 	if (p->unacked) {
 		fprintf(o, "\"unacknowledged_ssend\":{\"claimed\":%s,\"message\":",
 			p->unacked_claimed ? "true" : "false");
-		jmsg(o, &p->unacked_msg);
+		jmsg(o, t, &p->unacked_msg);
 		fputs("},", o);
 	}
 	fputs("\"near_misses\":[", o);
@@ -176,13 +202,13 @@ static void jop(FILE *o, const struct mt_match_pending *p)
 		fprintf(o, "%s{\"differs_in\":\"%s\",\"send\":", i ? "," : "",
 			p->near[i].addr_only ? "source address" :
 			mt_match_field_str(p->near[i].field));
-		jmsg(o, &p->near[i].send);
+		jmsg(o, t, &p->near[i].send);
 		fputc('}', o);
 	}
 	fputs("]}", o);
 }
 
-static void jdiag(FILE *o, const struct mt_match_summary *s)
+static void jdiag(FILE *o, const struct mt_trace *t, const struct mt_match_summary *s)
 {
 	fputs(",\"warnings\":[", o);
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
@@ -190,29 +216,32 @@ static void jdiag(FILE *o, const struct mt_match_summary *s)
 			w ? "," : "", mt_match_warning_str(w), s->warn[w].count);
 		for (unsigned e = 0; e < s->warn[w].n_examples; e++) {
 			fputs(e ? "," : "", o);
-			jmsg(o, &s->warn[w].example[e]);
+			jmsg(o, t, &s->warn[w].example[e]);
 		}
 		fputs("]}", o);
 	}
 	fputs("],\"pending\":[", o);
 	for (size_t i = 0; i < s->n_pending; i++) {
 		fputs(i ? "," : "", o);
-		jop(o, &s->pending[i]);
+		jop(o, t, &s->pending[i]);
 	}
 	fprintf(o, "],\"abandoned_at_close\":%" PRIu64
 		",\"delivered_sends_never_completed\":%" PRIu64,
 		s->abandoned_at_close, s->pending_delivered_sends);
 }
 
-static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
+static void jdomain(FILE *o, const struct mt_trace *t, const struct mt_run_clock *c,
+		    uint32_t d)
 {
 	const struct mt_clock_domain *m = &c->res->domains[d];
 	const char *host = c->procs[m->first_proc].host;
 
 	fprintf(o, "{\"id\":%u,\"ranks\":[", d);
 	for (uint32_t r = 0, k = 0; r < c->nranks; r++)
-		if (c->res->proc_domain[r] == d)
-			fprintf(o, k++ ? ",%u" : "%u", r);
+		if (c->res->proc_domain[r] == d) {
+			fputs(k++ ? "," : "", o);
+			mt_sink_rank_json(o, t, r);
+		}
 	fputs("],\"host\":", o);
 	if (host)
 		mt_sink_esc_json(o, host);
@@ -227,7 +256,7 @@ static void jdomain(FILE *o, const struct mt_run_clock *c, uint32_t d)
 }
 
 /* The clock stage: every key always present, null when it did not run. */
-static void jclock(FILE *o, const struct mt_run_clock *c)
+static void jclock(FILE *o, const struct mt_trace *t, const struct mt_run_clock *c)
 {
 	const struct mt_clock_result *r = c->res;
 
@@ -261,7 +290,7 @@ static void jclock(FILE *o, const struct mt_run_clock *c)
 		r->interval_max_change);
 	for (uint32_t d = 0; d < r->ndomains; d++) {
 		fputs(d ? "," : "", o);
-		jdomain(o, c, d);
+		jdomain(o, t, c, d);
 	}
 	fputs("],\"links\":[", o);
 	for (uint32_t i = 0; i < r->nlinks; i++)
@@ -280,9 +309,9 @@ static enum mt_status json_finalize(void *state, const struct mt_run *run,
 
 	fputc('{', x->out);
 	jrun(x->out, run);
-	jtraffic(x->out, &x->r, sum);
-	jdiag(x->out, sum);
-	jclock(x->out, &run->clock);
+	jtraffic(x->out, run->trace, &x->r, sum);
+	jdiag(x->out, run->trace, sum);
+	jclock(x->out, run->trace, &run->clock);
 	fputs("}\n", x->out);
 	return mt_sink_report_end(x, err);
 }

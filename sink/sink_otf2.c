@@ -80,17 +80,6 @@ struct otf2_sink {
 	struct mt_err err;	/* o.err points here */
 };
 
-int mt_sink_otf2_check(const struct otf2_out *o, OTF2_ErrorCode e,
-		       const char *what)
-{
-	if (e == OTF2_SUCCESS)
-		return 0;
-	if (!o->err->msg[0])
-		mt_err_set(o->err, MT_ERR_IO, "OTF2 %s: %s (%s)", what,
-			   OTF2_Error_GetName(e), OTF2_Error_GetDescription(e));
-	return -1;
-}
-
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType ft,
 				OTF2_LocationRef loc, void *caller, bool final)
 {

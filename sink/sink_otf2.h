@@ -1,6 +1,6 @@
 /*
  * sink_otf2.h - the OTF2 export's state shared by its two files (private to
- * tools/): sink_otf2.c turns messages into per-location event streams,
+ * sink/): sink_otf2.c turns messages into per-location event streams,
  * otf2_defs.c writes the global definitions once they are all known.
  */
 #ifndef MT_SINK_OTF2_H

@@ -44,11 +44,11 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
 		const struct mt_tag_layout *l = &run->ep_layout[i];
 		const struct mt_tag_detect_result *d = &run->ep_detect[i];
-		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
+		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)], rk[MT_SINK_RANK_LEN];
 		size_t same = i;
 
-		fprintf(o, "  rank %d ep %zu [%s]: %s, confidence %s, mem_tag_format "
-			"0x%016" PRIx64 "\n", p->world_rank, i,
+		fprintf(o, "  rank %s ep %zu [%s]: %s, confidence %s, mem_tag_format "
+			"0x%016" PRIx64 "\n", mt_sink_rank(t, p->key, rk, sizeof(rk)), i,
 			mt_sink_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
 				     sizeof(t->eps[i].rec->prov_name)),
 			l->name, mt_tag_confidence_name(d->confidence),
@@ -57,7 +57,7 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		for (size_t j = 0; j < i && same == i; j++)
 			if (run->ep_layout[j].id == l->id &&
 			    run->ep_layout[j].cid_max == l->cid_max &&
-			    run->ep_detect[j].n_lines == d->n_lines)
+			    run->ep_detect[j].n_items == d->n_items)
 				same = j;
 		if (same != i) {
 			fprintf(o, "    evidence of the same kind as ep %zu\n", same);
@@ -66,12 +66,15 @@ static void endpoints(FILE *o, const struct mt_run *run)
 		/* Other MPI libraries' layouts ruled out: counted, not listed
 		 * (`msgtrace decode` lists them). */
 		unsigned other = 0;
-		for (unsigned k = 0; k < d->n_lines; k++) {
-			if (!strncmp(d->lines[k], "mpich-", 6) && strstr(d->lines[k],
-									" ruled out: "))
+		for (unsigned k = 0; k < d->n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
+			if (mt_sink_evidence_ruled_out(&d->item[k]) &&
+			    !strncmp(mt_tag_layout_name(d->item[k].layout), "mpich-", 6))
 				other++;
 			else
-				fprintf(o, "    %s\n", d->lines[k]);
+				fprintf(o, "    %s\n", mt_sink_evidence_text(&d->item[k],
+						text, sizeof(text)));
 		}
 		if (other)
 			fprintf(o, "    (and %u MPICH layouts ruled out: msgtrace decode "
@@ -152,10 +155,10 @@ static void whatif(FILE *o, const struct tags *tg)
 
 		fprintf(o, "  %-12s mem_tag_format 0x%016" PRIx64 " (%s)%s: ", c->l.name,
 			c->mtf, c->origin, c->in_force ? " [in force]" : "");
-		if (c->w.layout_status == MT_TAG_ERR_MTF)
+		if (c->w.layout_status == MT_ERR_RANGE)
 			fprintf(o, "Open MPI would not start (cid under 8 bits), and ");
 		fprintf(o, "%s\n", c->w.fits ? "everything fits" :
-			c->w.layout_status == MT_TAG_OK ? "does NOT fit" : "nothing fits");
+			c->w.layout_status == MT_OK ? "does NOT fit" : "nothing fits");
 		for (int f = 0; f < MT_TAG_U_COUNT; f++)
 			if (c->w.f[f].misfit)
 				misfit_line(o, tg, c, f);
@@ -217,20 +220,21 @@ static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run
 	fprintf(o, "\nTRUNCATION ERRORS (%zu)\n", tg->n_trunc);
 	for (size_t i = 0; i < tg->n_trunc_kept; i++) {
 		const struct mt_match_msg *m = &tg->trunc[i];
-		char src[40], tag[16];
+		char src[40], tag[16], s[MT_SINK_RANK_LEN], d[MT_SINK_RANK_LEN];
 
 		source_str(m, src, sizeof(src));
 		if (m->recv_f.has_tag)
 			snprintf(tag, sizeof(tag), "%d", m->recv_f.tag);
 		else
 			snprintf(tag, sizeof(tag), "ANY");
-		fprintf(o, "  receive: rank %d, cid %" PRId64 ", source %s, tag %s, "
-			"buffer %" PRIu64 " B, posted %.6f s\n", m->recv_rank,
+		fprintf(o, "  receive: rank %s, cid %" PRId64 ", source %s, tag %s, "
+			"buffer %" PRIu64 " B, posted %.6f s\n",
+			mt_sink_rank(run->trace, m->recv_rank, d, sizeof(d)),
 			m->recv_f.cid, src, tag, m->recv_buf,
 			mt_sink_tags_sec(run, m->t_recv_post));
 		if (m->t_send_post != MT_MATCH_NOTIME)
-			fprintf(o, "  send:    rank %d (rank %d in cid %" PRId64 "), tag %d, "
-				"%" PRIu64 " B, posted %.6f s\n", m->send_rank, m->f.comm_src,
+			fprintf(o, "  send:    rank %s (rank %d in cid %" PRId64 "), tag %d, "
+				"%" PRIu64 " B, posted %.6f s\n", mt_sink_rank(run->trace, m->send_rank, s, sizeof(s)), m->f.comm_src,
 				m->f.cid, m->f.tag, m->bytes, mt_sink_tags_sec(run, m->t_send_post));
 		else
 			fprintf(o, "  send:    not in the trace (%" PRIu64 " B arrived)\n",

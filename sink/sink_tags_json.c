@@ -34,16 +34,20 @@ static void endpoints(FILE *o, const struct mt_run *run)
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_tag_detect_result *d = &run->ep_detect[i];
 
-		fprintf(o, "%s{\"rank\":%d,\"ep\":%zu,\"provider\":", i ? "," : "",
-			t->procs[t->eps[i].proc].world_rank, i);
+		fputs(i ? ",{\"rank\":" : "{\"rank\":", o);
+		mt_sink_rank_json(o, t, t->procs[t->eps[i].proc].key);
+		fprintf(o, ",\"ep\":%zu,\"provider\":", i);
 		mt_sink_esc_json(o, t->eps[i].rec->prov_name);
 		fprintf(o, ",\"confidence\":\"%s\",\"in_force\":",
 			mt_tag_confidence_name(d->confidence));
 		layout_obj(o, &run->ep_layout[i], t->eps[i].rec->mem_tag_format);
 		fputs(",\"evidence\":[", o);
-		for (unsigned k = 0; k < d->n_lines; k++) {
+		for (unsigned k = 0; k < d->n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
 			fputs(k ? "," : "", o);
-			mt_sink_esc_json(o, d->lines[k]);
+			mt_sink_esc_json(o, mt_sink_evidence_text(&d->item[k], text,
+								  sizeof(text)));
 		}
 		fputs("]}", o);
 	}
@@ -105,7 +109,7 @@ static void whatif(FILE *o, const struct tags *tg)
 		layout_obj(o, &c->l, c->mtf);
 		fprintf(o, ",\"origin\":\"%s\",\"in_force\":%s,\"mpi_starts\":%s,"
 			"\"fits\":%s,\"fields\":[", c->origin, c->in_force ? "true" : "false",
-			c->w.layout_status == MT_TAG_OK ? "true" : "false",
+			c->w.layout_status == MT_OK ? "true" : "false",
 			c->w.fits ? "true" : "false");
 		for (int f = 0; f < MT_TAG_U_COUNT; f++) {
 			const struct mt_tag_whatif_field *w = &c->w.f[f];
@@ -167,9 +171,10 @@ static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run
 			"collision", "wildcard", "buffer"
 		};
 
-		fprintf(o, "%s{\"recv\":{\"rank\":%d,\"cid\":%" PRId64 ",\"any_source\":%s,"
-			"\"source\":", i ? "," : "", m->recv_rank, m->recv_f.cid,
-			m->recv_f.any_src ? "true" : "false");
+		fputs(i ? ",{\"recv\":{\"rank\":" : "{\"recv\":{\"rank\":", o);
+		mt_sink_rank_json(o, run->trace, m->recv_rank);
+		fprintf(o, ",\"cid\":%" PRId64 ",\"any_source\":%s,\"source\":",
+			m->recv_f.cid, m->recv_f.any_src ? "true" : "false");
 		if (m->recv_f.any_src)
 			fputs("null", o);
 		else
@@ -188,10 +193,14 @@ static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run
 		if (m->t_send_post == MT_MATCH_NOTIME)
 			fputs("null", o);
 		else
-			fprintf(o, "{\"rank\":%d,\"comm_src\":%d,\"cid\":%" PRId64 ",\"tag\":%d,"
+		{
+			fputs("{\"rank\":", o);
+			mt_sink_rank_json(o, run->trace, m->send_rank);
+			fprintf(o, ",\"comm_src\":%d,\"cid\":%" PRId64 ",\"tag\":%d,"
 				"\"bytes\":%" PRIu64 ",\"t_post_ns\":%" PRIu64 ",\"t_post_s\":"
-				"%.6f}", m->send_rank, m->f.comm_src, m->f.cid, m->f.tag,
+				"%.6f}", m->f.comm_src, m->f.cid, m->f.tag,
 				m->bytes, m->t_send_post, mt_sink_tags_sec(run, m->t_send_post));
+		}
 		fprintf(o, ",\"cause\":\"%s\",\"cause_text\":\"%s\"}", key[c],
 			mt_match_trunc_cause_str(c));
 	}

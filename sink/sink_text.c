@@ -14,14 +14,49 @@
 #define TOP_PAIRS 16		/* pairs listed, by bytes */
 #define MATRIX_MAX 12		/* ranks up to which the matrix is drawn */
 
+/* One line per job when there are several: which ranks are its, and
+ * whether it was spawned in an earlier job's launch or launched apart. */
+static void jobs_lines(FILE *o, const struct mt_trace *t)
+{
+	for (size_t j = 0; j < t->njobs; j++) {
+		const struct mt_trace_job *jb = &t->jobs[j];
+		char id[4 * sizeof(jb->id) + 1], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
+
+		fprintf(o, "  job %zu: id %s, %zu process%s", j,
+			jb->id[0] ? mt_sink_name_text(id, sizeof(id), jb->id,
+						      sizeof(jb->id)) : "?",
+			jb->nprocs, jb->nprocs == 1 ? "" : "es");
+		if (jb->span)
+			fprintf(o, ", ranks %s-%s", mt_sink_rank(t, jb->base, a, sizeof(a)),
+				mt_sink_rank(t, jb->base + jb->span - 1, b, sizeof(b)));
+		if (jb->launch != j)
+			fprintf(o, ", spawned in job %u's launch", jb->launch);
+		else if (j)
+			fprintf(o, ", launched apart");
+		fputc('\n', o);
+	}
+	if (t->nlaunches > 1)
+		fprintf(o, "  %zu unrelated launches in one trace: kept apart\n",
+			t->nlaunches);
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
+	const struct mt_trace *t = run->trace;
+	char who[64];
 
-	fprintf(o, "RUN\n  %zu ranks on %zu host%s, provider %s, fabric %s\n",
-		run->nranks, run->nhosts, run->nhosts == 1 ? "" : "s",
+	if (t->njobs > 1)
+		snprintf(who, sizeof(who), "%zu processes in %zu jobs", run->nranks,
+			 t->njobs);
+	else
+		snprintf(who, sizeof(who), "%zu ranks", run->nranks);
+	fprintf(o, "RUN\n  %s on %zu host%s, provider %s, fabric %s\n", who,
+		run->nhosts, run->nhosts == 1 ? "" : "s",
 		run->provider[0] ? run->provider : "?",
 		run->fabric[0] ? run->fabric : "?");
+	if (t->njobs > 1)
+		jobs_lines(o, t);
 	fprintf(o, "  layout %s, %s confidence: cid %u", l->name,
 		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
 	if (l->cid_usable_bits != l->cid_bits)
@@ -36,6 +71,9 @@ static void run_section(FILE *o, const struct mt_run *run)
 	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",
 		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events,
 		run->lost);
+	if (run->live_files)
+		fprintf(o, "  %zu file%s still being written (the job runs)\n",
+			run->live_files, run->live_files == 1 ? "" : "s");
 	if (run->unclean_files)
 		fprintf(o, "  %zu file%s not closed (killed or aborted)\n",
 			run->unclean_files, run->unclean_files == 1 ? "" : "s");
@@ -78,7 +116,9 @@ static int by_bytes(const void *a, const void *b, void *arg)
 static void pairs_section(FILE *o, const struct report *r)
 {
 	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
-	char ub[16], ib[16];
+	char ub[16], ib[16], lab[MT_SINK_RANK_LEN];
+	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's. */
+	int w = r->trace && r->trace->njobs > 1 ? 14 : 9;
 
 	if (!idx)
 		return;
@@ -88,14 +128,16 @@ static void pairs_section(FILE *o, const struct report *r)
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
-	fprintf(o, "  %-9s %9s %11s %9s %11s %10s\n", "pair", "user", "user bytes",
+	fprintf(o, "  %-*s %9s %11s %9s %11s %10s\n", w, "pair", "user", "user bytes",
 		"internal", "int. bytes", "MB/s");
 	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
 		const struct report_cell *c = &r->pair[idx[j]];
-		char p[48];
+		char p[48], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
 
-		snprintf(p, sizeof(p), "%zu -> %zu", idx[j] / n, idx[j] % n);
-		fprintf(o, "  %-9s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", p,
+		snprintf(p, sizeof(p), "%s -> %s",
+			 mt_sink_rank(r->trace, (int64_t)(idx[j] / n), a, sizeof(a)),
+			 mt_sink_rank(r->trace, (int64_t)(idx[j] % n), b, sizeof(b)));
+		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", w, p,
 			c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
 			mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
 			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
@@ -110,10 +152,10 @@ static void pairs_section(FILE *o, const struct report *r)
 		return;
 	fprintf(o, "\n  messages user+internal, row = sender\n  %4s", "");
 	for (size_t d = 0; d < n; d++)
-		fprintf(o, " %5zu", d);
+		fprintf(o, " %5s", mt_sink_rank(r->trace, (int64_t)d, lab, sizeof(lab)));
 	fprintf(o, "\n");
 	for (size_t s = 0; s < n; s++) {
-		fprintf(o, "  %4zu", s);
+		fprintf(o, "  %4s", mt_sink_rank(r->trace, (int64_t)s, lab, sizeof(lab)));
 		for (size_t d = 0; d < n; d++) {
 			const struct report_cell *c = &r->pair[s * n + d];
 
@@ -266,7 +308,8 @@ static const char *ns_str(double ns, char *buf, size_t len)
 	return buf;
 }
 
-static void clock_domains(FILE *o, const struct mt_run_clock *c)
+static void clock_domains(FILE *o, const struct mt_trace *t,
+			  const struct mt_run_clock *c)
 {
 	const struct mt_clock_result *r = c->res;
 	char rk[64], off[24], sd[24];
@@ -281,7 +324,7 @@ static void clock_domains(FILE *o, const struct mt_run_clock *c)
 		if (!c->procs[m->first_proc].host || shown++ == CLOCK_ROWS)
 			continue;	/* a rank nobody traced, or too many */
 		fprintf(o, "  %-6u %-8.8s %-10.10s %-9s %10s (%s) %+8.3f (%.3f)%s\n",
-			d, mt_sink_clock_ranks(c, d, rk, sizeof(rk)),
+			d, mt_sink_clock_ranks(c, t, d, rk, sizeof(rk)),
 			c->procs[m->first_proc].host[0] ?
 			mt_sink_name_text(host, sizeof(host), c->procs[m->first_proc].host,
 				     SIZE_MAX) : "?",
@@ -342,7 +385,7 @@ static void clock_section(FILE *o, const struct mt_run *run)
 	fprintf(o, "  local intervals changed %.4f%% in all, at most %.3f%%\n"
 		"    (intervals of %d us or more)\n", 100 * r->interval_change,
 		100 * r->interval_max_change, MT_CLOCK_LONG_INTERVAL_NS / 1000);
-	clock_domains(o, c);
+	clock_domains(o, run->trace, c);
 	if (r->linear_done)
 		fprintf(o, "  (WARNINGS and PENDING show times on the linear maps: "
 			"the clc moves\n   matched messages only)\n");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "escape.h"
+#include "mt_sink.h"
 #include "svg.h"
 
 #define W 560.0
@@ -214,18 +215,21 @@ static void heat_colour(FILE *f, double t)
 #define HL 36.0			/* left and top room for rank labels */
 #define HLEG 30.0		/* legend below */
 
-static void heat_labels(FILE *f, size_t g, size_t per, size_t n, double cell)
+static void heat_labels(FILE *f, const struct mt_trace *t, size_t g, size_t per,
+			size_t n, double cell)
 {
 	size_t every = (g + 7) / 8;
 
 	for (size_t i = 0; i < g; i += every) {
-		char lab[40];
+		char lab[2 * MT_SINK_RANK_LEN + 1], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
 		size_t lo = i * per, hi = (i + 1) * per - 1 < n - 1 ? (i + 1) * per - 1 : n - 1;
 
+		mt_sink_rank(t, (int64_t)lo, a, sizeof(a));
 		if (per == 1)
-			snprintf(lab, sizeof(lab), "%zu", lo);
+			snprintf(lab, sizeof(lab), "%s", a);
 		else
-			snprintf(lab, sizeof(lab), "%zu-%zu", lo, hi);
+			snprintf(lab, sizeof(lab), "%s-%s", a,
+				 mt_sink_rank(t, (int64_t)hi, b, sizeof(b)));
 		fprintf(f, "<text class=\"ax\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">"
 			"%s</text><text class=\"ax\" x=\"%.0f\" y=\"%.1f\" "
 			"text-anchor=\"end\">%s</text>", HL + cell * ((double)i + 0.5),
@@ -242,7 +246,7 @@ void mt_sink_svg_heatmap(FILE *f, const struct svg_heat *h)
 	size_t per = (h->n + SVG_HEAT_MAX - 1) / SVG_HEAT_MAX, g;
 	static unsigned ramp_id;	/* gradient ids unique in the page */
 	double *cell, max = 0, side = HW - HL - 4, sz;
-	char a[32], b[32];
+	char a[32], rs[MT_SINK_RANK_LEN], cs[MT_SINK_RANK_LEN];
 
 	per = per ? per : 1;
 	g = (h->n + per - 1) / per;
@@ -273,12 +277,14 @@ void mt_sink_svg_heatmap(FILE *f, const struct svg_heat *h)
 			else
 				fputs("#fafafa", f);
 			fprintf(f, "\" class=\"%s\"><title>", g > 24 ? "cell dense" : "cell");
-			fprintf(f, "%s%zu \u2192 %s%zu: %s%s</title>"
-				"</rect>", per > 1 ? "ranks from " : "", r * per,
-				per > 1 ? "ranks from " : "", c * per,
+			fprintf(f, "%s%s \u2192 %s%s: %s%s</title>"
+				"</rect>", per > 1 ? "ranks from " : "",
+				mt_sink_rank(h->trace, (int64_t)(r * per), rs, sizeof(rs)),
+				per > 1 ? "ranks from " : "",
+				mt_sink_rank(h->trace, (int64_t)(c * per), cs, sizeof(cs)),
 				h->fmt(v, a, sizeof(a)), h->what);
 		}
-	heat_labels(f, g, per, h->n, sz);
+	heat_labels(f, h->trace, g, per, h->n, sz);
 	/* Legend: the colour ramp from nothing to the largest cell. */
 	fprintf(f, "<defs><linearGradient id=\"ramp%u\">", ++ramp_id);
 	for (int i = 0; i <= 4; i++) {
@@ -290,6 +296,6 @@ void mt_sink_svg_heatmap(FILE *f, const struct svg_heat *h)
 		"height=\"9\" fill=\"url(#ramp%u)\"/><text class=\"ax\" x=\"%.0f\" "
 		"y=\"%.0f\" text-anchor=\"end\">0</text><text class=\"ax\" x=\"%.0f\" "
 		"y=\"%.0f\">%s, log scale</text></svg>\n", HL, HW + 10, ramp_id, HL - 4,
-		HW + 18, HL + 104, HW + 18, h->fmt(max, b, sizeof(b)));
+		HW + 18, HL + 104, HW + 18, h->fmt(max, a, sizeof(a)));
 	free(cell);
 }

@@ -1,5 +1,5 @@
 /*
- * svg.h - small inline-SVG charts for the HTML report (private to tools/):
+ * svg.h - small inline-SVG charts for the HTML report (private to sink/):
  * a bar or line chart over labelled categories and a square heatmap. They
  * write markup only (no scripts); styling comes from the page's CSS classes
  * (.ax, .grid, .axis, .s0, .s1, .line, .pt, .cell, .dense), so screen and
@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+struct mt_trace;
 
 /* Formats a value for a tick or tooltip: "1.5k", "2 MiB" ... */
 typedef const char *(*svg_fmt)(double v, char *buf, size_t len);
@@ -37,6 +39,7 @@ struct svg_heat {
 	const char *title;
 	const char *what;		/* after a value: " messages", "" */
 	size_t n;			/* ranks: v is n x n, v[row * n + col] */
+	const struct mt_trace *trace;	/* names the ranks (mt_sink_rank) */
 	const double *v;		/* row: sender, column: receiver */
 	svg_fmt fmt;
 };

@@ -98,7 +98,7 @@ static void add_case(struct tags *t, enum mt_tag_layout_id id, uint64_t mtf,
 	if (t->n_cases == TAGS_CASES_MAX)
 		return;
 	struct tags_case *c = &t->cases[t->n_cases++];
-	int st = mt_tag_layout_get(id, mtf, &c->l);
+	enum mt_status st = mt_tag_layout_get(id, mtf, &c->l);
 
 	c->mtf = mtf;
 	c->origin = origin;

@@ -1,6 +1,6 @@
 /*
  * tags.h - what `msgtrace tags` gathers from the pipeline (private to
- * tools/): the decoded fields of every message into decode/'s tag-mode
+ * sink/): the decoded fields of every message into decode/'s tag-mode
  * analysis (mt_tag_usage), the truncated receives with their sends, and
  * the what-if cases (each Open MPI layout with this provider's
  * mem_tag_format, a reserving provider's and the user's). The sinks

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mt_sink.h"
 #include "tracks.h"
 
 /* The file whose mapping holds rec: the thread that wrote it. */
@@ -55,10 +56,13 @@ size_t mt_sink_tracks_thread_of_ep(const struct tracks *k, int32_t ep)
 	return k->ep_thread[ep];
 }
 
-void mt_sink_tracks_proc_label(const struct mt_trace_proc *p, char *buf, size_t len)
+void mt_sink_tracks_proc_label(const struct mt_trace *t,
+			       const struct mt_trace_proc *p, char *buf, size_t len)
 {
-	if (p->world_rank >= 0)
-		snprintf(buf, len, "rank %d", p->world_rank);
+	char r[MT_SINK_RANK_LEN];
+
+	if (p->key >= 0)
+		snprintf(buf, len, "rank %s", mt_sink_rank(t, p->key, r, sizeof(r)));
 	else
 		snprintf(buf, len, "%.63s:%u", p->host, p->pid);
 }

@@ -1,9 +1,14 @@
 /*
- * cmd.h - the msgtrace command's subcommands (private to tools/).
+ * cmd.h - the msgtrace command (tools/): its subcommands, their options,
+ * and the one place that prints what the libraries report.
+ *
  * Each subcommand lives in cmd_<name>.c and exports one struct mt_cmd;
  * msgtrace.c lists them. A subcommand returns the process exit status:
  * 0 success, 1 the input is bad (malformed trace, failed analysis),
- * 2 usage error (unknown option, missing argument).
+ * 2 usage error (unknown option, missing argument). The command must not
+ * know how the stages work inside: it runs the pipeline (mt_pipe.h) into a
+ * sink it picks from the registry (mt_sink.h) and prints their statuses,
+ * errors and notes.
  */
 #ifndef MT_CMD_H
 #define MT_CMD_H

@@ -186,16 +186,20 @@ static void report(const struct mt_trace *t, const struct eps *s)
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_trace_proc *p = &t->procs[t->eps[i].proc];
 		char host[MT_NAME_TEXT_LEN(p->host)];
-		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)];
+		char prov[MT_NAME_TEXT_LEN(t->eps[i].rec->prov_name)], rk[MT_SINK_RANK_LEN];
 
-		printf("rank %d (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
-		       p->world_rank, mt_sink_name_text(host, sizeof(host), p->host, sizeof(p->host)),
+		printf("rank %s (%s pid %u) ep %zu 0x%" PRIx64 " [%s]: %s, confidence %s\n",
+		       mt_sink_rank(t, p->key, rk, sizeof(rk)), mt_sink_name_text(host, sizeof(host), p->host, sizeof(p->host)),
 		       p->pid, i, t->eps[i].rec->ep,
 		       mt_sink_name_text(prov, sizeof(prov), t->eps[i].rec->prov_name,
 				    sizeof(t->eps[i].rec->prov_name)), s->lay[i].name,
 		       mt_tag_confidence_name(s->det[i].confidence));
-		for (unsigned k = 0; k < s->det[i].n_lines; k++)
-			printf("  %s\n", s->det[i].lines[k]);
+		for (unsigned k = 0; k < s->det[i].n_items; k++) {
+			char text[MT_SINK_EVIDENCE_LEN];
+
+			printf("  %s\n", mt_sink_evidence_text(&s->det[i].item[k],
+							      text, sizeof(text)));
+		}
 	}
 }
 
@@ -239,13 +243,13 @@ static int print_op(const struct mt_trace *t, const struct mt_trace_event *ev,
 {
 	const struct mt_rec_op *op = (const void *)ev->rec;
 	ptrdiff_t e = ep_of(t, ev->proc, op->ep);
-	char name[32];
+	char name[32], rk[MT_SINK_RANK_LEN];
 	struct mt_tag_fields f;
 	struct mt_tag_filter flt;
 
 	if (e < 0 || op->ret || (!is_send(op->h.aux) && !is_recv(op->h.aux)))
 		return 0;
-	printf("rank=%d ep=%td op=%s", t->procs[ev->proc].world_rank, e,
+	printf("rank=%s ep=%td op=%s", mt_sink_rank(t, t->procs[ev->proc].key, rk, sizeof(rk)), e,
 	       mt_sink_name_lower(name, sizeof(name), mt_trace_op_name(op->h.aux)));
 	if (is_send(op->h.aux)) {
 		mt_tag_decode(&s->lay[e], op->tag, op->data,
@@ -269,6 +273,7 @@ static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
 		      struct eps *s, const struct ctx_map *ctx)
 {
 	const struct mt_rec_cqe *c = (const void *)ev->rec;
+	char rk[MT_SINK_RANK_LEN];
 	ptrdiff_t e;
 	struct mt_tag_fields f;
 	const char *err;
@@ -281,7 +286,8 @@ static void print_cqe(const struct mt_trace *t, const struct mt_trace_event *ev,
 	 * FI_REMOTE_CQ_DATA in the flags (rxm omits it on peeks). */
 	mt_tag_decode(&s->lay[e], c->tag, c->data, in_flags(s->wrapped[e], true), &f);
 	note_wrap(&s->lay[e], &s->wrapped[e], &f);
-	printf("rank=%d ep=%td op=cqe-recv", t->procs[ev->proc].world_rank, e);
+	printf("rank=%s ep=%td op=cqe-recv", mt_sink_rank(t, t->procs[ev->proc].key, rk,
+							  sizeof(rk)), e);
 	print_fields(&f, false, false);
 	printf(" len=%" PRIu64 " tag64=0x%016" PRIx64, c->len, c->tag);
 	if ((c->flags & FI_PEEK) ||

@@ -23,7 +23,8 @@ struct dump_opts {
 	int summary;
 	uint64_t kinds;		/* bit per record type; 0: all */
 	uint64_t ops;		/* bit per op; 0: all */
-	int *ranks;		/* --rank values; none: all ranks */
+	struct { uint32_t job; int32_t rank; } *ranks;	/* --rank values;
+					 * none: all ranks */
 	size_t nranks;
 };
 
@@ -35,7 +36,8 @@ static void usage(FILE *out)
 		"across all files: time in seconds since the first record, rank, thread,\n"
 		"layer (app or int), record type and its fields.\n\n"
 		"Options:\n"
-		"  --rank N[,N...]     only these world ranks (repeatable)\n"
+		"  --rank R[,R...]     only these ranks: N of the first job, JOB:N of\n"
+		"                      another, as printed (repeatable)\n"
 		"  --kind TYPE[,TYPE]  only these record types: proc, clock, obj, ep,\n"
 		"                      bind, av, op, cqe, close (repeatable)\n"
 		"  --op OP[,OP]        only these ops (tsend, trecvmsg, cancel ...);\n"
@@ -89,21 +91,30 @@ static int parse_ranks(char *list, struct dump_opts *o, const char **bad)
 {
 	for (char *save, *tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-		int *n;
+		char *end, *rank = strchr(tok, ':');
+		long j = 0, v;
+		void *n;
 
-		if (*end || end == tok || v < 0 || v > INT32_MAX) {
+		/* JOB:N, or N of job 0. */
+		if (rank && ((j = strtol(tok, &end, 10)) < 0 || end != rank ||
+			     end == tok || j > INT32_MAX)) {
 			*bad = tok;
 			return -1;
 		}
-		n = realloc(o->ranks, (o->nranks + 1) * sizeof(*n));
+		rank = rank ? rank + 1 : tok;
+		v = strtol(rank, &end, 10);
+		if (*end || end == rank || v < 0 || v > INT32_MAX) {
+			*bad = tok;
+			return -1;
+		}
+		n = realloc(o->ranks, (o->nranks + 1) * sizeof(*o->ranks));
 		if (!n) {
 			*bad = tok;
 			return -1;
 		}
 		o->ranks = n;
-		o->ranks[o->nranks++] = (int)v;
+		o->ranks[o->nranks].job = (uint32_t)j;
+		o->ranks[o->nranks++].rank = (int32_t)v;
 	}
 	return 0;
 }
@@ -162,12 +173,18 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 	return MT_EXIT_OK;
 }
 
-static int rank_selected(const struct dump_opts *o, const struct mt_trace_proc *p)
+static int rank_selected(const struct dump_opts *o, const struct mt_trace *t,
+			 const struct mt_trace_proc *p)
 {
+	uint32_t job;
+	int32_t rank;
+
 	if (!o->nranks)
 		return 1;
+	if (mt_trace_key_rank(t, p->key, &job, &rank))
+		return 0;
 	for (size_t i = 0; i < o->nranks; i++)
-		if (o->ranks[i] == p->world_rank)
+		if (o->ranks[i].job == job && o->ranks[i].rank == rank)
 			return 1;
 	return 0;
 }
@@ -220,11 +237,13 @@ static const char *peer_str(char *buf, size_t len, const struct mt_trace *t,
 	const struct mt_trace_ep *e = a == FI_ADDR_UNSPEC ? NULL :
 				      mt_trace_resolve_ep(t, proc, ep, a);
 	const struct mt_trace_proc *p = e ? &t->procs[e->proc] : NULL;
+	char rk[MT_SINK_RANK_LEN];
 
 	if (!p)
 		return addr_str(buf, len, a);
-	if (p->world_rank >= 0)
-		snprintf(buf, len, "%" PRIu64 "->r%" PRId32, a, p->world_rank);
+	if (p->key >= 0)
+		snprintf(buf, len, "%" PRIu64 "->r%s", a,
+			 mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		snprintf(buf, len, "%" PRIu64 "->p%" PRIu32, a, p->pid);
 	return buf;
@@ -245,6 +264,8 @@ static void print_proc(const struct mt_rec_proc *r)
 	       r->clock_hz, r->start_realtime_ns, FIELD(r, hostname),
 	       FIELD(r, job_id), FIELD(r, cpuset), FIELD(r, numa),
 	       FIELD(r, package));
+	if (r->h.aux)
+		printf(" fork_of_pid=%" PRIu32, r->h.aux);
 }
 
 static void print_clock(const struct mt_rec_clock *r)
@@ -369,11 +390,11 @@ static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 	const struct mt_trace_proc *p = &t->procs[ev->proc];
 	const struct mt_trace_file *f = p->files[ev->file];
 	const struct mt_rec_hdr *r = ev->rec;
-	char type[16];
+	char type[16], rk[MT_SINK_RANK_LEN];
 
 	printf("%" PRId64 ".%09" PRId64 " ", rel_ns / 1000000000, rel_ns % 1000000000);
-	if (p->world_rank >= 0)
-		printf("r%-3" PRId32, p->world_rank);
+	if (p->key >= 0)
+		printf("r%-3s", mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		printf("p%-3" PRIu32, p->pid);
 	printf(" t%-2" PRIu32 " %s %-5s ", f->hdr->thread_seq,
@@ -418,7 +439,7 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 			start = ns;
 			first = 0;
 		}
-		if (rank_selected(o, p) && rec_selected(o, ev.rec))
+		if (rank_selected(o, t, p) && rec_selected(o, ev.rec))
 			print_rec(t, &ev, (int64_t)((uint64_t)ns - (uint64_t)start));
 	}
 	mt_trace_merge_close(m);
@@ -455,13 +476,13 @@ static const char *clock_kind_str(enum mt_trace_clock_kind k)
 	return "?";
 }
 
-static int summarize_proc(const struct mt_trace_proc *p)
+static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
-	uint64_t unknown = 0, eagain = 0, empty = 0;
+	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0;
 	size_t clean = 0;
 	int bad = 0;
-	char name[32];
+	char name[32], rk[MT_SINK_RANK_LEN];
 
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct mt_trace_file *f = p->files[i];
@@ -473,6 +494,7 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		unknown += f->unknown;
 		for (int l = 0; l < MT_LOSS_COUNT; l++)
 			lost[l] += f->hdr->lost[l];
+		nested += f->hdr->lost_nested;
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
 		if (count_ops(f, ops, &err) != MT_OK) {
@@ -480,14 +502,18 @@ static int summarize_proc(const struct mt_trace_proc *p)
 			bad = 1;
 		}
 	}
-	if (p->world_rank >= 0)
-		printf("rank %" PRId32, p->world_rank);
+	if (p->key >= 0)
+		printf("rank %s", mt_sink_rank(t, p->key, rk, sizeof(rk)));
 	else
 		printf("rank ?");
-	printf("  host %s  pid %" PRIu32 "  files %zu (", FIELD(p, host), p->pid,
-	       p->nfiles);
+	printf("  host %s  pid %" PRIu32, FIELD(p, host), p->pid);
+	if (p->rec && p->rec->h.aux)
+		printf(" (fork of pid %" PRIu32 ")", p->rec->h.aux);
+	printf("  files %zu (", p->nfiles);
 	if (clean == p->nfiles)
 		printf("all closed cleanly");
+	else if (p->alive)
+		printf("%zu still being written", p->nfiles - clean);
 	else
 		printf("%zu not closed: killed or still running", p->nfiles - clean);
 	printf(")  duration %.9f s  clock %s\n",
@@ -504,10 +530,13 @@ static int summarize_proc(const struct mt_trace_proc *p)
 		if (ops[op])
 			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_op_name(op)), ops[op]);
-	printf("\n  lost: full %" PRIu64 " nospace %" PRIu64 " nofile %" PRIu64
-	       "  eagain %" PRIu64 "  empty polls %" PRIu64 "\n",
-	       lost[MT_LOSS_FULL], lost[MT_LOSS_NOSPACE], lost[MT_LOSS_NOFILE],
-	       eagain, empty);
+	printf("\n  lost: full %" PRIu64 " nospace %" PRIu64 " nofile %" PRIu64,
+	       lost[MT_LOSS_FULL], lost[MT_LOSS_NOSPACE], lost[MT_LOSS_NOFILE]);
+	/* Records dropped in a signal handler: only when there were any, so
+	 * the line of every other trace stays as it was. */
+	if (nested)
+		printf(" nested %" PRIu64, nested);
+	printf("  eagain %" PRIu64 "  empty polls %" PRIu64 "\n", eagain, empty);
 	return bad;
 }
 
@@ -516,8 +545,8 @@ static int dump_summary(const struct mt_trace *t, const struct dump_opts *o)
 	int bad = 0;
 
 	for (size_t i = 0; i < t->nprocs; i++)
-		if (rank_selected(o, &t->procs[i]))
-			bad |= summarize_proc(&t->procs[i]);
+		if (rank_selected(o, t, &t->procs[i]))
+			bad |= summarize_proc(t, &t->procs[i]);
 	return bad ? MT_EXIT_BAD_INPUT : MT_EXIT_OK;
 }
 

@@ -241,7 +241,7 @@ static int run(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? MT_EXIT_OK : ret;
 	if (o.layout != MT_TAG_LAYOUT_NONE) {
-		if (mt_tag_layout_get(o.layout, o.mtf, &l) == MT_TAG_ERR_MTF)
+		if (mt_tag_layout_get(o.layout, o.mtf, &l) == MT_ERR_RANGE)
 			printf("warning   mem_tag_format 0x%016" PRIx64 " leaves %u cid "
 			       "bits: Open MPI would refuse to start\n", o.mtf,
 			       l.cid_usable_bits);

@@ -274,6 +274,11 @@ const struct mt_trace_ep *mt_trace_find_ep(const struct mt_trace *t,
 	return find_ep(t, proc, ep);
 }
 
+static uint32_t launch_of(const struct mt_trace *t, uint32_t proc)
+{
+	return t->jobs[t->procs[proc].job].launch;
+}
+
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 					   uint32_t proc, uint64_t av,
 					   uint64_t fi_addr)
@@ -311,11 +316,17 @@ const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 		else
 			hi = mid;
 	}
-	if (lo < t->neps && !cmp_bytes(ix->by_name[lo]->rec->name,
-				       name_len(ix->by_name[lo]->rec),
-				       a->rec->addr, len))
-		return ix->by_name[lo];
-	return NULL;
+	if (lo == t->neps || cmp_bytes(ix->by_name[lo]->rec->name,
+				       name_len(ix->by_name[lo]->rec), a->rec->addr, len))
+		return NULL;
+	/* Launches run one after another reuse ports: of the endpoints of
+	 * that name and layer, one of proc's launch (its AV holds only those). */
+	for (size_t i = lo; i < t->neps && !cmp_bytes(ix->by_name[i]->rec->name,
+				name_len(ix->by_name[i]->rec), a->rec->addr, len) &&
+	     ix->by_name[i]->rec->h.layer == ix->by_name[lo]->rec->h.layer; i++)
+		if (launch_of(t, ix->by_name[i]->proc) == launch_of(t, proc))
+			return ix->by_name[i];
+	return ix->by_name[lo];
 }
 
 const struct mt_trace_ep *mt_trace_resolve_ep(const struct mt_trace *t,

@@ -1,6 +1,7 @@
 /*
- * file.c - open one trace file: map it read-only, validate the header, then
- * scan every record once so that iteration can trust [data_off, valid_end).
+ * file.c - open one trace file: read its header, map its committed bytes
+ * read-only, validate the header, then scan every record once so that
+ * iteration can trust [data_off, valid_end).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -172,9 +173,21 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 	return MT_OK;
 }
 
+/* Bytes to map: the committed records as the header snapshot says (all of
+ * the file when the header cannot say: check_header then tells why). */
+static size_t map_want(const struct mt_file_hdr *h, uint64_t size)
+{
+	uint64_t want = size;
+
+	if (h->data_off <= size && h->committed <= size - h->data_off)
+		want = h->data_off + h->committed;
+	return (size_t)(want < sizeof(*h) ? sizeof(*h) : want);
+}
+
 static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 {
 	struct stat st;
+	ssize_t got;
 	void *map;
 	int fd;
 
@@ -182,7 +195,11 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 	if (fd < 0)
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
 				  strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	/* The header before the size: a writer grows its file before it
+	 * commits, so the size seen after the header covers every byte that
+	 * header says is committed. */
+	got = pread(fd, &f->hdr_snap, sizeof(f->hdr_snap), 0);
+	if (got < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return mt_err_set(err, MT_ERR_IO, "%s: not a regular file", f->path);
 	}
@@ -191,20 +208,21 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 		return mt_err_set(err, MT_END, "%s: empty file (created, never "
 				  "written)", f->path);
 	}
-	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr)) {
+	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr) ||
+	    (size_t)got < sizeof(f->hdr_snap)) {
 		close(fd);
 		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset 0: file is %jd "
 				  "bytes, shorter than a trace header (%zu)", f->path,
 				  (intmax_t)st.st_size, sizeof(struct mt_file_hdr));
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	f->hdr = &f->hdr_snap;
+	f->map_len = map_want(f->hdr, (uint64_t)st.st_size);
+	map = mmap(NULL, f->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot map: %s", f->path,
 				  strerror(errno));
 	f->map = map;
-	f->map_len = (size_t)st.st_size;
-	f->hdr = map;
 	return MT_OK;
 }
 

@@ -55,6 +55,10 @@ struct mt_file_hdr {
 	uint64_t lost[MT_LOSS_COUNT];	/* records dropped, per enum mt_loss */
 	uint64_t empty_polls;		/* CQ reads that returned nothing */
 	uint64_t eagain;		/* posting calls that returned -FI_EAGAIN */
+	/* Appended within version 1 (older files hold 0 here): records made
+	 * in a signal handler while the thread was inside another record,
+	 * dropped so that they never tear it. */
+	uint64_t lost_nested;
 };
 
 /* Record types. Values are stable: never renumber, only append. */
@@ -88,7 +92,12 @@ enum mt_clock_source {
 	MT_CLOCK_MONOTONIC = 2,	/* CLOCK_MONOTONIC nanoseconds */
 };
 
-/* aux = 0. Written once per process, first record of thread_seq 0. */
+/*
+ * Written once per process, first record of thread_seq 0. aux = 0, or the
+ * pid of the traced process this one is a fork() of: a forked child keeps
+ * its parent's launcher identity (world_rank, job_id ...) and clock, with
+ * its own pid, and records into files of its own.
+ */
 struct mt_rec_proc {
 	struct mt_rec_hdr h;
 	uint32_t pid;

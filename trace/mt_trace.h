@@ -67,12 +67,21 @@ static inline int64_t mt_trace_ticks_ns(const struct mt_trace_clock *c,
  * further checks. A bad record does not fail the open: it ends the valid
  * range and its message waits in scan_status/scan_err, which iteration
  * returns after the last good record.
+ *
+ * Safe on a file its writer is still writing: the header is read once
+ * (hdr is that snapshot, not the live page) and only the bytes it says are
+ * committed are mapped, which the writer never takes back (its close
+ * truncates the file to its final committed size, never below). A file
+ * shorter than that (a truncated copy) maps what there is.
  */
 struct mt_trace_file {
 	char *path;
 	const uint8_t *map;
-	size_t map_len;
-	const struct mt_file_hdr *hdr;	/* points into map */
+	size_t map_len;			/* bytes mapped: committed, or the file */
+	const struct mt_file_hdr *hdr;	/* &hdr_snap */
+	struct mt_file_hdr hdr_snap;	/* the header as read at open */
+	int live;			/* not closed and its writer still runs
+					 * (set by mt_trace_open) */
 	char host[64];			/* from the file name, "" if it has none */
 	uint64_t valid_end;		/* file offset after the last good record */
 	enum mt_status scan_status;	/* MT_OK or the error that ended the scan */
@@ -100,6 +109,14 @@ static inline int mt_trace_file_clean(const struct mt_trace_file *f)
 	return (f->hdr->flags & MT_FILE_CLOSED) != 0;
 }
 
+/*
+ * Whether the process that wrote a file with this PROC record still runs:
+ * the same host as this one, and a process of that pid that started no
+ * later than the record (a pid reused since started after it). 0 when it
+ * cannot tell (another host, no /proc).
+ */
+int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec);
+
 /* Record iteration over one file; unknown types are skipped (counted). */
 struct mt_trace_cursor {
 	const struct mt_trace_file *f;
@@ -116,12 +133,19 @@ enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
 /*
  * A process: the files sharing (host from the file name, pid from the
  * header). Its identity comes from the MT_REC_PROC record that opens its
- * thread_seq 0 file; threads share it and its clock.
+ * thread_seq 0 file; threads share it and its clock. Across jobs a process
+ * is (job, rank), and key numbers it for every later stage: the first
+ * job's ranks as they are, each later job's ranks after the previous
+ * job's highest (struct mt_trace_job).
  */
 struct mt_trace_proc {
 	char host[64];
 	uint32_t pid;
-	int32_t world_rank;		/* -1 when unknown */
+	int32_t world_rank;		/* as recorded, -1 when unknown */
+	int alive;			/* it still runs and a file of it is not
+					 * closed (mt_trace_writer_alive) */
+	uint32_t job;			/* index in its trace's jobs[] */
+	int32_t key;			/* (job, rank) numbered, -1 when unknown */
 	const struct mt_rec_proc *rec;	/* NULL when no thread_seq 0 PROC */
 	const struct mt_rec_clock *clock_start, *clock_end;	/* or NULL */
 	struct mt_trace_clock clock;
@@ -151,14 +175,37 @@ struct mt_trace_cq_bind {
 struct mt_trace_index;			/* private lookup tables */
 
 /*
- * A whole trace: processes sorted by world rank (unknown ranks last, then
- * by host and pid). Timestamps merge on CLOCK_MONOTONIC ns when every
+ * A job: the processes one launch started, by the launcher's job id (the
+ * PROC record's job_id: Open MPI's job id or PMIx namespace; a job started
+ * by MPI_Comm_spawn has an id of its own). Processes with a rank but no
+ * job id form one job; a process with neither (no launcher) is a job of
+ * its own, named host:pid, as rank 0. Jobs are numbered in order of
+ * appearance (the earliest process start); a process's key is base + rank.
+ */
+struct mt_trace_job {
+	char id[80];			/* job id, host:pid, or "" */
+	int64_t start_ns;		/* earliest start_realtime_ns, INT64_MAX: none */
+	size_t nprocs;
+	int64_t base;			/* key of its rank 0 */
+	uint32_t span;			/* highest rank + 1 (0: no rank known) */
+	/* Index of the first job of its launch: spawned jobs share their
+	 * parent's launch (Open MPI: the job family, the id's high 16 bits;
+	 * PMIx: the namespace before '@'); a job launched alone has its own. */
+	uint32_t launch;
+};
+
+/*
+ * A whole trace: processes sorted by key (unknown keys last, then by host
+ * and pid). Timestamps merge on CLOCK_MONOTONIC ns when every
  * process ran on one host; across hosts on CLOCK_REALTIME ns derived from
  * each process's START pair (merge_offset_ns = realtime - monotonic).
  */
 struct mt_trace {
 	struct mt_trace_proc *procs;
 	size_t nprocs;
+	struct mt_trace_job *jobs;	/* in order of appearance */
+	size_t njobs;
+	size_t nlaunches;		/* jobs that are their own launch */
 	size_t nhosts;			/* distinct host names among procs */
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
@@ -183,11 +230,17 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
 
+/* The job and rank of the process numbered key (mt_trace_proc.key): 0,
+ * or -1 when no job has that key. */
+int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
+		      int32_t *rank);
+
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes
  * (MT_REC_AV); the endpoint whose own name (MT_REC_EP) has those bytes is
  * the answer (the application-visible one when an internal layer's
- * endpoint has the same name), NULL when none does. Object ids are per
+ * endpoint has the same name; one of proc's launch when launches run one
+ * after another reused the name), NULL when none does. Object ids are per
  * process; when an id was reused after a close, the last record wins.
  */
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,

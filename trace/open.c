@@ -1,8 +1,8 @@
 /*
  * open.c - open a whole trace: expand directories into their *.mt files,
  * group the files into processes by (host from the file name, pid from the
- * header), attach each process's PROC and CLOCK records, sort processes by
- * world rank and build the address tables.
+ * header), attach each process's PROC and CLOCK records, group processes
+ * into jobs, sort them by key and build the address tables.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -93,12 +93,14 @@ static int cmp_file(const void *a, const void *b)
 static int cmp_proc(const void *a, const void *b)
 {
 	const struct mt_trace_proc *x = a, *y = b;
-	/* Unknown ranks (-1) sort after every known one. */
-	uint32_t rx = (uint32_t)x->world_rank, ry = (uint32_t)y->world_rank;
+	/* Unknown keys (-1) sort after every known one. */
+	uint32_t rx = (uint32_t)x->key, ry = (uint32_t)y->key;
 	int c;
 
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
 	c = strcmp(x->host, y->host);
 	if (c)
 		return c;
@@ -109,6 +111,19 @@ static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
 				       uint64_t off)
 {
 	return (const struct mt_rec_hdr *)(f->map + off);
+}
+
+/* Files not closed whose writer still runs are being written, not left
+ * behind by a crash (/proc looked at only for such files). */
+static void live(struct mt_trace_proc *p)
+{
+	size_t open = 0;
+
+	for (size_t i = 0; i < p->nfiles; i++)
+		open += !mt_trace_file_clean(p->files[i]);
+	p->alive = open && mt_trace_writer_alive(p->host, p->rec);
+	for (size_t i = 0; i < p->nfiles; i++)
+		p->files[i]->live = p->alive && !mt_trace_file_clean(p->files[i]);
 }
 
 /* PROC from the thread_seq 0 file, earliest START and latest END pairs. */
@@ -144,6 +159,7 @@ static void attach_identity(struct mt_trace_proc *p)
 		}
 	}
 	mt_trace_clock_setup(p);
+	live(p);
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -186,6 +202,8 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 			t->nhosts++;
 		attach_identity(p);
 	}
+	if (mt_trace_jobs_build(t, err) != MT_OK)
+		return MT_ERR_NOMEM;
 	mt_trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
 	for (i = 0; i < t->nprocs; i++) {
 		struct mt_trace_proc *p = &t->procs[i];
@@ -251,6 +269,7 @@ void mt_trace_close(struct mt_trace *t)
 		mt_trace_file_close(t->files[i]);
 	free(t->files);
 	free(t->procs);
+	free(t->jobs);
 	mt_trace_addr_free(t);
 	free(t);
 }

@@ -20,7 +20,7 @@ static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
 		    bool sends, bool recvs)
 {
 	struct mt_tag_layout l;
-	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_TAG_OK);
+	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_OK);
 	for (int i = 0; i < 40; i++) {
 		struct mt_tag_fields f = {
 			.cid = (mt_comm_t)(i % 4), .source = i % 3,
@@ -34,31 +34,35 @@ static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
 		if (l.internal == MT_INT_ODD_CID && f.tag < 0)
 			flt.f.tag = f.tag = 1;		/* MPICH tags are >= 0 */
 		if (sends) {
-			cr_assert_eq(mt_tag_encode(&l, &f, &w), MT_TAG_OK);
+			cr_assert_eq(mt_tag_encode(&l, &f, &w), MT_OK);
 			mt_tag_evidence_add_send(ev, w.has_data, w.tag, w.data);
 		}
 		if (!recvs)
 			continue;
-		cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_TAG_OK);
+		cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_OK);
 		mt_tag_evidence_add_recv(ev, w.tag, w.ignore,
 					 (w.directed ? MT_TAG_RECV_DIRECTED : 0) |
 					 (i % 6 == 0 ? MT_TAG_RECV_PEEK : 0));
 		if (f.proto == MT_PROTO_SSEND) {
 			flt.kind = MT_RECV_SSEND_ACK;
 			flt.any_source = flt.any_tag = false;
-			cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_TAG_OK);
+			cr_assert_eq(mt_tag_encode_recv(&l, &flt, &w), MT_OK);
 			mt_tag_evidence_add_recv(ev, w.tag, w.ignore,
 						 w.directed ? MT_TAG_RECV_DIRECTED : 0);
 		}
 	}
 }
 
-static bool has_line(const struct mt_tag_detect_result *r, const char *text)
+/* The evidence of kind k about layout l (RAW: any), or NULL. */
+static const struct mt_tag_evidence_item *
+has_item(const struct mt_tag_detect_result *r, enum mt_tag_evidence_kind k,
+	 enum mt_tag_layout_id l)
 {
-	for (unsigned i = 0; i < r->n_lines; i++)
-		if (strstr(r->lines[i], text))
-			return true;
-	return false;
+	for (unsigned i = 0; i < r->n_items; i++)
+		if (r->item[i].kind == k &&
+		    (l == MT_TAG_LAYOUT_RAW || r->item[i].layout == l))
+			return &r->item[i];
+	return NULL;
 }
 
 ParameterizedTestParameters(decode, detect_each_layout)
@@ -78,7 +82,7 @@ ParameterizedTest(enum mt_tag_layout_id *id, decode, detect_each_layout)
 	cr_expect_eq(r.layout, *id, "expected %s, got %s", mt_tag_layout_name(*id),
 		     mt_tag_layout_name(r.layout));
 	cr_expect_eq(r.confidence, MT_CONF_HIGH);
-	cr_expect(has_line(&r, "is the only layout"));
+	cr_expect(has_item(&r, MT_TAG_EV_ONLY, *id));
 }
 
 Test(decode, detect_too_little_evidence)
@@ -90,7 +94,7 @@ Test(decode, detect_too_little_evidence)
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_eq(r.layout, MT_TAG_LAYOUT_RAW);
 	cr_expect_eq(r.confidence, MT_CONF_NONE);
-	cr_expect(has_line(&r, "too little evidence"));
+	cr_expect(has_item(&r, MT_TAG_EV_NO_OPS, MT_TAG_LAYOUT_RAW));
 
 	/* tag_1 sends alone fit tag_2 and MPICH without CQ data as well. */
 	mt_tag_evidence_init(&ev);
@@ -99,8 +103,15 @@ Test(decode, detect_too_little_evidence)
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_eq(r.confidence, MT_CONF_NONE);
 	cr_expect_eq(r.layout, MT_TAG_LAYOUT_RAW);
-	cr_expect(has_line(&r, "too little evidence: consistent with ofi_tag_1, mpich-3.3-nodata"));
-	cr_expect(has_line(&r, "ofi_tag_full ruled out: send"));
+	const struct mt_tag_evidence_item *it =
+		has_item(&r, MT_TAG_EV_UNDECIDED, MT_TAG_LAYOUT_RAW);
+
+	cr_assert(it);
+	cr_expect(it->cand & (UINT64_C(1) << MT_TAG_LAYOUT_OMPI_TAG1));
+	cr_expect(!(it->cand & (UINT64_C(1) << MT_TAG_LAYOUT_OMPI_FULL)));
+	it = has_item(&r, MT_TAG_EV_RULED_OP, MT_TAG_LAYOUT_OMPI_FULL);
+	cr_assert(it);
+	cr_expect_eq(it->v[0], 1, "ruled out by a send");
 }
 
 /* Sends with CQ data alone: ofi_tag_full or MPICH with data. The endpoint
@@ -116,7 +127,7 @@ Test(decode, detect_guess_is_flagged)
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_FULL);
 	cr_expect_eq(r.confidence, MT_CONF_LOW);
-	cr_expect(has_line(&r, "guessing ofi_tag_full"));
+	cr_expect(has_item(&r, MT_TAG_EV_GUESS_FULL, MT_TAG_LAYOUT_OMPI_FULL));
 
 	/* Receives only: one layout left, but only one kind of evidence. */
 	mt_tag_evidence_init(&ev);
@@ -137,8 +148,12 @@ Test(decode, detect_override_wins)
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_OMPI_TAG1, &r);
 	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
 	cr_expect_eq(r.confidence, MT_CONF_OVERRIDE);
-	cr_expect(has_line(&r, "--layout ofi_tag_1 overrides the detected ofi_tag_2 "
-			   "(confidence high)"));
+	const struct mt_tag_evidence_item *it =
+		has_item(&r, MT_TAG_EV_OVERRIDE, MT_TAG_LAYOUT_OMPI_TAG1);
+
+	cr_assert(it);
+	cr_expect_eq(it->layout2, MT_TAG_LAYOUT_OMPI_TAG2);
+	cr_expect_eq(it->v[0], MT_CONF_HIGH);
 }
 
 Test(decode, detect_endpoint_rules_out)
@@ -152,7 +167,11 @@ Test(decode, detect_endpoint_rules_out)
 	traffic(&ev, MT_TAG_LAYOUT_OMPI_FULL, true, true);
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_neq(r.layout, MT_TAG_LAYOUT_OMPI_FULL);
-	cr_expect(has_line(&r, "ofi_tag_full ruled out: endpoint has cq_data_size 0"));
+	const struct mt_tag_evidence_item *it =
+		has_item(&r, MT_TAG_EV_RULED_CQ_DATA, MT_TAG_LAYOUT_OMPI_FULL);
+
+	cr_assert(it);
+	cr_expect_eq(it->v[0], 0, "cq_data_size 0");
 
 	/* mem_tag_format leaving ofi_tag_1 four cid bits: Open MPI would not
 	 * have started in that mode. */
@@ -161,7 +180,7 @@ Test(decode, detect_endpoint_rules_out)
 	traffic(&ev, MT_TAG_LAYOUT_OMPI_TAG1, true, true);
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_neq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
-	cr_expect(has_line(&r, "ofi_tag_1 ruled out: mem_tag_format"));
+	cr_expect(has_item(&r, MT_TAG_EV_RULED_MTF, MT_TAG_LAYOUT_OMPI_TAG1));
 }
 
 /* One foreign operation rules every layout out: the best one is reported
@@ -178,5 +197,9 @@ Test(decode, detect_noise)
 	mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
 	cr_expect_eq(r.layout, MT_TAG_LAYOUT_OMPI_TAG1);
 	cr_expect_eq(r.confidence, MT_CONF_LOW);
-	cr_expect(has_line(&r, "ofi_tag_1 explains all but 1"));
+	const struct mt_tag_evidence_item *it =
+		has_item(&r, MT_TAG_EV_BEST, MT_TAG_LAYOUT_OMPI_TAG1);
+
+	cr_assert(it);
+	cr_expect_eq(it->v[0], 1);
 }

@@ -20,7 +20,7 @@ static void sends(struct mt_tag_evidence *ev, const struct mt_tag_layout *l)
 					   .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG };
 		struct mt_tag_wire w;
 
-		cr_assert_eq(mt_tag_encode(l, &f, &w), MT_TAG_OK);
+		cr_assert_eq(mt_tag_encode(l, &f, &w), MT_OK);
 		mt_tag_evidence_add_send(ev, w.has_data, w.tag, w.data);
 	}
 }
@@ -32,7 +32,7 @@ static void recvs(struct mt_tag_evidence *ev, const struct mt_tag_layout *l)
 				     .any_source = true, .any_tag = true };
 	struct mt_tag_wire w;
 
-	cr_assert_eq(mt_tag_encode_recv(l, &flt, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode_recv(l, &flt, &w), MT_OK);
 	mt_tag_evidence_add_recv(ev, w.tag, w.ignore, 0);
 }
 
@@ -83,7 +83,7 @@ Test(decode, detect_job_intersects_candidates)
 	for (int i = 0; i < 3; i++)
 		ep(&ev[i]);
 	sends(&ev[0], &t1);
-	cr_assert_eq(mt_tag_encode_recv(&t1, &flt, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode_recv(&t1, &flt, &w), MT_OK);
 	mt_tag_evidence_add_recv(&ev[1], w.tag, w.ignore, 0);
 	for (int i = 0; i < 3; i++)
 		mt_tag_detect(&ev[i], MT_TAG_LAYOUT_NONE, &res[i]);

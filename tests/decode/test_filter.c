@@ -11,7 +11,7 @@
 static struct mt_tag_layout get(enum mt_tag_layout_id id)
 {
 	struct mt_tag_layout l;
-	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_TAG_OK);
+	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_OK);
 	return l;
 }
 
@@ -23,7 +23,7 @@ static struct mt_tag_wire post(const struct mt_tag_layout *l, bool any_src,
 		       .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG },
 		.any_source = any_src, .any_tag = any_tag, .kind = MT_RECV_PLAIN };
 	struct mt_tag_wire w;
-	cr_assert_eq(mt_tag_encode_recv(l, &flt, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode_recv(l, &flt, &w), MT_OK);
 	return w;
 }
 
@@ -128,7 +128,7 @@ Test(decode, probes_and_ack_receive)
 		.f = { .cid = 7, .source = 2, .tag = 9,
 		       .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG },
 		.kind = MT_RECV_SSEND_ACK };
-	cr_assert_eq(mt_tag_encode_recv(&l, &ack, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode_recv(&l, &ack, &w), MT_OK);
 	cr_expect_eq(w.ignore, 0);
 	cr_expect_eq(w.tag, (7ull << 52) | (2ull << 34) | l.ack | 9);
 	mt_tag_decode_recv(&l, w.tag, 0, 0, &d);
@@ -158,7 +158,7 @@ Test(decode, tag2_internal_tag_aliases_user_tag)
 	struct mt_tag_wire w;
 	struct mt_tag_fields d;
 
-	cr_expect_eq(mt_tag_encode(&l, &in, &w), MT_TAG_ERR_RANGE);
+	cr_expect_eq(mt_tag_encode(&l, &in, &w), MT_ERR_RANGE);
 	cr_expect_eq(w.truncated, MT_V_TAG);
 	mt_tag_decode(&l, w.tag, 0, 0, &d);
 	cr_expect_eq(d.tag, 524287, "wrapped to MPI_TAG_UB");
@@ -174,7 +174,7 @@ Test(decode, tag2_internal_tag_aliases_user_tag)
 	mt_tag_encode_recv(&l, &any, &r);
 	cr_expect(matches(w.tag, &r));
 	in.tag = -524288;			/* the last one that does not wrap */
-	cr_expect_eq(mt_tag_encode(&l, &in, &w), MT_TAG_OK);
+	cr_expect_eq(mt_tag_encode(&l, &in, &w), MT_OK);
 	cr_expect_not(matches(w.tag, &r));
 	mt_tag_decode(&l, w.tag, 0, MT_TAG_IN_TAG_WRAPPED, &d);
 	cr_expect_eq(d.tag, -524288);

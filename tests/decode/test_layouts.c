@@ -8,7 +8,7 @@
 static struct mt_tag_layout get(enum mt_tag_layout_id id, uint64_t mtf)
 {
 	struct mt_tag_layout l;
-	cr_assert_eq(mt_tag_layout_get(id, mtf, &l), MT_TAG_OK);
+	cr_assert_eq(mt_tag_layout_get(id, mtf, &l), MT_OK);
 	return l;
 }
 
@@ -73,13 +73,13 @@ Test(decode, mem_tag_format_shrinks_cid)
 	/* Below 8 cid bits the MTL refuses to start. */
 	struct mt_tag_layout l;
 	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x000fffffffffffffull, &l),
-		     MT_TAG_ERR_MTF);
+		     MT_ERR_RANGE);
 	cr_expect_eq(l.cid_usable_bits, 0);
 	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x00ffffffffffffffull, &l),
-		     MT_TAG_ERR_MTF);
+		     MT_ERR_RANGE);
 	cr_expect_eq(l.cid_usable_bits, 4);
 	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_TAG1, 0x0fffffffffffffffull, &l),
-		     MT_TAG_OK);
+		     MT_OK);
 	cr_expect_eq(l.cid_usable_bits, 8);
 }
 
@@ -133,13 +133,13 @@ Test(decode, layout_names)
 {
 	enum mt_tag_layout_id id;
 	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++) {
-		cr_assert_eq(mt_tag_layout_find(mt_tag_layout_name(i), &id), MT_TAG_OK);
+		cr_assert_eq(mt_tag_layout_find(mt_tag_layout_name(i), &id), MT_OK);
 		cr_expect_eq(id, i);
 	}
-	cr_expect_eq(mt_tag_layout_find("ofi_tag_3", &id), MT_TAG_ERR_LAYOUT);
+	cr_expect_eq(mt_tag_layout_find("ofi_tag_3", &id), MT_ERR_ARG);
 	cr_expect_str_eq(mt_tag_layout_name(MT_TAG_LAYOUT_RAW), "raw");
 	struct mt_tag_layout l;
-	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_COUNT, 0, &l), MT_TAG_ERR_LAYOUT);
+	cr_expect_eq(mt_tag_layout_get(MT_TAG_LAYOUT_COUNT, 0, &l), MT_ERR_ARG);
 }
 
 /* Send tag = cid << shift | source | tag & mask, plus SYNC_SEND for Ssend. */
@@ -153,12 +153,12 @@ Test(decode, ompi_send_tags)
 				   .valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG | MT_V_PROTO };
 	struct mt_tag_wire w;
 
-	cr_assert_eq(mt_tag_encode(&l1, &f, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode(&l1, &f, &w), MT_OK);
 	cr_expect_eq(w.tag, (3ull << 52) | (5ull << 34) | 0x100000000ull | 7);
 	cr_expect_not(w.has_data);
-	cr_assert_eq(mt_tag_encode(&l2, &f, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode(&l2, &f, &w), MT_OK);
 	cr_expect_eq(w.tag, (3ull << 40) | (5ull << 22) | 0x100000ull | 7);
-	cr_assert_eq(mt_tag_encode(&lf, &f, &w), MT_TAG_OK);
+	cr_assert_eq(mt_tag_encode(&lf, &f, &w), MT_OK);
 	cr_expect_eq(w.tag, (3ull << 34) | 0x100000000ull | 7);
 	cr_expect(w.has_data);
 	cr_expect_eq(w.data, 5);
@@ -200,5 +200,5 @@ Test(decode, raw_layout_shows_nothing)
 	cr_expect_eq(d.valid, 0);
 	cr_expect_eq(d.cid, MT_COMM_UNDEF);
 	cr_expect_eq(d.source, MT_RANK_UNDEF);
-	cr_expect_eq(mt_tag_encode(&l, &d, &w), MT_TAG_ERR_LAYOUT);
+	cr_expect_eq(mt_tag_encode(&l, &d, &w), MT_ERR_ARG);
 }

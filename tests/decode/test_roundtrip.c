@@ -44,7 +44,7 @@ static int round_trip(const struct mt_tag_layout *l, struct mt_tag_fields f)
 	struct mt_tag_fields d;
 	int ret = mt_tag_encode(l, &f, &w);
 
-	if (ret != MT_TAG_OK)
+	if (ret != MT_OK)
 		return ret;
 	mt_tag_decode(l, w.tag, w.data, w.has_data ? MT_TAG_IN_DATA : 0, &d);
 	cr_assert_eq(d.cid, f.cid, "%s cid", l->name);
@@ -67,7 +67,7 @@ ParameterizedTest(struct lp *p, decode, boundaries)
 	static const int64_t tags[] = { 0, 2147483647, 524287, -1, -16, -27, -524288,
 					-524289, INT_MIN };
 	struct mt_tag_layout l;
-	cr_assert_eq(mt_tag_layout_get(p->id, p->mtf, &l), MT_TAG_OK);
+	cr_assert_eq(mt_tag_layout_get(p->id, p->mtf, &l), MT_OK);
 	const uint64_t cids[] = { 0, l.cid_max, l.cid_max + 1 };
 	const int64_t ranks[] = { 0, 262143, (int64_t)l.src_max, (int64_t)l.src_max + 1 };
 
@@ -83,7 +83,7 @@ ParameterizedTest(struct lp *p, decode, boundaries)
 			    ranks[r] <= (int64_t)l.src_max &&
 			    has_proto(&l, (enum mt_tag_proto)pr);
 		int ret = round_trip(&l, f);
-		cr_assert_eq(ret, fits ? MT_TAG_OK : MT_TAG_ERR_RANGE,
+		cr_assert_eq(ret, fits ? MT_OK : MT_ERR_RANGE,
 			     "%s cid %llu rank %lld tag %lld proto %d", l.name,
 			     (unsigned long long)cids[c], (long long)ranks[r],
 			     (long long)tags[t], pr);
@@ -132,7 +132,7 @@ Test(decode, random_round_trips)
 			do
 				f.proto = (uint8_t)(next() % MT_PROTO_BAD);
 			while (!has_proto(&l, f.proto));
-			cr_assert_eq(round_trip(&l, f), MT_TAG_OK, "seed %llu",
+			cr_assert_eq(round_trip(&l, f), MT_OK, "seed %llu",
 				     (unsigned long long)seed);
 
 			/* Wire side: any bits inside the fields, one legal proto. */
@@ -143,7 +143,7 @@ Test(decode, random_round_trips)
 				       ~(l.cid_mask & ~(l.cid_max << l.cid_shift))) |
 				       (w0.tag & l.proto_mask);
 			mt_tag_decode(&l, tag, w0.data, w0.has_data ? MT_TAG_IN_DATA : 0, &d);
-			cr_assert_eq(mt_tag_encode(&l, &d, &w1), MT_TAG_OK);
+			cr_assert_eq(mt_tag_encode(&l, &d, &w1), MT_OK);
 			cr_assert_eq(w1.tag, tag, "%s seed %llu", l.name,
 				     (unsigned long long)seed);
 		}

@@ -12,7 +12,7 @@ static struct mt_tag_usage *u;
 
 static void setup(void)
 {
-	cr_assert_eq(mt_tag_usage_new(&u), MT_TAG_OK);
+	cr_assert_eq(mt_tag_usage_new(&u), MT_OK);
 }
 
 static void teardown(void)
@@ -29,7 +29,7 @@ static void add(mt_comm_t cid, mt_rank_t src, int32_t tag, bool any_tag)
 		.valid = MT_V_CID | MT_V_TAG | (src >= 0 ? MT_V_SOURCE : 0),
 		.flags = tag < 0 ? MT_F_INTERNAL : 0,
 	};
-	cr_assert_eq(mt_tag_usage_add(u, &f, any_tag), MT_TAG_OK);
+	cr_assert_eq(mt_tag_usage_add(u, &f, any_tag), MT_OK);
 }
 
 static struct mt_tag_layout layout(enum mt_tag_layout_id id, uint64_t mtf,
@@ -70,7 +70,7 @@ Test(tagmode, stats_count_distinct_values)
 /* 4094 of ofi_tag_1's 4095: every bit used, 1 id left (the exhaustion run). */
 Test(tagmode, room_cid_tag1_full)
 {
-	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_OK);
 	struct mt_tag_room r;
 
 	add(0, 0, 1, false);
@@ -88,7 +88,7 @@ Test(tagmode, room_cid_tag1_full)
  * 6 bits and leaves 524288 - 27 values below it. */
 Test(tagmode, room_tags_tag2)
 {
-	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_TAG_OK);
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_OK);
 	struct mt_tag_room r;
 
 	add(0, 0, 524287, false);
@@ -108,8 +108,8 @@ Test(tagmode, room_tags_tag2)
  * 18-bit field: rank 262144 wraps to 0 there. */
 Test(tagmode, room_and_whatif_source)
 {
-	struct mt_tag_layout full = layout(MT_TAG_LAYOUT_OMPI_FULL, 0, MT_TAG_OK);
-	struct mt_tag_layout t1 = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
+	struct mt_tag_layout full = layout(MT_TAG_LAYOUT_OMPI_FULL, 0, MT_OK);
+	struct mt_tag_layout t1 = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_OK);
 	struct mt_tag_room r;
 	struct mt_tag_whatif w;
 
@@ -118,13 +118,13 @@ Test(tagmode, room_and_whatif_source)
 	mt_tag_usage_room(u, &full, MT_TAG_U_SRC, &r);
 	cr_expect(r.in_tag);
 	cr_expect_eq(r.limit, 0x7fffffff);
-	mt_tag_usage_whatif(u, &t1, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &t1, MT_OK, &w);
 	cr_expect_not(w.fits);
 	cr_expect_eq(w.f[MT_TAG_U_SRC].misfit, 1);
 	cr_expect_eq(w.f[MT_TAG_U_SRC].ex[0].value, 262144);
 	cr_expect_eq(w.f[MT_TAG_U_SRC].ex[0].becomes, 0);
 	cr_expect(w.f[MT_TAG_U_SRC].ex[0].alias);
-	mt_tag_usage_whatif(u, &full, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &full, MT_OK, &w);
 	cr_expect(w.fits);
 }
 
@@ -132,14 +132,14 @@ Test(tagmode, room_and_whatif_source)
  * 4099 -> 3 (unused: truncated only), 5000 -> 904. */
 Test(tagmode, whatif_cid_tag1)
 {
-	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_OK);
 	static const mt_comm_t cids[] = { 0, 1, 4095, 4096, 4099, 5000 };
 	struct mt_tag_misfit all[8];
 	struct mt_tag_whatif w;
 
 	for (size_t i = 0; i < sizeof(cids) / sizeof(cids[0]); i++)
 		add(cids[i], 0, 1, false);
-	mt_tag_usage_whatif(u, &l, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &l, MT_OK, &w);
 	cr_expect_not(w.fits);
 	cr_expect_eq(w.f[MT_TAG_U_CID].values, 6);
 	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 3);
@@ -154,14 +154,14 @@ Test(tagmode, whatif_cid_tag1)
  * lands on a cid the run used: 5000 and 9096 both become 904. */
 Test(tagmode, whatif_misfits_alias_each_other)
 {
-	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_OK);
 	static const mt_comm_t cids[] = { 0, 4099, 5000, 9096 };
 	struct mt_tag_misfit all[8];
 	struct mt_tag_whatif w;
 
 	for (size_t i = 0; i < sizeof(cids) / sizeof(cids[0]); i++)
 		add(cids[i], 0, 1, false);
-	mt_tag_usage_whatif(u, &l, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &l, MT_OK, &w);
 	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 3);
 	cr_expect_eq(w.f[MT_TAG_U_CID].alias, 2);
 	cr_assert_eq(mt_tag_usage_misfits(u, &l, MT_TAG_U_CID, all, 8), 3);
@@ -175,7 +175,7 @@ Test(tagmode, whatif_misfits_alias_each_other)
 Test(tagmode, whatif_cid_mem_tag_format_net)
 {
 	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG1,
-					0x5555555555555555ull, MT_TAG_OK);
+					0x5555555555555555ull, MT_OK);
 	struct mt_tag_room r;
 	struct mt_tag_whatif w;
 
@@ -186,7 +186,7 @@ Test(tagmode, whatif_cid_mem_tag_format_net)
 	cr_expect_eq(r.bits, 11);
 	cr_expect_eq(r.limit, 2047);
 	cr_expect_eq(r.left, 0);
-	mt_tag_usage_whatif(u, &l, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &l, MT_OK, &w);
 	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 2);
 	cr_expect_eq(w.f[MT_TAG_U_CID].alias, 1);
 	cr_expect_eq(w.f[MT_TAG_U_CID].ex[0].becomes, 0);
@@ -198,20 +198,20 @@ Test(tagmode, whatif_cid_mem_tag_format_net)
 Test(tagmode, whatif_mem_tag_format_limits)
 {
 	struct mt_tag_layout l8 = layout(MT_TAG_LAYOUT_OMPI_TAG1,
-					 0x0fffffffffffffffull, MT_TAG_OK);
+					 0x0fffffffffffffffull, MT_OK);
 	struct mt_tag_layout l7 = layout(MT_TAG_LAYOUT_OMPI_TAG1,
-					 0x07ffffffffffffffull, MT_TAG_ERR_MTF);
+					 0x07ffffffffffffffull, MT_ERR_RANGE);
 	struct mt_tag_whatif w;
 
 	add(255, 0, 1, false);
 	add(300, 0, 1, false);
 	cr_expect_eq(l8.cid_max, 255);
-	mt_tag_usage_whatif(u, &l8, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &l8, MT_OK, &w);
 	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 1);
 	cr_expect_eq(w.f[MT_TAG_U_CID].ex[0].becomes, 300 - 256);
-	mt_tag_usage_whatif(u, &l7, MT_TAG_ERR_MTF, &w);
+	mt_tag_usage_whatif(u, &l7, MT_ERR_RANGE, &w);
 	cr_expect_not(w.fits);
-	cr_expect_eq(w.layout_status, MT_TAG_ERR_MTF);
+	cr_expect_eq(w.layout_status, MT_ERR_RANGE);
 	cr_expect_eq(w.f[MT_TAG_U_CID].misfit, 2);	/* 127 is the limit */
 }
 
@@ -220,7 +220,7 @@ Test(tagmode, whatif_mem_tag_format_limits)
  * internal -524289 -> 524287 (flips into the user range: alias). */
 Test(tagmode, whatif_tags_tag2)
 {
-	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_TAG_OK);
+	struct mt_tag_layout l = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_OK);
 	struct mt_tag_misfit m[8];
 	struct mt_tag_whatif w;
 
@@ -232,7 +232,7 @@ Test(tagmode, whatif_tags_tag2)
 	add(0, 0, -27, false);
 	add(0, 0, -524288, false);
 	add(0, 0, -524289, false);
-	mt_tag_usage_whatif(u, &l, MT_TAG_OK, &w);
+	mt_tag_usage_whatif(u, &l, MT_OK, &w);
 	cr_expect_eq(w.f[MT_TAG_U_UTAG].values, 5);
 	cr_expect_eq(w.f[MT_TAG_U_UTAG].misfit, 3);
 	cr_expect_eq(w.f[MT_TAG_U_UTAG].alias, 2);
@@ -248,8 +248,8 @@ Test(tagmode, whatif_tags_tag2)
 	cr_assert_eq(mt_tag_usage_misfits(u, &l, MT_TAG_U_ITAG, m, 8), 1);
 	cr_expect(m[0].value == -524289 && m[0].becomes == 524287 && m[0].alias);
 	/* The same values all fit the 32-bit tag of ofi_tag_1. */
-	struct mt_tag_layout t1 = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_TAG_OK);
-	mt_tag_usage_whatif(u, &t1, MT_TAG_OK, &w);
+	struct mt_tag_layout t1 = layout(MT_TAG_LAYOUT_OMPI_TAG1, 0, MT_OK);
+	mt_tag_usage_whatif(u, &t1, MT_OK, &w);
 	cr_expect(w.fits);
 }
 
@@ -258,8 +258,8 @@ Test(tagmode, whatif_tags_tag2)
  * the 32-bit layouts recycle at -(INT_MAX/2) + 1 instead. */
 Test(tagmode, nbc_reservations_left)
 {
-	struct mt_tag_layout t2 = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_TAG_OK);
-	struct mt_tag_layout full = layout(MT_TAG_LAYOUT_OMPI_FULL, 0, MT_TAG_OK);
+	struct mt_tag_layout t2 = layout(MT_TAG_LAYOUT_OMPI_TAG2, 0, MT_OK);
+	struct mt_tag_layout full = layout(MT_TAG_LAYOUT_OMPI_FULL, 0, MT_OK);
 	struct mt_tag_nbc n[4];
 
 	add(0, 0, -16, false);

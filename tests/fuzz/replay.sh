@@ -10,54 +10,47 @@
 # dump --summary), or `msgtrace tag` with the arguments it holds. Each must
 # exit 0, 1 or 2 within 10 s in 1 GiB (address space, or RSS under ASan); a
 # bad-input exit (1) must print one error naming a file. FUZZ_SPLIT defaults to the
-# fuzz_split next to MSGTRACE's build tree.
+# fuzz_split next to MSGTRACE's build tree. Inputs are replayed on every core
+# (REPLAY_JOBS overrides), each in a scratch directory of its own.
 set -euo pipefail
-msgtrace=$1 src=$2
-split=${3:-$(dirname "$msgtrace")/../tests/fuzz/fuzz_split}
-[ -x "$split" ] || { echo "FAIL: $split not built" >&2; exit 1; }
-LIMIT_MB=1024
-. "$(dirname "$0")/../sanitizer_env.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-n=0 bad=0
-mkdir "$work/corpus" "$work/out"
-tar -xJf "$src/corpus.tar.xz" -C "$work/corpus" --strip-components=1
 
-# check WHAT STATUS ERRFILE
-check() {
-	if [ "$2" -gt 2 ]; then
-		echo "FAIL: $1: exit status $2 (crash, hang or memory limit)" >&2
-		sed 's/^/    /' "$3" | head -n 20 >&2
-		bad=$((bad + 1))
-	elif [ "$2" -eq 1 ] && ! grep -q "$work/in/f[0-9]*\.mt" "$3"; then
-		echo "FAIL: $1: bad input reported without naming the file:" >&2
-		sed 's/^/    /' "$3" | head -n 5 >&2
-		bad=$((bad + 1))
-	fi
-}
+# replay.sh --one INPUT: one input, in the environment the main run set up.
+if [ "${1:-}" = --one ]; then
+	input=$2 bad=0
+	work=$(mktemp -d "$REPLAY_WORK/one.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	mkdir "$work/in" "$work/out"
 
-# run ARGS...: msgtrace under the limits; prints its exit status.
-run() {
-	local st=0
-	(ulimit -v $vlimit; exec timeout 10 "$msgtrace" "$@") \
-		>/dev/null 2>"$work/err" || st=$?
-	echo "$st"
-}
+	# check WHAT STATUS ERRFILE
+	check() {
+		if [ "$2" -gt 2 ]; then
+			echo "FAIL: $1: exit status $2 (crash, hang or memory limit)" >&2
+			sed 's/^/    /' "$3" | head -n 20 >&2
+			bad=1
+		elif [ "$2" -eq 1 ] && ! grep -q "$work/in/f[0-9]*\.mt" "$3"; then
+			echo "FAIL: $1: bad input reported without naming the file:" >&2
+			sed 's/^/    /' "$3" | head -n 5 >&2
+			bad=1
+		fi
+	}
 
-for input in "$work"/corpus/* "$src"/regress/*; do
-	[ -f "$input" ] || continue
-	rm -rf "$work/in"
-	mkdir "$work/in"
-	"$split" "$input" "$work/in"
-	n=$((n + 1))
+	# run ARGS...: msgtrace under the limits; prints its exit status.
+	run() {
+		local st=0
+		(ulimit -v "$REPLAY_VLIMIT"; exec timeout 10 "$REPLAY_MSGTRACE" "$@") \
+			>/dev/null 2>"$work/err" || st=$?
+		echo "$st"
+	}
+
+	"$REPLAY_SPLIT" "$input" "$work/in"
 	if [ -f "$work/in/tag.args" ]; then
 		st=0
-		(ulimit -v $vlimit; xargs -0 -a "$work/in/tag.args" \
-			timeout 10 "$msgtrace" tag) >/dev/null 2>"$work/err" || st=$?
+		(ulimit -v "$REPLAY_VLIMIT"; xargs -0 -a "$work/in/tag.args" \
+			timeout 10 "$REPLAY_MSGTRACE" tag) >/dev/null 2>"$work/err" || st=$?
 		# xargs reports a child's 1-125 status as 123.
 		[ "$st" -eq 123 ] && st=1
 		[ "$st" -le 2 ] || check "$input (tag)" "$st" "$work/err"
-		continue
+		exit $bad
 	fi
 	case $(head -c 1 "$input" | tr -d '\0') in
 	M) cmds=("messages" "report") ;;
@@ -72,6 +65,28 @@ for input in "$work"/corpus/* "$src"/regress/*; do
 		check "$input ($c)" "$(run $c "$work"/in/*.mt)" "$work/err"
 		rm -rf "$work/out" && mkdir "$work/out"
 	done
-done
-[ "$bad" -eq 0 ] || { echo "FAIL: $bad of $n inputs" >&2; exit 1; }
+	exit $bad
+fi
+
+msgtrace=$1 src=$2
+split=${3:-$(dirname "$msgtrace")/../tests/fuzz/fuzz_split}
+[ -x "$split" ] || { echo "FAIL: $split not built" >&2; exit 1; }
+LIMIT_MB=1024
+. "$(dirname "$0")/../sanitizer_env.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-replay.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/corpus"
+tar -xJf "$src/corpus.tar.xz" -C "$work/corpus" --strip-components=1
+export REPLAY_WORK=$work REPLAY_MSGTRACE=$msgtrace REPLAY_SPLIT=$split \
+	REPLAY_VLIMIT=$vlimit
+
+n=0
+for input in "$work"/corpus/* "$src"/regress/*; do
+	[ -f "$input" ] && n=$((n + 1)) && printf '%s\0' "$input"
+done > "$work/inputs"
+# One line per failed input on stderr, from --one; xargs says 123 if any.
+st=0
+xargs -0 -n 1 -P "${REPLAY_JOBS:-$(nproc)}" "$0" --one < "$work/inputs" ||
+	st=$?
+[ "$st" -eq 0 ] || { echo "FAIL: inputs failed (see above), of $n" >&2; exit 1; }
 echo "PASS: $n fuzz inputs replayed through $msgtrace"

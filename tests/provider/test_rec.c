@@ -83,30 +83,40 @@ static char *slurp(const char *path, size_t *size)
 	return data;
 }
 
-/* Walks the committed records, asserting each is whole and sized right;
- * counts per type go to counts[type]. Returns the number of records. */
-static int walk(const char *data, size_t size, int counts[16])
+/* Checks a file's header and walks its committed records; counts per type
+ * go to counts[type]. Returns NULL, or what is wrong (static text). */
+static const char *scan(const char *data, size_t size, int counts[16], int *n)
 {
 	const struct mt_file_hdr *h = (const void *)data;
 	uint64_t off = 0;
-	int n = 0;
 
-	cr_assert_eq(memcmp(h->magic, MT_TRACE_MAGIC, 8), 0);
-	cr_assert_eq(h->version, MT_TRACE_VERSION);
-	cr_assert_eq(h->data_off, MT_FILE_HDR_SIZE);
-	cr_assert_leq(h->data_off + h->committed, size);
+	*n = 0;
 	memset(counts, 0, 16 * sizeof(int));
+	if (size < MT_FILE_HDR_SIZE || memcmp(h->magic, MT_TRACE_MAGIC, 8) ||
+	    h->version != MT_TRACE_VERSION || h->data_off != MT_FILE_HDR_SIZE)
+		return "bad header";
+	if (h->data_off + h->committed > size)
+		return "committed past the end of the file";
 	while (off < h->committed) {
 		const struct mt_rec_hdr *r = (const void *)(data + h->data_off + off);
 
-		cr_assert_geq(r->size, sizeof(*r), "record at %llu", (unsigned long long)off);
-		cr_assert_eq(r->size % 8, 0);
-		cr_assert_leq(off + r->size, h->committed);
-		cr_assert_lt(r->type, 16);
+		if (r->size < sizeof(*r) || r->size % 8 || off + r->size > h->committed ||
+		    r->type >= 16)
+			return "torn record";
 		counts[r->type]++;
 		off += r->size;
-		n++;
+		(*n)++;
 	}
+	return NULL;
+}
+
+/* scan(), asserting the file is whole. Returns the number of records. */
+static int walk(const char *data, size_t size, int counts[16])
+{
+	int n;
+	const char *err = scan(data, size, counts, &n);
+
+	cr_assert_null(err, "%s (after %d records)", err, n);
 	return n;
 }
 
@@ -578,4 +588,345 @@ Test(rec, without_tsc_records_take_the_general_path)
 	cr_assert_eq(h->lost[MT_LOSS_FULL] + h->lost[MT_LOSS_NOSPACE], 0);
 	cr_assert_gt(size, 4096, "the file grew past its first chunk");
 	free(data);
+}
+
+/* ---- issue 14: fork, exit with live threads, signals, counters ---- */
+
+/* Thread seq 1 records, forks, and the child's only thread records
+ * child_ops more and ends with pthread_exit: the child exits 0 (as it
+ * does untraced) with files of its own. */
+static void *fork_body(void *arg)
+{
+	int child_ops = *(int *)arg;
+	pid_t pid;
+
+	write_ops(3);
+	pid = fork();
+	if (pid == 0) {
+		write_ops(child_ops);
+		pthread_exit(NULL);
+	}
+	write_ops(2);
+	return (void *)(intptr_t)pid;
+}
+
+static pid_t fork_in_thread(int child_ops)
+{
+	pthread_t t;
+	void *ret;
+	pid_t pid;
+	int status;
+
+	cr_assert_eq(pthread_create(&t, NULL, fork_body, &child_ops), 0);
+	cr_assert_eq(pthread_join(t, &ret), 0);
+	pid = (pid_t)(intptr_t)ret;
+	cr_assert_gt(pid, 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the forked child must exit 0 as untraced (status 0x%x%s)", status,
+		  WIFSIGNALED(status) ? ", killed by a signal" : "");
+	return pid;
+}
+
+Test(rec, fork_child_records_into_files_of_its_own)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	const struct mt_rec_proc *p;
+	int counts[16];
+	size_t size;
+	char *data;
+	pid_t child;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	child = fork_in_thread(4);
+
+	path_of(path, sizeof(path), child, 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	walk(data, size, counts);
+	cr_assert_eq(h->pid, (uint32_t)child);
+	cr_assert(h->flags & MT_FILE_CLOSED, "closed by the child's thread exit");
+	cr_assert_eq(counts[MT_REC_OP], 4);
+	cr_assert_eq(counts[MT_REC_PROC], 1, "the child's first file holds its PROC");
+	p = (const void *)(data + h->data_off);
+	cr_assert_eq(p->h.type, MT_REC_PROC);
+	cr_assert_eq(p->pid, (uint32_t)child);
+	cr_assert_eq(p->h.aux, (uint32_t)getpid(), "PROC marks a fork of its parent");
+	cr_assert_eq(p->fi_version, 0x10011);
+	free(data);
+
+	mt_rec_fini();
+	path_of(path, sizeof(path), getpid(), 1);
+	data = slurp(path, &size);
+	walk(data, size, counts);
+	cr_assert_eq(counts[MT_REC_OP], 5, "the parent's thread file holds only its own");
+	free(data);
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	cr_assert_eq(((const struct mt_rec_proc *)(data + MT_FILE_HDR_SIZE))->h.aux, 0,
+		     "a process that is no fork has aux 0");
+	free(data);
+}
+
+Test(rec, fork_child_without_records_leaves_no_file)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	struct stat st;
+	pid_t child;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	child = fork_in_thread(0);
+	path_of(path, sizeof(path), child, 0);
+	cr_assert_neq(stat(path, &st), 0, "the child recorded nothing");
+}
+
+/*
+ * exit() while other threads record: 4 writers (small chunks, so that
+ * they are often growing their files in the slow path), mt_rec_fini()
+ * from the main thread while they write, and they keep writing after it.
+ * Run RACE_RUNS times, each in a child: no run may die (SIGBUS on a
+ * truncated file) and every file must be whole, closed and truncated to
+ * its records, ending with CLOCK END.
+ */
+#define RACE_RUNS 30
+#define RACE_WRITERS 4
+#define RACE_OPS 2000
+
+static long race_written[RACE_WRITERS];
+static int race_stop;
+
+static void *racer(void *arg)
+{
+	long *n = arg;
+
+	while (!__atomic_load_n(&race_stop, __ATOMIC_ACQUIRE)) {
+		write_ops(1);
+		__atomic_add_fetch(n, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void race_until(long ops)
+{
+	int i;
+
+	for (i = 0; i < RACE_WRITERS; i++)
+		while (__atomic_load_n(&race_written[i], __ATOMIC_ACQUIRE) < ops)
+			sched_yield();
+}
+
+static void race_child(void)
+{
+	struct mt_rec_conf c = conf(64 << 20, 4096);
+	pthread_t t[RACE_WRITERS];
+	int i;
+
+	if (mt_rec_init(&c))
+		_exit(3);
+	for (i = 0; i < RACE_WRITERS; i++)
+		if (pthread_create(&t[i], NULL, racer, &race_written[i]))
+			_exit(4);
+	race_until(RACE_OPS);
+	mt_rec_fini();
+	race_until(2 * RACE_OPS);
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < RACE_WRITERS; i++)
+		pthread_join(t[i], NULL);
+	_exit(0);
+}
+
+/* NULL when the file of child pid, seq is finished cleanly. */
+static const char *race_file(pid_t pid, unsigned seq)
+{
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	const struct mt_rec_hdr *last = NULL;
+	const char *err;
+	int counts[16], n;
+	size_t size;
+	char *data;
+
+	path_of(path, sizeof(path), pid, seq);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	err = scan(data, size, counts, &n);
+	if (!err && !(h->flags & MT_FILE_CLOSED))
+		err = "not closed";
+	if (!err && size != h->data_off + h->committed)
+		err = "not truncated to its records";
+	if (!err)
+		last = (const void *)(data + h->data_off + h->committed -
+				      sizeof(struct mt_rec_clock));
+	if (!err && (last->type != MT_REC_CLOCK || last->aux != MT_CLOCK_END))
+		err = "last record is not CLOCK END";
+	if (!err && counts[MT_REC_OP] < RACE_OPS)
+		err = "records written before the end are missing";
+	free(data);
+	return err;
+}
+
+Test(rec, exit_while_threads_record)
+{
+	int run, died = 0, corrupt = 0, status;
+	const char *why = NULL;
+	unsigned seq;
+
+	for (run = 0; run < RACE_RUNS; run++) {
+		pid_t pid = fork();
+		int bad = 0;
+
+		cr_assert_geq(pid, 0);
+		if (pid == 0)
+			race_child();
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			died++;
+			cr_log_warn("run %d: status 0x%x", run, status);
+		}
+		for (seq = 0; seq < RACE_WRITERS; seq++) {
+			const char *err = race_file(pid, seq);
+
+			if (err) {
+				why = err;
+				bad = 1;
+			}
+		}
+		corrupt += bad;
+	}
+	fprintf(stderr, "exit_while_threads_record: %d of %d runs died, %d left a bad file\n",
+		died, RACE_RUNS, corrupt);
+	cr_assert_eq(died + corrupt, 0, "%d of %d runs died, %d left a bad file (%s)",
+		     died, RACE_RUNS, corrupt, why ? why : "-");
+}
+
+/*
+ * A record made in a signal handler while the thread is between another
+ * record's reservation and its publication (general and inline paths):
+ * the outer record stays whole, the inner one is written whole or counted
+ * in lost_nested, never torn.
+ */
+static void handler_records(int sig)
+{
+	struct mt_rec_opargs a = { .tag = 99 };
+
+	(void)sig;
+	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TSEND, &a), 0, 0);
+}
+
+static void fill_outer(struct mt_rec_op *r, uint64_t tag)
+{
+	struct mt_rec_opargs a = { 1, 2, tag, 3, 4, 5, 6, 7 };
+
+	mt_rec_op_fill(r, 0, MT_OP_TRECV, 1, &a, 0);
+}
+
+Test(rec, signal_inside_a_record_never_tears_it)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct sigaction sa = { .sa_handler = handler_records };
+	char path[PATH_MAX + 128];
+	const struct mt_file_hdr *h;
+	const char *p, *end;
+	struct mt_file_hdr *wh;
+	struct mt_rec_op *r;
+	int counts[16], inner = 0, outer = 0;
+	uint64_t pend;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	r = mt_rec_reserve(sizeof(*r));		/* the general path */
+	cr_assert_not_null(r);
+	raise(SIGUSR1);
+	fill_outer(r, 5);
+	mt_rec_commit(sizeof(*r));
+	r = mt_rec_try(sizeof(*r), &wh, &pend);	/* the inline path */
+	cr_assert_not_null(r);
+	raise(SIGUSR1);
+	fill_outer(r, 6);
+	mt_rec_publish(wh, pend);
+	raise(SIGUSR1);				/* outside any record */
+	mt_rec_fini();
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	h = (const void *)data;
+	walk(data, size, counts);
+	p = data + h->data_off;
+	for (end = p + h->committed; p < end; p += ((const struct mt_rec_hdr *)p)->size) {
+		const struct mt_rec_op *op = (const void *)p;
+
+		if (op->h.type != MT_REC_OP || op->tag < 5)
+			continue;
+		if (op->tag == 99) {
+			inner++;
+			continue;
+		}
+		cr_assert(op->tag == 5 || op->tag == 6, "torn record: tag %llu",
+			  (unsigned long long)op->tag);
+		cr_assert_eq(op->h.aux, MT_OP_TRECV);
+		cr_assert(op->ep == 1 && op->addr == 2 && op->ignore == 3 &&
+			  op->len == 4 && op->data == 5 && op->context == 6 &&
+			  op->flags == 7, "outer record %llu torn",
+			  (unsigned long long)op->tag);
+		outer++;
+	}
+	cr_assert_eq(outer, 2, "both outer records are in the file");
+	cr_assert_eq(inner + (int)h->lost_nested, 3,
+		     "every handler record is written or counted (%d written, %llu counted)",
+		     inner, (unsigned long long)h->lost_nested);
+	cr_assert_geq(inner, 1, "a handler record outside any record is written");
+	cr_assert(nwarn == 1 && strstr(warnings[0], "in a signal handler"),
+		  "the exit warning counts them: %s", nwarn ? warnings[0] : "none");
+	free(data);
+}
+
+/*
+ * Header counters of a thread before its first record (no file yet) land
+ * in its own file once it exists, exact with 8 threads counting at once
+ * (they were added, unlocked, into one placeholder shared by all).
+ */
+#define COUNT_THREADS 8
+#define COUNT_POLLS 20000
+
+static void *poll_then_record(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < COUNT_POLLS; i++)
+		mt_rec_empty_poll();
+	write_ops(1);
+	for (i = 0; i < 3; i++)
+		mt_rec_empty_poll();
+	return NULL;
+}
+
+Test(rec, counters_before_the_first_record_are_kept)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	pthread_t t[COUNT_THREADS];
+	size_t size;
+	char *data;
+	int i;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	for (i = 0; i < COUNT_THREADS; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, poll_then_record, NULL), 0);
+	for (i = 0; i < COUNT_THREADS; i++)
+		cr_assert_eq(pthread_join(t[i], NULL), 0);
+	for (i = 0; i < COUNT_THREADS; i++) {
+		path_of(path, sizeof(path), getpid(), (unsigned)i);
+		data = slurp(path, &size);
+		cr_assert_eq(((const struct mt_file_hdr *)data)->empty_polls,
+			     COUNT_POLLS + 3, "thread_seq %d", i);
+		free(data);
+	}
 }

@@ -1,5 +1,5 @@
 /*
- * test_escape.c - JSON and HTML escaping of trace strings (tools/escape.c).
+ * test_escape.c - JSON and HTML escaping of trace strings (sink/escape.c).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_sink_otf2.c - the OTF2 export sink (tools/sink_otf2.c, otf2_defs.c)
+ * test_sink_otf2.c - the OTF2 export sink (sink/sink_otf2.c, otf2_defs.c)
  * on messages built here, read back with otf2-print: an operation posted
  * long before it completes (more than the reorder window of its location)
  * still yields strictly increasing times, also across buffer flushes (no

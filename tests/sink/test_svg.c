@@ -1,5 +1,5 @@
 /*
- * test_svg.c - the HTML report's SVG charts (tools/svg.c): rank grouping in
+ * test_svg.c - the HTML report's SVG charts (sink/svg.c): rank grouping in
  * heatmaps, log scales that skip empty values, escaping of labels.
  */
 #include <criterion/criterion.h>

@@ -117,3 +117,67 @@ Test(trace_addr, three_processes_resolve_each_other)
 	mt_trace_close(t);
 	tw_rmdir(dir);
 }
+
+/* Process pid, rank r of job "job": one endpoint named like process r of
+ * the other tests, an AV holding ranks 0 and 1 of its job at fi_addr 0, 1. */
+static void job_proc(const char *dir, uint32_t pid, uint32_t r, const char *job,
+		     uint64_t start)
+{
+	struct mt_rec_proc *pr;
+	struct mt_rec_ep *e;
+	struct tw w;
+	char file[64];
+
+	tw_init(&w, pid, 0);
+	tw_proc(&w, 0, (int32_t)r, 1000000000ull, "h");
+	pr = (struct mt_rec_proc *)(w.buf + tw_hdr(&w)->data_off);
+	snprintf(pr->job_id, sizeof(pr->job_id), "%s", job);
+	pr->start_realtime_ns = start;
+	obj(&w, MT_FID_CLASS_AV, AV_ID(0));
+	obj(&w, MT_FID_CLASS_EP, EP_ID(0));
+	bind(&w, EP_ID(0), AV_ID(0), 0);
+	e = tw_add(&w, MT_REC_EP, 0, sizeof(*e), 3);
+	e->ep = EP_ID(0);
+	e->name_len = 16;
+	name_of(r, e->name);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct mt_rec_av *a = tw_add(&w, MT_REC_AV, MT_AV_INSERT, sizeof(*a), 4);
+
+		a->av = AV_ID(0);
+		a->fi_addr = i;
+		a->addr_len = 16;
+		name_of(i, a->addr);
+	}
+	snprintf(file, sizeof(file), "h.%u.0.mt", pid);
+	free(tw_save(&w, dir, file));
+	tw_free(&w);
+}
+
+/* Two launches one after the other reuse the same ports: each job's
+ * addresses resolve to its own processes, never to the other launch's. */
+Test(trace_addr, launches_with_the_same_names_kept_apart)
+{
+	const struct mt_trace_ep *e;
+	char *dir = tw_tmpdir();
+	const char *d = dir;
+	struct mt_trace *t;
+	struct mt_err err;
+
+	job_proc(dir, 200, 0, "65537", 1000);	/* first mpirun (family 1) */
+	job_proc(dir, 201, 1, "65537", 1001);
+	job_proc(dir, 300, 0, "131073", 5000);	/* second mpirun (family 2) */
+	job_proc(dir, 301, 1, "131073", 5001);
+	cr_assert_eq(mt_trace_open(&d, 1, &t, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(t->nlaunches, 2);
+	for (uint32_t p = 0; p < t->nprocs; p++)
+		for (uint64_t a = 0; a < 2; a++) {
+			e = mt_trace_resolve_ep(t, p, EP_ID(0), a);
+			cr_assert_not_null(e);
+			cr_assert_eq(t->procs[e->proc].job, t->procs[p].job,
+				     "pid %u's fi_addr %lu resolved into another launch",
+				     t->procs[p].pid, (unsigned long)a);
+			cr_assert_eq(t->procs[e->proc].world_rank, (int32_t)a);
+		}
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}

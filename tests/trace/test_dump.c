@@ -131,3 +131,47 @@ Test(dump, usage_errors_exit_2)
 	cr_expect_eq(run(dir, args), 1);
 	tw_rmdir(dir);
 }
+
+/* `dump --summary --rank RANK` of tdir says want, and nothing of other. */
+static void summary_of(const char *dir, const char *tdir, const char *rank,
+		       const char *want, const char *other)
+{
+	char args[512], *out;
+
+	snprintf(args, sizeof(args), "dump --summary --rank %s '%s'", rank, tdir);
+	cr_assert_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect(strstr(out, want), "%s", out);
+	cr_expect_eq(count(out, other), 0, "%s", out);
+	free(out);
+}
+
+/* Two jobs in one directory: ranks print as N and JOB:N, and --rank takes
+ * them as printed (rank 0 of the first job is not rank 0 of the second). */
+Test(dump, ranks_of_two_jobs)
+{
+	char *dir = tw_tmpdir(), *tdir, args[512];
+	struct tw w;
+
+	cr_assert(asprintf(&tdir, "%s/trace", dir) > 0);
+	cr_assert_eq(mkdir(tdir, 0700), 0);
+	for (uint32_t pid = 50; pid < 52; pid++) {
+		struct mt_rec_proc *p;
+		char name[64];
+
+		tw_init(&w, pid, 0);
+		tw_proc(&w, 0, 0, 1000000000ull, "node");
+		p = (struct mt_rec_proc *)(w.buf + tw_hdr(&w)->data_off);
+		snprintf(p->job_id, sizeof(p->job_id), "%u", pid == 50 ? 65537 : 131073);
+		p->start_realtime_ns = pid;
+		snprintf(name, sizeof(name), "node.%u.0.mt", pid);
+		free(tw_save(&w, tdir, name));
+		tw_free(&w);
+	}
+	summary_of(dir, tdir, "1:0", "rank 1:0  host node  pid 51 ", "pid 50");
+	summary_of(dir, tdir, "0", "rank 0  host node  pid 50 ", "pid 51");
+	snprintf(args, sizeof(args), "dump --rank :0 '%s'", tdir);
+	cr_expect_eq(run(dir, args), 2);
+	free(tdir);
+	tw_rmdir(dir);
+}

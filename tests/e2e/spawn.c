@@ -1,0 +1,54 @@
+/*
+ * spawn - MPI_Comm_spawn across jobs: the 2-rank parent job spawns 2
+ * children (this program again, argument "child"); parent rank 0 sends one
+ * message of BYTES bytes with tag TAG to child rank 1 over the
+ * intercommunicator, then every process leaves through a barrier and a
+ * disconnect. Each process prints what it did, so the test can hold the
+ * trace's report against it.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TAG 7
+#define BYTES 64
+
+int main(int argc, char **argv)
+{
+	int child = argc > 1 && !strcmp(argv[1], "child");
+	char buf[BYTES];
+	MPI_Comm inter;
+	int rank, size;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (!child) {
+		char *args[] = { "child", NULL };
+
+		MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+			       &inter, MPI_ERRCODES_IGNORE);
+		if (rank == 0) {
+			memset(buf, 0x5a, sizeof(buf));
+			MPI_Send(buf, BYTES, MPI_BYTE, 1, TAG, inter);
+			printf("parent %d of %d: sent %d bytes tag %d to child 1\n",
+			       rank, size, BYTES, TAG);
+		} else {
+			printf("parent %d of %d: sent nothing\n", rank, size);
+		}
+	} else {
+		MPI_Comm_get_parent(&inter);
+		if (rank == 1) {
+			MPI_Recv(buf, BYTES, MPI_BYTE, 0, TAG, inter, MPI_STATUS_IGNORE);
+			printf("child %d of %d: received %d bytes tag %d from parent 0\n",
+			       rank, size, BYTES, TAG);
+		} else {
+			printf("child %d of %d: received nothing\n", rank, size);
+		}
+	}
+	fflush(stdout);
+	MPI_Barrier(inter);
+	MPI_Comm_disconnect(&inter);
+	MPI_Finalize();
+	return 0;
+}
