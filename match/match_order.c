@@ -29,7 +29,7 @@
 
 #include "match_priv.h"
 
-#define ANY_PEER ((uint32_t)-2)	/* the class of every source */
+#define DIRECTED ((uint32_t)-2)	/* the class of every directed source */
 
 static int before(const struct mt_match *m, uint32_t a, uint32_t b)
 {
@@ -158,7 +158,9 @@ static uint32_t mask_add(struct ep *e, uint8_t tagged, uint64_t ignore)
 	return free_at;
 }
 
-/* Posted receive i enters its two classes. */
+/* Posted receive i enters its class: that of its source (-1: any), and a
+ * directed one also the class of all directed sources (a message whose
+ * source is unknown asks the two: -1 and all directed). */
 static enum mt_status index_op(struct mt_match *m, uint32_t i)
 {
 	struct op *o = &m->op[i];
@@ -168,8 +170,9 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 
 	if (g == UINT32_MAX)
 		return MT_ERR_NOMEM;
-	for (int w = 0; w < 2; w++) {
-		struct map_key k = cls_key(o->p.ep, g, w ? ANY_PEER :
+	o->cls[1] = NIL;
+	for (int w = 0; w < 1 + (o->p.peer >= 0); w++) {
+		struct map_key k = cls_key(o->p.ep, g, w ? DIRECTED :
 					   (uint32_t)o->p.peer, o->p.tag & ~ign);
 		uint32_t c = ENTRY_OF(m, clsmap, cls, &k);
 
@@ -194,17 +197,15 @@ static uint32_t blocker(const struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
 	const struct ep *e = &m->ep[o->p.ep];
-	uint32_t peers[2] = { ANY_PEER, ANY_PEER }, np = 1;
+	/* Receives from anyone, and from its source (or from any source
+	 * named, when its source is unknown). */
+	uint32_t peers[2] = { (uint32_t)-1,
+			      o->rsrc_ep >= 0 ? (uint32_t)o->rsrc_ep : DIRECTED };
 
-	if (o->rsrc_ep >= 0) {	/* receives from anyone, or from it */
-		peers[0] = (uint32_t)-1;
-		peers[1] = (uint32_t)o->rsrc_ep;
-		np = 2;
-	}
 	for (uint32_t g = 0; g < e->n_mg; g++) {
 		if (!e->mg[g].count || e->mg[g].tagged != o->p.tagged)
 			continue;
-		for (uint32_t p = 0; p < np; p++) {
+		for (uint32_t p = 0; p < 2; p++) {
 			struct map_key k = cls_key(o->p.ep, g, peers[p],
 						   o->rtag & ~e->mg[g].ignore);
 			const struct map_slot *s = mt_match_map_get(&m->clsmap, &k);
@@ -245,7 +246,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 	struct op *o = &m->op[i];
 	struct ep *e = &m->ep[o->p.ep];
 
-	for (int w = 0; w < 2; w++) {
+	for (int w = 0; w < 2 && o->cls[w]; w++) {
 		uint32_t ci = o->cls[w];
 		struct cls *c = &m->cls[ci];
 

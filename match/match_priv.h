@@ -73,8 +73,9 @@ struct op {
 	uint32_t l_prev, l_next; /* endpoint posting list */
 	uint32_t peer_op;	/* partner once paired */
 	uint32_t state;		/* enum op_state */
-	/* Receive ordering (match_order.c): while posted, the op's two filter
-	 * classes (its own source, any source) and its links in them; once
+	/* Receive ordering (match_order.c): while posted, the op's filter
+	 * classes (its own source; all directed sources, if directed: else
+	 * NIL) and its links in them; once
 	 * completed and waiting, its completion group and the class it waits
 	 * on (0: none). */
 	uint32_t cls[2], c_prev[2], c_next[2];
@@ -88,9 +89,10 @@ struct seqheap {
 };
 
 /* Posted receives of one endpoint that could take the same messages:
- * filter (tagged, ignore, tag outside ignore) and directed source (or any
- * source: every receive of the filter). A receive that completed while one
- * of these, posted before it, is still posted waits on the class. */
+ * filter (tagged, ignore, tag outside ignore) and source (a directed one,
+ * any source, or every directed one of the filter). A receive that
+ * completed while one of these, posted before it, is still posted waits on
+ * the class. */
 struct cls {
 	uint32_t head, tail;	/* posted receives in posting order */
 	struct seqheap waiters;	/* completed receives it holds back */
