@@ -4,7 +4,10 @@
  * against the bare merge-iteration rate over the same trace in the same run.
  * Times are this thread's CPU time (events per second per core).
  *
- *   bench_match TRACEDIR     prints events/s for both and their ratio
+ *   bench_match TRACEDIR     prints events/s for both and their ratio, the
+ *                            peak heap in use while matching, and a last
+ *                            line "result EVENTS/S MERGE-EVENTS/S RATIO
+ *                            HEAP-MiB" for scripts (bench/match.sh)
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -51,9 +54,18 @@ static uint64_t merge_only(const struct mt_trace *t, uint64_t *sum)
 	return n;
 }
 
-/* Heap in use at the end of matching: memory follows messages in flight,
- * not the trace (the trace itself is mapped, not copied). */
+/* Peak heap in use while matching, sampled every 2^16 events: memory
+ * follows operations in flight, not the trace (which is mapped, not
+ * copied). */
 static size_t heap_peak;
+
+static void heap_sample(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	size_t h = mi.uordblks + mi.hblkhd;	/* large blocks are mmapped */
+
+	heap_peak = h > heap_peak ? h : heap_peak;
+}
 
 static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 {
@@ -81,6 +93,8 @@ static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 		if (!(++n & 1023))
 			while ((k = mt_match_take(m, batch, 1024)))
 				*msgs += k;
+		if (!(n & 65535))
+			heap_sample();
 	}
 	if (s != MT_END)
 		die("merge", s, &err);
@@ -88,9 +102,10 @@ static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 		die("finish", MT_ERR_NOMEM, NULL);
 	while ((k = mt_match_take(m, batch, 1024)))
 		*msgs += k;
-	if (mt_match_summary(m)->by_status[MT_MATCH_ST_MATCHED] != *msgs)
+	if (mt_match_summary(m)->by_status[MT_MATCH_ST_MATCHED] +
+	    mt_match_summary(m)->by_status[MT_MATCH_ST_CANCELLED] != *msgs)
 		fprintf(stderr, "bench_match: warning: not every message matched\n");
-	heap_peak = mallinfo2().uordblks;
+	heap_sample();
 	mt_trace_merge_close(mg);
 	mt_match_free(m);
 	mt_pipe_feed_fini(&fd);
@@ -135,11 +150,14 @@ int main(int argc, char **argv)
 	printf("read+decode+match %llu events, %llu messages in %.3f s: "
 	       "%.1f M events/s\n", (unsigned long long)n1,
 	       (unsigned long long)msgs, t3 - t2, (double)n1 / (t3 - t2) / 1e6);
-	printf("heap in use after matching %.1f MiB (trace %.0f MiB mapped)\n",
+	printf("peak heap in use while matching %.1f MiB (trace %.0f MiB mapped)\n",
 	       (double)heap_peak / 1048576.0, trace_mib(t));
 	printf("ratio to baseline %.2f (checksum %llu)\n",
 	       ((double)n1 / (t3 - t2)) / ((double)n0 / (t2 - t4)),
 	       (unsigned long long)sum);
+	printf("result %.0f %.0f %.3f %.1f\n", (double)n1 / (t3 - t2),
+	       (double)n0 / (t2 - t4), ((double)n1 / (t3 - t2)) / ((double)n0 / (t2 - t4)),
+	       (double)heap_peak / 1048576.0);
 	mt_trace_close(t);
 	return 0;
 }

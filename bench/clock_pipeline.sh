@@ -3,7 +3,7 @@
 # messages`: a synthetic trace of NMSG messages (default 2*10^6) among 4
 # processes (gen_trace), processes 2 and 3 moved onto a second "host" with
 # their own clock (trace_perturb), then `messages --clock none` (streaming:
-# the baseline), `--clock auto` (two passes + linear) and `--clock clc`, in
+# the baseline), `--clock auto` (spilled messages + linear) and `--clock clc`, in
 # the same run. Prints CPU seconds, the ratio to the baseline, peak RSS and
 # the extra peak bytes per message (the trace's mapped pages are in every
 # RSS; the difference is what the clock stage keeps and solves with).

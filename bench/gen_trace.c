@@ -6,11 +6,28 @@
  * bound with FI_SELECTIVE_COMPLETION), with completions arriving later and
  * op contexts reused.
  *
- *   gen_trace [--pending] DIR NMSG [NPROC]     (DIR must not exist)
+ *   gen_trace [--pending] [--pattern NAME] DIR NMSG [NPROC]
+ *                                               (DIR must not exist)
  *   gen_trace --hang DIR NPROC [NCOMM]
  *
  * --pending: each process ends with a receive posted and never completed
  * (tag 999 from the next process, at its own time), as a hang leaves it.
+ * --pattern: the traffic (about NMSG messages in each):
+ *   benign      the above (default)
+ *   preposted   process 0 keeps 10^4 MPI_ANY_SOURCE receives (tag 999)
+ *               posted during the traffic; they are satisfied at the end
+ *   anysrc      process 0 serves: 1024 MPI_ANY_SOURCE receives always
+ *               posted, completions out of posting order, one reposted per
+ *               message
+ *   anytag      the same with MPI_ANY_SOURCE + MPI_ANY_TAG receives
+ *   unexpected  10^5 sends ahead of their receives, in rounds
+ *   cancel      every process keeps 1000 receives (tag 998) posted and
+ *               cancels the oldest, reposting one, at every message
+ *   probe       every receive found first by a probe (MPI_Iprobe), every
+ *               other one by a claiming probe and its claim (MPI_Mprobe +
+ *               MPI_Mrecv)
+ *   layouts     processes 0-1 use ofi_tag_full, 2-3 ofi_tag_2 (4 processes),
+ *               synchronous sends whose receive completions omit the SYNC bit
  * --hang: NPROC processes (up to 25,000) killed in the hang of
  * tests/e2e/hang_recv_barrier.c: rank 0 waits for user tag 99 from rank 1,
  * every other rank r in a binomial barrier (internal tag -16, cid 0) for
@@ -30,14 +47,18 @@
 
 #include <rdma/fabric.h>
 
-#define SYNC_BIT 0x100000000ull	/* ofi_tag_full's SYNC_SEND bit */
-
 #include "mt_format.h"
 
 #define MAX_PROC 64		/* message mode: files open at once */
 #define MAX_HANG_PROC 25000	/* name_of: ports 10000 + 2 * NPROC fit */
 #define CTX_RING 64		/* contexts reused round robin */
 #define TAG_FULL(cid, tag) ((uint64_t)(cid) << 34 | (uint32_t)(int32_t)(tag))
+#define PREPOSTED 10000
+#define SERVED 1024		/* receives a server keeps posted */
+#define UNEXPECTED 100000
+#define CANCELLED 1000
+#define RECV_FLAGS (FI_TAGGED | FI_RECV | FI_REMOTE_CQ_DATA)
+#define SYNC_FULL (1ull << 32)	/* ofi_tag_full's SYNC_SEND bit */
 
 struct proc {
 	FILE *f;
@@ -102,6 +123,8 @@ static void av_insert(int p, int q)
 	put(p, &a, sizeof(a), MT_REC_AV, MT_AV_INSERT, 4);
 }
 
+static uint64_t tag2_mtf;	/* layouts: mem_tag_format of processes 2-3 */
+
 static void setup(int p, int nproc)
 {
 	struct mt_rec_proc pr = { .pid = 1000u + (unsigned)p, .world_rank = p,
@@ -122,6 +145,10 @@ static void setup(int p, int nproc)
 	obj(p, av_id(p), FI_CLASS_AV);
 	bind(p, av_id(p), 0);
 	bind(p, cq_id(p), FI_SEND | FI_RECV | FI_SELECTIVE_COMPLETION);
+	if (tag2_mtf && p >= 2) {	/* ofi_tag_2: no CQ data */
+		e.cq_data_size = 0;
+		e.mem_tag_format = tag2_mtf;
+	}
 	strcpy(e.prov_name, "tcp;ofi_rxm");
 	strcpy(e.fabric_name, "bench");
 	name_of(p, e.name);
@@ -137,13 +164,29 @@ static void op(int p, unsigned kind, uint64_t ts, uint64_t addr, uint64_t tag,
 	put(p, &o, sizeof(o), MT_REC_OP, kind, ts);
 }
 
+static void opmsg(int p, unsigned kind, uint64_t ts, uint64_t addr, uint64_t tag,
+		  uint64_t ignore, uint64_t ctx, uint64_t flags)
+{
+	struct mt_rec_op o = { .ep = ep_id(p), .addr = addr, .tag = tag,
+		.ignore = ignore, .len = 65536, .context = ctx, .flags = flags };
+
+	put(p, &o, sizeof(o), MT_REC_OP, kind, ts);
+}
+
+static void cqe_err(int p, uint64_t ts, uint64_t ctx, uint64_t flags,
+		    uint64_t len, uint64_t tag, uint64_t data, int err)
+{
+	struct mt_rec_cqe c = { .cq = cq_id(p), .context = ctx, .flags = flags,
+		.len = len, .tag = tag, .data = data, .src = FI_ADDR_NOTAVAIL,
+		.err = err };
+
+	put(p, &c, sizeof(c), MT_REC_CQE, err ? MT_CQ_READERR : MT_CQ_READ, ts);
+}
+
 static void cqe(int p, uint64_t ts, uint64_t ctx, uint64_t flags, uint64_t len,
 		uint64_t tag, uint64_t data)
 {
-	struct mt_rec_cqe c = { .cq = cq_id(p), .context = ctx, .flags = flags,
-		.len = len, .tag = tag, .data = data, .src = FI_ADDR_NOTAVAIL };
-
-	put(p, &c, sizeof(c), MT_REC_CQE, MT_CQ_READ, ts);
+	cqe_err(p, ts, ctx, flags, len, tag, data, 0);
 }
 
 static uint64_t next_ctx(int p)
@@ -161,7 +204,7 @@ static void message(uint64_t i, int nproc, uint64_t t)
 	uint64_t tag = (uint64_t)(i % 100), len = (i / (uint64_t)nproc) & 1 ? 4096 : 8;
 	uint64_t rctx = next_ctx(d), sctx = next_ctx(s);
 
-	op(d, MT_OP_TRECV, t, (uint64_t)s, tag, SYNC_BIT, 65536, 0, rctx);
+	op(d, MT_OP_TRECV, t, (uint64_t)s, tag, SYNC_FULL, 65536, 0, rctx);
 	if (len > 64) {
 		op(s, MT_OP_TSENDDATA, t + 10, (uint64_t)d, tag, 0, len, (uint64_t)s,
 		   sctx);
@@ -173,6 +216,182 @@ static void message(uint64_t i, int nproc, uint64_t t)
 	    (uint64_t)s);
 	if (len > 64)
 		cqe(s, t + 60, sctx, FI_TAGGED | FI_SEND, 0, 0, 0);
+}
+
+/* A context used once (long-lived receives). */
+static uint64_t once_ctx(int p, uint64_t k)
+{
+	return 0x7e0000000000ull + (uint64_t)p * 0x1000000000ull + k * 64;
+}
+
+/* A send from s to d of tag at t (inject when small), done at t + 50. */
+static void send_at(int s, int d, uint64_t tag, uint64_t len, uint64_t t)
+{
+	if (len > 64) {
+		uint64_t ctx = next_ctx(s);
+
+		op(s, MT_OP_TSENDDATA, t, (uint64_t)d, tag, 0, len, (uint64_t)s, ctx);
+		cqe(s, t + 50, ctx, FI_TAGGED | FI_SEND, 0, 0, 0);
+	} else {
+		op(s, MT_OP_TINJECTDATA, t, (uint64_t)d, tag, 0, len, (uint64_t)s, 0);
+	}
+}
+
+static uint64_t benign(uint64_t nmsg, int nproc, uint64_t t)
+{
+	for (uint64_t i = 0; i < nmsg; i++, t += 100)
+		message(i, nproc, t);
+	return t;
+}
+
+/* Process 0 keeps PREPOSTED wildcard receives posted through the traffic,
+ * satisfied at the end by the others, in posting order. */
+static uint64_t preposted(uint64_t nmsg, int nproc, uint64_t t)
+{
+	for (uint64_t k = 0; k < PREPOSTED; k++, t += 10)
+		op(0, MT_OP_TRECV, t, FI_ADDR_UNSPEC, 999, SYNC_FULL, 8, 0,
+		   once_ctx(0, k));
+	t = benign(nmsg > PREPOSTED ? nmsg - PREPOSTED : 1, nproc, t);
+	for (uint64_t k = 0; k < PREPOSTED; k++, t += 100) {
+		int s = 1 + (int)(k % (uint64_t)(nproc - 1));
+
+		send_at(s, 0, 999, 8, t);
+		cqe(0, t + 40, once_ctx(0, k), RECV_FLAGS, 8, 999, (uint64_t)s);
+	}
+	return t;
+}
+
+/* Process 0 serves the others through SERVED wildcard receives: the
+ * provider gives each message to the oldest, completions come back out of
+ * order within windows of 8, and a receive is reposted for each. */
+static uint64_t server(uint64_t nmsg, int nproc, uint64_t t, int any_tag)
+{
+	uint64_t ign = SYNC_FULL | (any_tag ? 0x7fffffffull : 0), posted = 0;
+
+	for (; posted < SERVED; posted++, t += 10)
+		op(0, MT_OP_TRECV, t, FI_ADDR_UNSPEC, 7, ign, 65536, 0,
+		   once_ctx(0, posted));
+	for (uint64_t i = 0; i < nmsg; i += 8, t += 8 * 100) {
+		uint64_t n = nmsg - i < 8 ? nmsg - i : 8;
+
+		for (uint64_t j = 0; j < n; j++) {
+			int s = 1 + (int)((i + j) % (uint64_t)(nproc - 1));
+
+			send_at(s, 0, any_tag ? (i + j) % 100 : 7, 8, t + j * 10);
+		}
+		for (uint64_t j = 0; j < n; j++) {	/* 7, 6, ... 0 */
+			uint64_t k = i + n - 1 - j;
+			int s = 1 + (int)(k % (uint64_t)(nproc - 1));
+
+			cqe(0, t + 100 + j * 10, once_ctx(0, k), RECV_FLAGS, 8,
+			    any_tag ? k % 100 : 7, (uint64_t)s);
+		}
+		for (uint64_t j = 0; j < n; j++, posted++)
+			op(0, MT_OP_TRECV, t + 200 + j * 10, FI_ADDR_UNSPEC, 7,
+			   ign, 65536, 0, once_ctx(0, posted));
+	}
+	return t;
+}
+
+/* Rounds of UNEXPECTED sends to process 0, then their receives. */
+static uint64_t unexpected(uint64_t nmsg, int nproc, uint64_t t)
+{
+	for (uint64_t i = 0; i < nmsg; i += UNEXPECTED) {
+		uint64_t n = nmsg - i < UNEXPECTED ? nmsg - i : UNEXPECTED;
+
+		for (uint64_t j = 0; j < n; j++, t += 10)
+			send_at(1 + (int)(j % (uint64_t)(nproc - 1)), 0, j % 100, 8, t);
+		for (uint64_t j = 0; j < n; j++, t += 100) {
+			int s = 1 + (int)(j % (uint64_t)(nproc - 1));
+			uint64_t ctx = next_ctx(0);
+
+			op(0, MT_OP_TRECV, t, (uint64_t)s, j % 100, SYNC_FULL, 65536,
+			   0, ctx);
+			cqe(0, t + 20, ctx, RECV_FLAGS, 8, j % 100, (uint64_t)s);
+		}
+	}
+	return t;
+}
+
+/* The benign traffic, each message also cancelling the oldest of
+ * CANCELLED receives its receiver keeps posted, and reposting one. */
+static uint64_t cancel(uint64_t nmsg, int nproc, uint64_t t)
+{
+	uint64_t k[MAX_PROC] = { 0 };
+
+	for (int p = 0; p < nproc; p++)
+		for (; k[p] < CANCELLED; k[p]++, t += 10)
+			op(p, MT_OP_TRECV, t, FI_ADDR_UNSPEC, 998, SYNC_FULL, 8, 0,
+			   once_ctx(p, k[p]));
+	for (uint64_t i = 0; i < nmsg; i++, t += 100) {
+		int d = (int)((i % (uint64_t)nproc + 1 + (i / (uint64_t)nproc) %
+			       (uint64_t)(nproc - 1)) % (uint64_t)nproc);
+		uint64_t old = once_ctx(d, k[d] - CANCELLED);
+
+		message(i, nproc, t);
+		op(d, MT_OP_CANCEL, t + 70, 0, 0, 0, 0, 0, old);
+		cqe_err(d, t + 75, old, FI_TAGGED | FI_RECV, 0, 998, 0, FI_ECANCELED);
+		op(d, MT_OP_TRECV, t + 80, FI_ADDR_UNSPEC, 998, SYNC_FULL, 8, 0,
+		   once_ctx(d, k[d]++));
+	}
+	return t;
+}
+
+/* Every message found by a probe first; every other one claimed by it. */
+static uint64_t probe(uint64_t nmsg, int nproc, uint64_t t)
+{
+	for (uint64_t i = 0; i < nmsg; i++, t += 100) {
+		int s = (int)(i % (uint64_t)nproc);
+		int d = (s + 1) % nproc;
+		uint64_t tag = i % 100, pctx = next_ctx(d);
+
+		send_at(s, d, tag, 8, t);
+		if (i & 1) {
+			opmsg(d, MT_OP_TRECVMSG, t + 10, (uint64_t)s, tag, SYNC_FULL,
+			      pctx, FI_PEEK | FI_CLAIM);
+			cqe(d, t + 20, pctx, RECV_FLAGS, 8, tag, (uint64_t)s);
+			opmsg(d, MT_OP_TRECVMSG, t + 30, (uint64_t)s, tag, SYNC_FULL,
+			      pctx, FI_CLAIM);
+			cqe(d, t + 40, pctx, RECV_FLAGS, 8, tag, (uint64_t)s);
+			continue;
+		}
+		uint64_t rctx = next_ctx(d);
+
+		opmsg(d, MT_OP_TRECVMSG, t + 10, (uint64_t)s, tag, SYNC_FULL, pctx,
+		      FI_PEEK);
+		cqe(d, t + 20, pctx, RECV_FLAGS, 8, tag, (uint64_t)s);
+		op(d, MT_OP_TRECV, t + 30, (uint64_t)s, tag, SYNC_FULL, 65536, 0, rctx);
+		cqe(d, t + 40, rctx, RECV_FLAGS, 8, tag, (uint64_t)s);
+	}
+	return t;
+}
+
+/*
+ * Two pairs under two layouts: 0 <-> 1 in ofi_tag_full (source in CQ data,
+ * SYNC bit 32), 2 <-> 3 in ofi_tag_2 (cid 24 | source 18 | proto 2 | tag 20,
+ * SYNC bit 20). Synchronous sends, received with the SYNC bit ignored and
+ * completed without it: only the receiver's own layout says that bit is
+ * not part of the message's key.
+ */
+static uint64_t layouts(uint64_t nmsg, uint64_t t)
+{
+	for (uint64_t i = 0; i < nmsg; i++, t += 100) {
+		int pair = (int)(i & 1), s = 2 * pair + (int)(i >> 1 & 1);
+		int d = 4 * pair + 1 - s;	/* each way: evidence at both ends */
+		uint64_t tag = pair ? 1ull << 40 | (uint64_t)s << 22 | i % 100 :
+			1ull << 34 | i % 100;
+		uint64_t sync = pair ? 1ull << 20 : SYNC_FULL;
+		uint64_t rctx = next_ctx(d), sctx = next_ctx(s);
+
+		op(d, MT_OP_TRECV, t, pair ? FI_ADDR_UNSPEC : (uint64_t)s, tag, sync,
+		   65536, 0, rctx);
+		op(s, pair ? MT_OP_TSEND : MT_OP_TSENDDATA, t + 10, (uint64_t)d,
+		   tag | sync, 0, 4096, (uint64_t)s, sctx);
+		cqe(d, t + 50, rctx, pair ? FI_TAGGED | FI_RECV : RECV_FLAGS, 4096,
+		    tag, (uint64_t)s);
+		cqe(s, t + 60, sctx, FI_TAGGED | FI_SEND, 0, 0, 0);
+	}
+	return t;
 }
 
 static void open_file(const char *dir, int p)
@@ -245,7 +464,7 @@ static int hang(const char *dir, int nproc, int ncomm)
 			op(p, MT_OP_TINJECTDATA, t, (uint64_t)up,
 			   TAG_FULL(cid, -16), 0, 0, (uint64_t)p, 0);
 		op(p, MT_OP_TRECV, t + 1, (uint64_t)up,
-		   p ? TAG_FULL(cid, -16) : TAG_FULL(0, 99), SYNC_BIT, p ? 0 : 4,
+		   p ? TAG_FULL(cid, -16) : TAG_FULL(0, 99), SYNC_FULL, p ? 0 : 4,
 		   0, next_ctx(p));
 		close_file(p, 0);
 	}
@@ -260,10 +479,28 @@ static int make_dir(const char *dir)
 	return 1;
 }
 
+static const char *const patterns[] = { "benign", "preposted", "anysrc",
+	"anytag", "unexpected", "cancel", "probe", "layouts" };
+#define N_PATTERNS (sizeof(patterns) / sizeof(patterns[0]))
+
+static uint64_t traffic(unsigned pat, uint64_t nmsg, int nproc, uint64_t t)
+{
+	switch (pat) {
+	case 1: return preposted(nmsg, nproc, t);
+	case 2: return server(nmsg, nproc, t, 0);
+	case 3: return server(nmsg, nproc, t, 1);
+	case 4: return unexpected(nmsg, nproc, t);
+	case 5: return cancel(nmsg, nproc, t);
+	case 6: return probe(nmsg, nproc, t);
+	case 7: return layouts(nmsg, t);
+	default: return benign(nmsg, nproc, t);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int pending = argc > 1 && !strcmp(argv[1], "--pending");
-	int nproc, p;
+	int pending = 0, nproc, p;
+	unsigned pat = 0;
 	uint64_t nmsg, t_end;
 
 	if (argc > 1 && !strcmp(argv[1], "--hang")) {
@@ -279,15 +516,34 @@ int main(int argc, char **argv)
 			return perror("gen_trace"), 1;
 		return make_dir(argv[2]) || hang(argv[2], nproc, ncomm);
 	}
-	argc -= pending;
-	argv += pending;
+
+	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[1], "--pending")) {
+			pending = 1;
+			continue;
+		}
+		if (strcmp(argv[1], "--pattern") || argc < 3)
+			argc = 0;	/* usage */
+		for (pat = 0; argc && pat < N_PATTERNS && strcmp(argv[2], patterns[pat]); pat++)
+			;
+		if (!argc || pat == N_PATTERNS) {
+			argc = 0;
+			break;
+		}
+		argc--;
+		argv++;
+	}
 	nproc = argc > 3 ? atoi(argv[3]) : 4;
 	nmsg = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
-	if (argc < 3 || argc > 4 || !nmsg || nproc < 2 || nproc > MAX_PROC) {
-		fprintf(stderr, "usage: gen_trace [--pending] DIR NMSG [NPROC 2..%d]\n",
-			MAX_PROC);
+	if (argc < 3 || argc > 4 || !nmsg || nproc < 2 || nproc > MAX_PROC ||
+	    (pat == 7 && nproc != 4)) {
+		fprintf(stderr, "usage: gen_trace [--pending] [--pattern benign|preposted|"
+			"anysrc|anytag|unexpected|cancel|probe|layouts] DIR NMSG "
+			"[NPROC 2..%d; 4 for layouts]\n", MAX_PROC);
 		return 2;
 	}
+	if (pat == 7)
+		tag2_mtf = 0x0000ffffffc00000ull;
 	if (!(P = calloc(MAX_PROC, sizeof(*P))))
 		return perror("gen_trace"), 1;
 	if (make_dir(argv[1]))
@@ -298,12 +554,10 @@ int main(int argc, char **argv)
 		for (int q = 0; q < nproc; q++)
 			av_insert(p, q);
 	}
-	for (uint64_t i = 0; i < nmsg; i++)
-		message(i, nproc, 1000 + i * 100);
-	t_end = 1000 + nmsg * 100 + 1000;
+	t_end = traffic(pat, nmsg, nproc, 1000) + 1000;
 	for (p = 0; pending && p < nproc; p++)
 		op(p, MT_OP_TRECV, t_end - 500 + (uint64_t)p * 10,
-		   (uint64_t)((p + 1) % nproc), 999, SYNC_BIT, 8, 0,
+		   (uint64_t)((p + 1) % nproc), 999, SYNC_FULL, 8, 0,
 		   next_ctx(p));
 	for (p = 0; p < nproc; p++)
 		finish(p, t_end);

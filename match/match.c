@@ -42,10 +42,11 @@ enum mt_status mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **ou
 	if (!m)
 		return MT_ERR_NOMEM;
 	m->cfg = *cfg;
-	m->n_op = m->n_key = 1;		/* index 0 means "none" */
+	m->n_op = m->n_key = m->n_cls = m->n_grp = 1; /* index 0: "none" */
 	if (mt_match_map_init(&m->ctx, 1024) || mt_match_map_init(&m->keys, 1024) ||
 	    mt_match_map_init(&m->comm, 64) || mt_match_map_init(&m->claims, 64) ||
-	    mt_match_map_init(&m->owed, 64)) {
+	    mt_match_map_init(&m->owed, 64) || mt_match_map_init(&m->clsmap, 64) ||
+	    mt_match_map_init(&m->grpmap, 64)) {
 		mt_match_free(m);
 		return MT_ERR_NOMEM;
 	}
@@ -62,6 +63,7 @@ void mt_match_free(struct mt_match *m)
 	mt_match_map_fini(&m->comm);
 	mt_match_map_fini(&m->claims);
 	mt_match_map_fini(&m->owed);
+	mt_match_order_free(m);
 	free(m->owe);
 	free(m->op);
 	free(m->key);
@@ -92,6 +94,17 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
 	}
 	m->ep[ep].proc = proc;
 	m->ep[ep].rank = rank;
+	return mt_match_ep_masks(m, ep, &m->cfg);
+}
+
+enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
+				 const struct mt_match_cfg *cfg)
+{
+	if (ep_proc(m, ep) < 0)
+		return MT_ERR_ARG;
+	m->ep[ep].loose = cfg->loose_mask;
+	m->ep[ep].ack = cfg->ack_mask;
+	memcpy(m->ep[ep].field_mask, cfg->field_mask, sizeof(cfg->field_mask));
 	return MT_OK;
 }
 
@@ -125,6 +138,7 @@ uint32_t mt_match_op_alloc(struct mt_match *m)
 
 	o->state = 0;
 	o->ctx_next = o->q_next = o->l_prev = o->l_next = o->peer_op = NIL;
+	o->grp = o->wait_cls = NIL;
 	o->done_len = o->rtag = 0;
 	o->rsrc = MT_MATCH_NOSRC;
 	memset(&o->rf, 0, sizeof(o->rf));

@@ -42,6 +42,7 @@ static int near_field(const struct mt_match *m, const struct op *s,
 		      const struct mt_match_op *r, struct mt_match_near *n)
 {
 	uint64_t diff = s->p.tagged ? (s->p.tag ^ r->tag) & ~r->ignore : 0;
+	const uint64_t *fm = m->ep[r->ep].field_mask;
 	int addr = r->peer >= 0 && r->peer != s->p.ep;
 
 	if (s->p.peer != r->ep || s->p.tagged != r->tagged)
@@ -55,7 +56,7 @@ static int near_field(const struct mt_match *m, const struct op *s,
 	if (addr)
 		return 0;
 	for (unsigned f = 0; f < MT_MATCH_F_COUNT; f++)
-		if (m->cfg.field_mask[f] && !(diff & ~m->cfg.field_mask[f])) {
+		if (fm[f] && !(diff & ~fm[f])) {
 			n->field = (uint8_t)f;
 			return 1;
 		}
@@ -180,7 +181,7 @@ enum mt_status mt_match_finish(struct mt_match *m)
 
 	/* Receives still posted will never complete: they block no one. */
 	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
-		rc = mt_match_recv_settle(m, (int32_t)e, 1);
+		rc = mt_match_order_end(m, (int32_t)e);
 	if (!rc)
 		rc = collect_sends(m, &sends, &n_sends, &cap);
 	if (!rc && n_sends)

@@ -1,6 +1,7 @@
 /*
  * match_ops.c - posted operations and their completions: pairing by context,
- * probes and claims, and the order in which receives enter matching.
+ * probes and claims (match_order.c: the order in which receives enter
+ * matching).
  */
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
@@ -133,6 +134,7 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	m->posted_recvs++;
 	m->live_recvs++;
 	list_append(m, i);
+	mt_match_order_posted(m, i);
 	return mt_match_ctx_push(m, i);
 }
 
@@ -211,13 +213,13 @@ static int recv_done(struct mt_match *m, uint32_t i,
 		     const struct mt_match_cqe *c)
 {
 	struct op *o = &m->op[i];
-	int32_t ep = o->p.ep;
 
 	take_completion(o, c);
 	if (c->err == FI_ETRUNC) {
 		o->state |= OP_TRUNC;
 	} else if (c->err) {
-		mt_match_list_unlink(m, i);
+		if (o->state & OP_LISTED && mt_match_order_drop(m, i))
+			return MT_ERR_NOMEM;
 		if (c->err == FI_ECANCELED) {
 			o->state |= OP_CANCEL | OP_DONE;
 			if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
@@ -228,13 +230,13 @@ static int recv_done(struct mt_match *m, uint32_t i,
 			m->ended_recvs++;
 			mt_match_op_free(m, i);
 		}
-		return mt_match_recv_settle(m, ep, 0);
+		return mt_match_order_drain(m);
 	}
 	o->state |= OP_DONE;
 	if (!(o->state & OP_LISTED))	/* a claimed message's data arrived */
 		return mt_match_try_emit(m, i);
-	m->ep[ep].n_deferred++;
-	return mt_match_recv_settle(m, ep, 0);
+	m->ep[o->p.ep].n_deferred++;
+	return mt_match_order_done(m, i);
 }
 
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
@@ -262,61 +264,5 @@ enum mt_status mt_match_close(struct mt_match *m, int32_t ep, uint64_t ts)
 	if (ep_proc(m, ep) < 0)
 		return MT_ERR_ARG;
 	m->ep[ep].close_ts = ts;
-	return MT_OK;
-}
-
-/*
- * Must completed receive d wait for the earlier receive p? While p is still
- * posted, if p could take d's message (the provider's test: tag bits outside
- * ignore, directed source; when unsure, yes: that only delays d). Once p
- * completed but waits itself, if p carries the same key (same order rule).
- */
-static int blocks(const struct op *p, const struct op *d, uint64_t loose)
-{
-	if (p->p.tagged != d->p.tagged)
-		return 0;
-	if (p->state & OP_DONE)
-		return p->rsrc == d->rsrc && !((p->rtag ^ d->rtag) & ~loose);
-	if (p->p.peer >= 0 && d->rsrc_ep >= 0 && p->p.peer != d->rsrc_ep)
-		return 0;
-	return !p->p.tagged || !((d->rtag ^ p->p.tag) & ~p->p.ignore);
-}
-
-#define BLOCKERS 64
-
-/*
- * Moves the completed receives of ep into matching, in posting order. A
- * completed receive must wait while an earlier-posted receive that could
- * take the same message is still posted: that one gets the earlier send.
- * Unrelated receives left posted (pre-posted, abandoned) block nothing.
- * at_end: input is over, receives still posted will never complete.
- */
-enum mt_status mt_match_recv_settle(struct mt_match *m, int32_t ep, int at_end)
-{
-	struct ep *e = &m->ep[ep];
-	uint32_t blk[BLOCKERS], n_blk = 0;
-	int overflow = 0;
-
-	for (uint32_t i = e->lh, next; i && e->n_deferred; i = next) {
-		struct op *o = &m->op[i];
-		int blocked = overflow;
-
-		next = o->l_next;
-		if (!(o->state & OP_DONE) && at_end)
-			continue;
-		for (uint32_t j = 0; j < n_blk && !blocked; j++)
-			blocked = blocks(&m->op[blk[j]], o, m->cfg.loose_mask);
-		if (!(o->state & OP_DONE) || blocked) {
-			if (n_blk < BLOCKERS)
-				blk[n_blk++] = i;
-			else
-				overflow = 1;
-			continue;
-		}
-		mt_match_list_unlink(m, i);
-		o->state |= OP_FINAL;
-		if (mt_match_pair_recv(m, i))
-			return MT_ERR_NOMEM;
-	}
 	return MT_OK;
 }

@@ -10,24 +10,25 @@
 
 static struct map_key send_key(const struct mt_match *m, const struct op *s)
 {
-	return (struct map_key){ .a = s->p.tagged ? s->p.tag & ~m->cfg.loose_mask : 0,
+	int32_t at = s->p.peer >= 0 ? s->p.peer : s->p.ep;	/* the receiver's */
+
+	return (struct map_key){ .a = s->p.tagged ? s->p.tag & ~ep_loose(m, at) : 0,
 				 .b = s->p.src_id, .c = (uint32_t)s->p.peer };
 }
 
 static struct map_key recv_key(const struct mt_match *m, const struct op *r)
 {
-	return (struct map_key){ .a = r->rtag & ~m->cfg.loose_mask,
+	return (struct map_key){ .a = r->rtag & ~ep_loose(m, r->p.ep),
 				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
 }
 
-/* The key entry of k, made if add and absent (NIL when absent or out of
- * memory); *slot is its map slot, valid until the next key change. */
-static uint32_t key_get(struct mt_match *m, const struct map_key *k, int add,
+/* The key entry of k, made if absent (NIL when out of memory); *slot is
+ * its map slot, valid until the next key change. */
+static uint32_t key_get(struct mt_match *m, const struct map_key *k,
 			struct map_slot **slot)
 {
 	int added = 0;
-	struct map_slot *s = add ? mt_match_map_find_or_add(&m->keys, k, &added) :
-		mt_match_map_get(&m->keys, k);
+	struct map_slot *s = mt_match_map_find_or_add(&m->keys, k, &added);
 
 	*slot = s;
 	if (!s || !added)
@@ -62,9 +63,12 @@ static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
 	m->free_key = ki;
 }
 
-static void q_push(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
+static void q_push(struct mt_match *m, uint32_t ki, uint32_t *h, uint32_t *t,
+		   uint32_t i)
 {
+	m->op[i].q_key = ki;
 	m->op[i].q_next = NIL;
+	m->op[i].q_prev = *t;
 	if (*t)
 		m->op[*t].q_next = i;
 	else
@@ -73,18 +77,20 @@ static void q_push(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
 	m->op[i].state |= OP_QUEUED;
 }
 
-static void q_remove(struct mt_match *m, uint32_t *h, uint32_t *t,
-		     uint32_t prev, uint32_t i)
+/* Doubly linked: a cancelled send leaves a deep queue in one step. */
+static void q_remove(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
 {
-	uint32_t next = m->op[i].q_next;
+	uint32_t next = m->op[i].q_next, prev = m->op[i].q_prev;
 
 	if (prev)
 		m->op[prev].q_next = next;
 	else
 		*h = next;
-	if (*t == i)
+	if (next)
+		m->op[next].q_prev = prev;
+	else
 		*t = prev;
-	m->op[i].q_next = NIL;
+	m->op[i].q_next = m->op[i].q_prev = NIL;
 	m->op[i].state &= ~(uint32_t)OP_QUEUED;
 }
 
@@ -95,17 +101,15 @@ static void q_remove(struct mt_match *m, uint32_t *h, uint32_t *t,
  * and the pairing is ambiguous.
  */
 static uint32_t pick(struct mt_match *m, uint32_t h, int32_t want_ep, int nosrc,
-		     int from_sends, uint32_t *prev, int *ambig)
+		     int from_sends, int *ambig)
 {
-	*prev = NIL;
 	*ambig = 0;
 	if (!nosrc)
 		return h;
-	for (uint32_t i = h, p = NIL; i; p = i, i = m->op[i].q_next) {
+	for (uint32_t i = h; i; i = m->op[i].q_next) {
 		int32_t ep = from_sends ? m->op[i].p.ep : m->op[i].rsrc_ep;
 
 		if (want_ep < 0 || ep < 0 || ep == want_ep) {
-			*prev = p;
 			*ambig = want_ep < 0 || ep < 0;
 			return i;
 		}
@@ -168,7 +172,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 	struct op *o = &m->op[i];
 	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
 	struct map_slot *slot;
-	uint32_t ki = key_get(m, &k, 1, &slot), prev, j;
+	uint32_t ki = key_get(m, &k, &slot), j;
 	int ambig;
 
 	if (!ki)
@@ -176,18 +180,18 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 	struct key *kk = &m->key[ki];
 
 	j = pick(m, send ? kk->rh : kk->sh, send ? o->p.ep : o->rsrc_ep,
-		 k.b == MT_MATCH_NOSRC, !send, &prev, &ambig);
+		 k.b == MT_MATCH_NOSRC, !send, &ambig);
 	if (!j) {
 		if (send)
-			q_push(m, &kk->sh, &kk->st, i);
+			q_push(m, ki, &kk->sh, &kk->st, i);
 		else
-			q_push(m, &kk->rh, &kk->rt, i);
+			q_push(m, ki, &kk->rh, &kk->rt, i);
 		return MT_OK;
 	}
 	if (send)
-		q_remove(m, &kk->rh, &kk->rt, prev, j);
+		q_remove(m, &kk->rh, &kk->rt, j);
 	else
-		q_remove(m, &kk->sh, &kk->st, prev, j);
+		q_remove(m, &kk->sh, &kk->st, j);
 	key_release(m, ki, slot);
 	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
 }
@@ -207,22 +211,15 @@ enum mt_status mt_match_pair_recv(struct mt_match *m, uint32_t r)
 void mt_match_unqueue(struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
-	int send = o->p.dir == MT_MATCH_DIR_SEND;
-	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
-	struct map_slot *slot;
-	uint32_t ki = key_get(m, &k, 0, &slot);
 
-	if (!ki || !(o->state & OP_QUEUED))
+	if (!(o->state & OP_QUEUED))
 		return;
+	uint32_t ki = o->q_key;
 	struct key *kk = &m->key[ki];
-	uint32_t *h = send ? &kk->sh : &kk->rh, *t = send ? &kk->st : &kk->rt;
+	int send = o->p.dir == MT_MATCH_DIR_SEND;
 
-	for (uint32_t j = *h, p = NIL; j; p = j, j = m->op[j].q_next)
-		if (j == i) {
-			q_remove(m, h, t, p, i);
-			break;
-		}
-	key_release(m, ki, slot);
+	q_remove(m, send ? &kk->sh : &kk->rh, send ? &kk->st : &kk->rt, i);
+	key_release(m, ki, mt_match_map_get(&m->keys, &kk->k));
 }
 
 static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)

@@ -55,6 +55,8 @@ enum op_state {
 	OP_CANCEL = 1u << 9,
 	OP_AMBIG = 1u << 10,
 	OP_ERROR = 1u << 11,
+	OP_INDEXED = 1u << 12,	/* receive: posted, in its filter classes */
+	OP_READY = 1u << 13,	/* receive: completed, its turn came */
 };
 
 struct op {
@@ -67,10 +69,51 @@ struct op {
 	int32_t rsrc_ep;	/* receive: known source endpoint, or -1 */
 	uint32_t seq;		/* posting sequence number (1, 2, ...) */
 	uint32_t ctx_next;	/* same-context FIFO; free list */
-	uint32_t q_next;	/* key queue */
+	uint32_t q_next, q_prev, q_key; /* key queue */
 	uint32_t l_prev, l_next; /* endpoint posting list */
 	uint32_t peer_op;	/* partner once paired */
 	uint32_t state;		/* enum op_state */
+	/* Receive ordering (match_order.c): while posted, the op's filter
+	 * classes (its own source; all directed sources, if directed: else
+	 * NIL) and its links in them; once
+	 * completed and waiting, its completion group and the class it waits
+	 * on (0: none). */
+	uint32_t cls[2], c_prev[2], c_next[2];
+	uint32_t grp, wait_cls;
+};
+
+/* Operation indices ordered by posting sequence: a binary min-heap. */
+struct seqheap {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+/* Posted receives of one endpoint that could take the same messages:
+ * filter (tagged, ignore, tag outside ignore) and source (a directed one,
+ * any source, or every directed one of the filter). A receive that
+ * completed while one of these, posted before it, is still posted waits on
+ * the class. */
+struct cls {
+	uint32_t head, tail;	/* posted receives in posting order */
+	struct seqheap waiters;	/* completed receives it holds back */
+	uint32_t next_free;
+	struct map_key k;
+};
+
+/* Completed receives of one endpoint waiting with one key: they enter
+ * matching in posting order. */
+struct grp {
+	struct seqheap h;
+	uint32_t next_free;
+	struct map_key k;
+};
+
+/* The ignore masks of an endpoint's indexed receives (few: a layout has a
+ * handful of wildcard combinations). count 0: a free entry. */
+struct maskg {
+	uint64_t ignore;
+	uint32_t count;
+	uint8_t tagged;
 };
 
 /* A synchronous send received, whose ACK has not been sent yet. */
@@ -93,9 +136,15 @@ struct key {
 
 struct ep {
 	int32_t proc, rank;
+	uint64_t loose, ack;	/* its layout's masks (struct mt_match_cfg) */
+	uint64_t field_mask[MT_MATCH_F_COUNT];
 	struct { int64_t cid; int32_t peer, comm_src; } learnt[EP_LEARNT];
 	uint32_t lh, lt;	/* receives in posting order, until final */
 	uint32_t n_deferred;	/* completed but not final */
+	uint32_t unidx;		/* first posted receive not yet in classes:
+				 * no completed one follows it */
+	struct maskg *mg;
+	uint32_t n_mg;
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
 };
 
@@ -114,6 +163,13 @@ struct mt_match {
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
 	struct map claims;	/* (proc, context) -> receive a probe claimed */
 	struct map owed;	/* (ssender ep, tag) -> unacknowledged Ssend */
+	struct cls *cls;	/* cls[0] unused */
+	uint32_t n_cls, cap_cls, free_cls;
+	struct map clsmap;	/* (ep, mask entry, source, tag) -> class */
+	struct grp *grp;	/* grp[0] unused */
+	uint32_t n_grp, cap_grp, free_grp;
+	struct map grpmap;	/* (ep, tagged, key) -> completion group */
+	struct seqheap ready;	/* receives whose turn came */
 	struct owed *owe;	/* owe[0] unused */
 	uint32_t n_owe, cap_owe, free_owe;
 	struct mt_match_msg *out;
@@ -139,6 +195,17 @@ static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
 }
 
+/* Masks of endpoint ep, the matcher's own for an unknown one. */
+static inline uint64_t ep_loose(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].loose : m->cfg.loose_mask;
+}
+
+static inline uint64_t ep_ack(const struct mt_match *m, int32_t ep)
+{
+	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].ack : m->cfg.ack_mask;
+}
+
 static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
 {
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
@@ -158,8 +225,14 @@ void mt_match_violate(struct mt_match *m, const char *what);
 enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
 void mt_match_ack_sent(struct mt_match *m, uint32_t s);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
-enum mt_status mt_match_recv_settle(struct mt_match *m, int32_t ep, int at_end);
 void mt_match_list_unlink(struct mt_match *m, uint32_t i);
+/* match_order.c: when completed receives enter matching. */
+void mt_match_order_posted(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_order_drop(struct mt_match *m, uint32_t i);
+enum mt_status mt_match_order_drain(struct mt_match *m);
+enum mt_status mt_match_order_end(struct mt_match *m, int32_t ep);
+void mt_match_order_free(struct mt_match *m);
 int32_t mt_match_comm_rank(const struct mt_match *m, int32_t ep,
 		  const struct mt_match_fields *f);
 

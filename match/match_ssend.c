@@ -13,7 +13,7 @@
 static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 			       uint64_t tag)
 {
-	return (struct map_key){ .a = tag & ~(m->cfg.loose_mask | m->cfg.ack_mask),
+	return (struct map_key){ .a = tag & ~(ep_loose(m, ssender) | ep_ack(m, ssender)),
 				 .b = 0, .c = (uint32_t)ssender };
 }
 
@@ -21,7 +21,7 @@ enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
 {
 	const struct op *so = &m->op[s];
 
-	if (so->p.f.kind != MT_MATCH_SSEND || !m->cfg.ack_mask)
+	if (so->p.f.kind != MT_MATCH_SSEND || !ep_ack(m, so->p.ep))
 		return MT_OK;
 	uint32_t i = m->free_owe;
 

@@ -13,7 +13,7 @@ struct clockstage {
 	struct mt_clock_proc *procs;	/* per process key */
 	struct mt_clock_cal (*cal)[2];	/* per process key: START, END pairs */
 	uint32_t declared;
-	int buffers, solved, mismatch;
+	int buffers, solved;
 	struct mt_clock_times *t;	/* collected, corrected by solve */
 	size_t n, cap, next;		/* collected, allocated, applied */
 	struct mt_clock_result res;
@@ -209,25 +209,11 @@ static void check(struct clockstage *cs, const struct mt_match_msg *m)
 void mt_pipe_clock_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct mt_clock_times got;
-
-		if (!cs->solved) {
+		if (!cs->solved)
 			check(cs, &b[i]);
-			continue;
-		}
-		mt_clock_times_of_msg(&b[i], cs->nranks, &got);
-		if (cs->next >= cs->n || got.send_proc != cs->t[cs->next].send_proc ||
-		    got.recv_proc != cs->t[cs->next].recv_proc) {
-			cs->mismatch = 1;
-			return;
-		}
-		mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
+		else if (cs->next < cs->n)
+			mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
 	}
-}
-
-int mt_pipe_clock_finish(const struct clockstage *cs)
-{
-	return cs->mismatch || (cs->solved && cs->next != cs->n) ? -1 : 0;
 }
 
 /* Corrected time of a recorded one by its rank's linear map. */

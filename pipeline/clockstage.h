@@ -1,17 +1,17 @@
 /*
  * clockstage.h - the clock-correction stage of the pipeline (private to
  * pipeline/): describes each traced process's clock to mt_clock_*, decides
- * whether the run needs correcting, and carries corrected times from the
- * collecting pass to the output pass.
+ * whether the run needs correcting, and carries corrected times to the
+ * messages the pipeline kept aside meanwhile.
  *
  * When the times stay as recorded (--clock none, or auto on a trace whose
  * processes all read one clock) nothing is kept: messages stream to the
  * sink as before and the stage only counts clock-condition violations.
- * Otherwise a first pass collects 40 bytes per message (struct
- * mt_clock_times), the stage corrects them, and a second pass over the
- * trace, which the matcher reproduces message for message, gets its times
- * replaced before the sink sees them. The solve itself peaks at about 200
- * bytes per message (bench/clock_pipeline.sh).
+ * Otherwise the pass collects 40 bytes per message (struct
+ * mt_clock_times) while the messages wait in the pipeline's spill file, the
+ * stage corrects the times, and the spilled messages, read back in the same
+ * order, get theirs replaced before the sink sees them. The solve itself
+ * peaks at about 200 bytes per message (bench/clock_pipeline.sh).
  */
 #ifndef MT_CLOCKSTAGE_H
 #define MT_CLOCKSTAGE_H
@@ -26,17 +26,14 @@ struct clockstage *mt_pipe_clock_new(enum mt_clock_mode mode,
 void mt_pipe_clock_free(struct clockstage *cs);
 /* 1: messages must be collected and corrected before any reaches a sink. */
 int mt_pipe_clock_buffers(const struct clockstage *cs);
-/* Collecting pass: keeps the times of n messages. -1 when out of memory. */
+/* Keeps the times of the next n messages. -1 when out of memory. */
 int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
 		       size_t n);
 /* Corrects every collected message's times. */
 enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err);
-/* Output pass: the next n messages get their corrected times, or, when
- * nothing was collected, are checked for violations. */
+/* The next n messages (in collecting order) get their corrected times, or,
+ * when nothing was collected, are checked for violations. */
 void mt_pipe_clock_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n);
-/* After the output pass: -1 when it did not reproduce the collected
- * messages (a nondeterministic matcher: an internal error). */
-int mt_pipe_clock_finish(const struct clockstage *cs);
 /* The matcher's summary on the corrected time base: s itself when times
  * stay as recorded, else a copy (the stage's, until the next call or
  * mt_pipe_clock_free) whose warning examples, pending operations and near

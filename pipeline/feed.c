@@ -182,15 +182,31 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	return MT_OK;
 }
 
+/* The matcher's masks for layout l. */
+static void masks_of(const struct mt_tag_layout *l, struct mt_match_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->loose_mask = l->sync;
+	cfg->ack_mask = l->ack;
+	cfg->field_mask[MT_MATCH_F_CID] = l->cid_mask;
+	cfg->field_mask[MT_MATCH_F_SRC] = l->src_mask;
+	cfg->field_mask[MT_MATCH_F_PROTO] = l->proto_mask;
+	cfg->field_mask[MT_MATCH_F_TAG] = l->tag_mask;
+}
+
+/* Each endpoint matches under its own layout: a trace may hold endpoints
+ * of several (jobs, libraries, tag modes). */
 enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
 {
 	fd->m = m;
 	for (size_t i = 0; i < fd->t->neps; i++) {
 		uint32_t p = fd->t->eps[i].proc;
+		struct mt_match_cfg cfg;
 		enum mt_status rc = mt_match_add_ep(m, (int32_t)i, (int32_t)p,
 					 fd->t->procs[p].key);
 
-		if (rc)
+		masks_of(&fd->lay[i], &cfg);
+		if (rc || (rc = mt_match_ep_masks(m, (int32_t)i, &cfg)))
 			return rc;
 	}
 	return MT_OK;
@@ -211,16 +227,8 @@ void mt_pipe_feed_fini(struct feed *fd)
 void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	if (!fd->t->neps)
-		return;
-	const struct mt_tag_layout *l = &fd->lay[0];
-
-	cfg->loose_mask = l->sync;
-	cfg->ack_mask = l->ack;
-	cfg->field_mask[MT_MATCH_F_CID] = l->cid_mask;
-	cfg->field_mask[MT_MATCH_F_SRC] = l->src_mask;
-	cfg->field_mask[MT_MATCH_F_PROTO] = l->proto_mask;
-	cfg->field_mask[MT_MATCH_F_TAG] = l->tag_mask;
+	if (fd->t->neps)
+		masks_of(&fd->lay[0], cfg);
 }
 
 static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,

@@ -34,10 +34,12 @@ struct feed {
 /* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
 enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 			 enum mt_tag_layout_id force, struct mt_err *err);
-/* Registers the endpoints with m (made with mt_pipe_feed_match_cfg). */
+/* Registers the endpoints with m (made with mt_pipe_feed_match_cfg), each
+ * with its own layout's masks. */
 enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m);
 void mt_pipe_feed_fini(struct feed *fd);
-/* Matcher configuration for the layout of endpoint 0. */
+/* Matcher configuration: the layout of endpoint 0, for what belongs to no
+ * endpoint (mt_pipe_feed_attach gives each endpoint its own). */
 void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg);
 /* One merged record in. */
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev);

@@ -1,11 +1,15 @@
 /*
  * pipeline.c - the one place where msgtrace's stages meet: reader merge ->
  * decode (feed.c) -> match -> clock correction (clockstage.c) -> sink.
- * When times need correcting, a first pass over the trace collects them and
- * the output pass (the same merge and matching again) gets them corrected.
+ * When times need correcting, the one pass over the trace collects the
+ * messages' times for the correction and spills the messages themselves to
+ * an unlinked temporary file; once the times are corrected, the spilled
+ * messages go to the sink with them. The trace is read and matched once.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clockstage.h"
 #include "feed.h"
@@ -66,15 +70,47 @@ static void describe(struct mt_run *run, const struct mt_trace *t,
 	}
 }
 
-/* Where a pass's finished messages go: the clock stage alone (collecting
- * pass), or the clock stage then the sink (output pass). */
+/* Where the finished messages go: the sink, or, while times wait for
+ * their correction, the clock stage (times) and the spill file (the
+ * messages, in order). */
 struct dest {
 	struct clockstage *cs;
-	const struct mt_sink_ops *sink;	/* NULL: collecting pass */
+	const struct mt_sink_ops *sink;
 	void *st;
-	int quiet;			/* bad records were reported already */
-	int streamed;			/* the pass got as far as the merge */
+	FILE *spill;			/* NULL: straight to the sink */
+	char spill_dir[256];		/* for error messages */
 };
+
+/* An unlinked temporary file in $TMPDIR (or /tmp): it vanishes with the
+ * process, however the process ends. */
+static enum mt_status spill_open(struct dest *d, struct mt_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[300];
+	int fd;
+
+	if (!dir || !*dir || strlen(dir) >= sizeof(d->spill_dir))
+		dir = "/tmp";
+	snprintf(d->spill_dir, sizeof(d->spill_dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/msgtrace-spill.XXXXXX", dir);
+	if ((fd = mkstemp(path)) < 0)
+		return mt_err_set(err, MT_ERR_IO, "cannot create a temporary file "
+				  "in %s for the clock correction: %s", dir,
+				  strerror(errno));
+	unlink(path);
+	if (!(d->spill = fdopen(fd, "w+b"))) {
+		close(fd);
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	}
+	return MT_OK;
+}
+
+static enum mt_status spill_fail(const struct dest *d, struct mt_err *err)
+{
+	return mt_err_set(err, MT_ERR_IO, "temporary file in %s for the clock "
+			  "correction: %s", d->spill_dir,
+			  errno ? strerror(errno) : "short read");
+}
 
 /* Hands every finished message on, a batch at a time. */
 static enum mt_status drain(struct mt_match *m, struct dest *d,
@@ -85,9 +121,12 @@ static enum mt_status drain(struct mt_match *m, struct dest *d,
 	size_t n;
 
 	while ((n = mt_match_take(m, batch, BATCH))) {
-		if (!d->sink) {
+		if (d->spill) {
 			if (mt_pipe_clock_collect(d->cs, batch, n))
 				return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+			errno = 0;
+			if (fwrite(batch, sizeof(*batch), n, d->spill) != n)
+				return spill_fail(d, err);
 			continue;
 		}
 		mt_pipe_clock_apply(d->cs, batch, n);
@@ -95,6 +134,24 @@ static enum mt_status drain(struct mt_match *m, struct dest *d,
 			return s;
 	}
 	return MT_OK;
+}
+
+/* The spilled messages, with their corrected times, to the sink. */
+static enum mt_status replay(struct dest *d, struct mt_err *err)
+{
+	static struct mt_match_msg batch[BATCH];
+	enum mt_status s;
+	size_t n;
+
+	errno = 0;
+	if (fflush(d->spill) || fseek(d->spill, 0, SEEK_SET))
+		return spill_fail(d, err);
+	while ((n = fread(batch, sizeof(*batch), BATCH, d->spill))) {
+		mt_pipe_clock_apply(d->cs, batch, n);
+		if ((s = d->sink->consume(d->st, batch, n, err)))
+			return s;
+	}
+	return ferror(d->spill) ? spill_fail(d, err) : MT_OK;
 }
 
 static void progress_start(const struct mt_pipe_opts *o, uint64_t total)
@@ -157,9 +214,8 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 	mt_trace_merge_close(mg);
 	if (s != MT_END && s != MT_OK) {
 		/* Report, but still analyse the records before the bad one. */
-		if (!d->quiet)
-			mt_note_say(&o->note, "%s (%s); records after it are "
-				    "ignored", rerr.msg, mt_status_str(s));
+		mt_note_say(&o->note, "%s (%s); records after it are ignored",
+			    rerr.msg, mt_status_str(s));
 		rc = s;
 	}
 	if (mrc)
@@ -185,8 +241,43 @@ static enum mt_status fail(const struct mt_pipe_opts *o, enum mt_status rc,
 	return s;
 }
 
-/* One pass over the trace: merge, decode, match, into d. The output pass
- * describes the run to the sink and finalizes it. */
+/* The sink starts on the run as described before the merge (the merge
+ * counts events and skipped records into it: the sink sees them at the
+ * end), here or once the spilled messages' times are corrected. */
+static enum mt_status sink_start(struct dest *d, FILE *out, struct mt_run *run,
+				 struct mt_err *err)
+{
+	uint64_t events = run->events, skipped = run->skipped;
+	enum mt_status s;
+
+	run->events = run->skipped = 0;
+	s = d->sink->init(&d->st, out, run, err);
+	run->events = events;
+	run->skipped = skipped;
+	if (s && !err->msg[0])
+		mt_err_set(err, s, "cannot start the %s output", d->sink->name);
+	return s;
+}
+
+/* Corrects the collected times and starts the sink on the corrected run;
+ * on failure the sink never started. A bad record was reported: the
+ * records before it are corrected. */
+static enum mt_status correct(struct dest *d, FILE *out, struct mt_run *run,
+			      struct mt_err *err)
+{
+	struct mt_err e2 = { { 0 } };
+	enum mt_status s;
+
+	if ((s = input_fault(mt_pipe_clock_solve(d->cs, &e2))))
+		return mt_err_set(err, s, "clock correction failed: %s (--clock "
+				  "none skips it)", e2.msg[0] ? e2.msg :
+				  mt_status_str(s));
+	mt_pipe_clock_describe(d->cs, run);
+	return sink_start(d, out, run, err);
+}
+
+/* The one pass over the trace: merge, decode, match, into d (the sink, or
+ * the spill file and the correction first); the sink is finalized. */
 static enum mt_status pass(const struct mt_pipe_opts *o,
 			   const struct mt_trace *t, struct dest *d, FILE *out,
 			   struct mt_err *err)
@@ -213,14 +304,12 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 	describe(&run, t, &fd, &o->note);
 	mt_pipe_clock_describe(d->cs, &run);
 	d->st = o->sink_arg;
-	if (d->sink && (s = d->sink->init(&d->st, out, &run, err))) {
-		if (!err->msg[0])
-			mt_err_set(err, s, "cannot start the %s output",
-				   d->sink->name);
-		rc = s;
+	if (mt_pipe_clock_buffers(d->cs)) {
+		if ((rc = spill_open(d, err)))
+			goto end;
+	} else if ((rc = sink_start(d, out, &run, err))) {
 		goto end;
 	}
-	d->streamed = 1;
 	rc = stream(o, t, &fd, m, d, &run, err);
 	if ((s = mt_match_finish(m)) ||
 	    (s = drain(m, d, &e2)))
@@ -234,14 +323,17 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 		rc = fail(o, rc, MT_ERR_INTERNAL, err, &e2);
 	}
 #endif
-	if (d->sink && mt_pipe_clock_finish(d->cs)) {
-		mt_err_set(&e2, MT_ERR_INTERNAL, "internal error: the second "
-			   "pass over the trace paired other messages than the "
-			   "first");
-		rc = fail(o, rc, MT_ERR_INTERNAL, err, &e2);
+	if (d->spill) {
+		if ((s = correct(d, out, &run, err))) {
+			rc = s;
+			goto end;
+		}
+		e2.msg[0] = 0;
+		if ((s = replay(d, &e2)))
+			rc = fail(o, rc, s, err, &e2);
 	}
 	mt_pipe_clock_describe(d->cs, &run);
-	if (d->sink) {
+	{
 		const struct mt_match_summary *sum =
 			mt_pipe_clock_summary(d->cs, mt_match_summary(m));
 
@@ -255,28 +347,11 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 			rc = fail(o, rc, s, err, &e2);
 	}
 end:
+	if (d->spill)
+		fclose(d->spill);
 	mt_match_free(m);
 	mt_pipe_feed_fini(&fd);
 	return rc;
-}
-
-/* The collecting pass and the correction, when the times need it. */
-static enum mt_status correct(const struct mt_pipe_opts *o,
-			      const struct mt_trace *t, struct clockstage *cs,
-			      struct mt_err *err)
-{
-	struct dest collect = { .cs = cs };
-	struct mt_err e2 = { { 0 } };
-	enum mt_status rc = pass(o, t, &collect, NULL, err), s;
-
-	/* A bad record is reported; the records before it are corrected. */
-	if (!collect.streamed)
-		return rc;
-	if ((s = input_fault(mt_pipe_clock_solve(cs, &e2))))
-		return mt_err_set(err, s, "clock correction failed: %s (--clock "
-				  "none skips it)", e2.msg[0] ? e2.msg :
-				  mt_status_str(s));
-	return MT_OK;
 }
 
 enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
@@ -295,10 +370,7 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 	d.cs = mt_pipe_clock_new(o->clock, t);
 	if (!d.cs) {
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	} else if (!mt_pipe_clock_buffers(d.cs)) {
-		rc = pass(o, t, &d, out, err);
-	} else if (!(rc = correct(o, t, d.cs, err))) {
-		d.quiet = 1;
+	} else {
 		rc = pass(o, t, &d, out, err);
 	}
 	mt_pipe_clock_free(d.cs);

@@ -6,7 +6,8 @@
 # trace with processes 2 and 3 moved by trace_perturb to host "far" with one
 # clock of their own (auto runs the linear stage over 2 domains, every
 # receive ends after its send, the export and the messages CSV agree, the
-# pending receives are on the corrected time base too).
+# pending receives are on the corrected time base too; a $TMPDIR where the
+# messages cannot wait for their correction is an error naming it).
 set -u
 # shellcheck disable=SC2034 # bin: cmd_lib.sh runs it
 bin=$1 perturb=$2 gen=${3:-}
@@ -110,6 +111,12 @@ echo "pending receives of ranks 0 and 2: ${gap_one} ns apart on one host, ${gap_
 run 0 export --csv -o "$dir/ex" "$dir/two"
 cmp -s "$dir/two.csv" "$dir/ex.messages.csv" ||
 	fail "two hosts: export --csv and messages disagree"
+# Correcting keeps the matched messages in a temporary file in $TMPDIR: one
+# that cannot be made is an error naming the directory; streaming needs none.
+TMPDIR=$dir/absent run 1 messages "$dir/two"
+grep -q "cannot create a temporary file in $dir/absent for the clock correction" \
+	"$dir/err" || fail "two hosts, TMPDIR absent: $(cat "$dir/err")"
+TMPDIR=$dir/absent run 0 messages --clock none "$dir/two"
 
 [ $fails = 0 ] && echo "all clock command checks passed"
 [ $fails = 0 ]
