@@ -116,7 +116,9 @@ static enum why check_recv(const struct mt_tag_layout *l, uint64_t tag,
 		return WHY_OK;
 	if (flt.odd_ignore)
 		return WHY_IGNORE;
-	if (tag & l->proto_mask & ~ignore)
+	/* A receive may name a tag space (MPICH's AM and DYNPROC), never a
+	 * per-message protocol bit. */
+	if (tag & l->proto_mask & ~ignore & ~(l->am | l->dynproc))
 		return WHY_PROTO;
 	if (l->directed_recv == 0 && (recv_in & MT_TAG_RECV_DIRECTED))
 		return WHY_DIRECTED;
@@ -195,6 +197,25 @@ static const char *ruled_out(const struct mt_tag_evidence *ev, int i, char *buf,
 	return buf;
 }
 
+/* Do the candidate layouts put every field, the protocol bits user traffic
+ * carries (SYNC, ACK, DYNPROC) and the receive mask in the same place? */
+static bool same_decoding(const int *cand, int n)
+{
+	struct mt_tag_layout a, b;
+
+	mt_tag_layout_get((enum mt_tag_layout_id)cand[0], 0, &a);
+	for (int i = 1; i < n; i++) {
+		mt_tag_layout_get((enum mt_tag_layout_id)cand[i], 0, &b);
+		if (a.cid_mask != b.cid_mask || a.src_mask != b.src_mask ||
+		    a.tag_mask != b.tag_mask || a.data_src_mask != b.data_src_mask ||
+		    a.sync != b.sync || a.ack != b.ack || a.dynproc != b.dynproc ||
+		    a.recv_always_ignored != b.recv_always_ignored ||
+		    a.internal != b.internal || a.tag_signed != b.tag_signed)
+			return false;
+	}
+	return true;
+}
+
 static bool auto_picks_full(const struct mt_tag_evidence *ev)
 {
 	return ev->ep_known && ev->cq_data_size >= 4 && ev->directed_recv_cap;
@@ -255,6 +276,16 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		     (unsigned long long)ev->recvs,
 		     out->confidence == MT_CONF_HIGH ? "" :
 		     " (only one kind of operation seen)");
+	} else if (ncand > 1 && same_decoding(cand, ncand)) {
+		/* Releases that differ only in protocol bits this endpoint never
+		 * used: every operation decodes the same under each. */
+		out->layout = (enum mt_tag_layout_id)cand[ncand - 1];
+		out->confidence = ev->sends && ev->recvs ? MT_CONF_HIGH : MT_CONF_MEDIUM;
+		line(out, "%s explain all %llu sends and %llu receives and decode "
+		     "them identically (they differ only in protocol bits not seen "
+		     "here); naming the newest, %s", names,
+		     (unsigned long long)ev->sends, (unsigned long long)ev->recvs,
+		     mt_tag_layout_name(out->layout));
 	} else if (ncand > 1) {
 		bool full = false;
 		for (int i = 0; i < ncand; i++)
