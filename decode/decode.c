@@ -163,3 +163,11 @@ int mt_tag_encode_recv(const struct mt_tag_layout *l,
 	out->directed = !in->any_source && l->directed_recv == 1;
 	return ret;
 }
+
+bool mt_tag_untagged_handshake(const struct mt_tag_layout *l, uint64_t len)
+{
+	/* Open MPI's OFI MTL sends nothing else untagged; MPICH has no
+	 * handshake of this kind. */
+	return (l->id == MT_TAG_LAYOUT_OMPI_FULL || l->id == MT_TAG_LAYOUT_OMPI_TAG1 ||
+		l->id == MT_TAG_LAYOUT_OMPI_TAG2) && len == MT_TAG_OMPI_CID_HDR_LEN;
+}

@@ -199,6 +199,19 @@ int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
 int mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
 const char *mt_tag_layout_name(enum mt_tag_layout_id id);
 
+/*
+ * Open MPI 5's exCID handshake: before its first message to a peer on a
+ * communicator without a global index (made from a group or a session), the
+ * OFI MTL sends the peer an untagged mca_mtl_ofi_cid_hdr_t (32 bytes:
+ * extended cid, its c_index, its rank, two flags) with fi_send/fi_inject or
+ * their data variants, and keeps a 32-byte fi_recv(FI_ADDR_UNSPEC) posted
+ * for the answers (ompi/mca/mtl/ofi/mtl_ofi.h). True when an untagged
+ * message of len bytes (a send, a posted receive, a receive completion) is
+ * that handshake under layout l.
+ */
+#define MT_TAG_OMPI_CID_HDR_LEN 32
+bool mt_tag_untagged_handshake(const struct mt_tag_layout *l, uint64_t len);
+
 /* Receive filters and encoding (decode.c); mt_tag_decode is below. */
 void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);

@@ -36,7 +36,8 @@
 	X(COLL, "coll")		/* internal (collectives: negative MPI tag) */ \
 	X(SSEND, "ssend")	/* data of a synchronous send */ \
 	X(SSEND_ACK, "ssend_ack") /* the ACK returned for a synchronous send */ \
-	X(UNTAGGED, "untagged")	/* untagged fi_send/fi_recv protocol traffic */
+	X(UNTAGGED, "untagged")	/* untagged fi_send/fi_recv protocol traffic */ \
+	X(HANDSHAKE, "handshake") /* untagged: Open MPI 5's exCID exchange */
 
 enum mt_match_kind {
 #define MT_MATCH_KIND_ENUM(n, s) MT_MATCH_##n,

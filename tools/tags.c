@@ -66,6 +66,7 @@ int tags_sink_consume(void *state, const struct mt_match_msg *batch, size_t n)
 		 * the destination); untagged traffic has none; a cancelled
 		 * receive never saw a message. */
 		if (m->f.kind == MT_MATCH_SSEND_ACK || m->f.kind == MT_MATCH_UNTAGGED ||
+		    m->f.kind == MT_MATCH_HANDSHAKE ||
 		    m->status == MT_MATCH_ST_CANCELLED)
 			continue;
 		to_tag_fields(&m->f, &f);

@@ -257,3 +257,21 @@ Test(decode, raw_layout_shows_nothing)
 	cr_expect_eq(d.source, MT_RANK_UNDEF);
 	cr_expect_eq(mt_tag_encode(&l, &d, &w), MT_TAG_ERR_LAYOUT);
 }
+
+/* Open MPI 5's exCID handshake: an untagged 32-byte mca_mtl_ofi_cid_hdr_t
+ * under every Open MPI layout; nothing else, and never under MPICH. */
+Test(decode, ompi5_handshake)
+{
+	static const enum mt_tag_layout_id ompi[] = {
+		MT_TAG_LAYOUT_OMPI_FULL, MT_TAG_LAYOUT_OMPI_TAG1, MT_TAG_LAYOUT_OMPI_TAG2 };
+	for (size_t i = 0; i < 3; i++) {
+		struct mt_tag_layout l = get(ompi[i], 0);
+		cr_expect(mt_tag_untagged_handshake(&l, 32), "%s", l.name);
+		cr_expect_not(mt_tag_untagged_handshake(&l, 0), "%s", l.name);
+		cr_expect_not(mt_tag_untagged_handshake(&l, 64), "%s", l.name);
+	}
+	struct mt_tag_layout l = get(MT_TAG_LAYOUT_MPICH50_DATA, 0);
+	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
+	l = get(MT_TAG_LAYOUT_RAW, 0);
+	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
+}
