@@ -309,6 +309,12 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		line(out, "no MPI layout explains these operations: showing raw tags");
 	}
 
+	if (out->layout != MT_TAG_LAYOUT_RAW) {
+		struct mt_tag_layout l;
+
+		mt_tag_layout_get(out->layout, 0, &l);
+		line(out, "%s is %s", l.name, l.summary);
+	}
 	if (override != MT_TAG_LAYOUT_NONE) {
 		line(out, "--layout %s overrides the detected %s (confidence %s)",
 		     mt_tag_layout_name(override), mt_tag_layout_name(out->layout),

@@ -63,13 +63,13 @@ enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
 	  "no MPI layout: hex only") \
 	X(OMPI_FULL, "ofi_tag_full", 34, 30, 0, 0, 32, 32, 1, 32, 33, -1, -1, -1, -1, 0, \
 	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 1, \
-	  "Open MPI: cid 30 | proto 2 | tag 32, source in CQ data") \
+	  "Open MPI 4.1-5.0: cid 30 | proto 2 | tag 32, source in CQ data") \
 	X(OMPI_TAG1, "ofi_tag_1", 52, 12, 34, 18, 0, 32, 1, 32, 33, -1, -1, -1, -1, 0, \
 	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 0, \
-	  "Open MPI: cid 12 | source 18 | proto 2 | tag 32") \
+	  "Open MPI 4.1-5.0: cid 12 | source 18 | proto 2 | tag 32") \
 	X(OMPI_TAG2, "ofi_tag_2", 40, 24, 22, 18, 0, 20, 1, 20, 21, -1, -1, -1, -1, 0, \
 	  1ull << 20, 1, MT_INT_NEG_TAG, 1, 0, \
-	  "Open MPI: cid 24 | source 18 | proto 2 | tag 20") \
+	  "Open MPI 4.1-5.0: cid 24 | source 18 | proto 2 | tag 20") \
 	X(MPICH33_DATA, "mpich-3.3-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, -1, 53, -1, -1, 0, \
 	  (1ull << 52) | (1ull << 53), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 3.3: proto 3 | context 20 | tag 31, source in CQ data") \

@@ -31,7 +31,7 @@ run 0 --help
 contains "$out" "tag        decode a 64-bit tag under one or every tag layout"
 run 0 tag --help
 contains "$out" "Usage: msgtrace tag HEX"
-contains "$out" "  ofi_tag_2          Open MPI: cid 24 | source 18 | proto 2 | tag 20"
+contains "$out" "  ofi_tag_2          Open MPI 4.1-5.0: cid 24 | source 18 | proto 2 | tag 20"
 
 # Open MPI ofi_tag_1: cid 3, source 5, Ssend, tag 7.
 run 0 tag 0x0030001500000007 --layout ofi_tag_1
