@@ -369,7 +369,8 @@ void mt_tag_detect_job(const struct mt_tag_evidence *ev,
 	if (job == MT_TAG_LAYOUT_NONE)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].confidence > MT_CONF_LOW || res[i].layout == job ||
+		/* A low guess that is the job's layout is confirmed by it. */
+		if (res[i].confidence > MT_CONF_LOW ||
 		    ruled_out(&ev[i], job, why, sizeof(why)))
 			continue;
 		res[i].layout = job;
