@@ -105,6 +105,8 @@ void report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 			     m->status == MT_MATCH_ST_AMBIGUOUS;
 		uint64_t dur = 0;
 
+		r->sends += m->t_send_post != MT_MATCH_NOTIME;
+		r->recvs += m->t_recv_post != MT_MATCH_NOTIME;
 		if (m->status == MT_MATCH_ST_CANCELLED)
 			continue;
 		r->msgs++;

@@ -28,6 +28,7 @@ struct report {
 	int64_t t0, t1;
 	uint64_t kind[MT_MATCH_KIND_COUNT];
 	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+	uint64_t sends, recvs;		/* sides posted, cancelled ones too */
 };
 
 int report_init(struct report *r, const struct mt_run *run);
