@@ -129,3 +129,21 @@ int mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_format,
 	out->cid_max = usable ? ~0ull >> (64 - usable) : 0;
 	return usable < MIN_CID_BITS ? MT_TAG_ERR_MTF : MT_TAG_OK;
 }
+
+size_t mt_tag_layout_family(enum mt_tag_layout_id id, enum mt_tag_layout_id *out,
+			    size_t max)
+{
+	/* Open MPI marks its own traffic with negative tags, MPICH with odd
+	 * context ids: that tells the two families apart. */
+	enum mt_tag_internal fam = (unsigned)id < MT_TAG_LAYOUT_COUNT &&
+		table[id].internal != MT_INT_NONE ? table[id].internal : MT_INT_NEG_TAG;
+	size_t n = 0;
+
+	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
+		if (table[i].internal == fam) {
+			if (n < max)
+				out[n] = (enum mt_tag_layout_id)i;
+			n++;
+		}
+	return n;
+}

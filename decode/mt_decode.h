@@ -212,6 +212,12 @@ const char *mt_tag_layout_name(enum mt_tag_layout_id id);
 #define MT_TAG_OMPI_CID_HDR_LEN 32
 bool mt_tag_untagged_handshake(const struct mt_tag_layout *l, uint64_t len);
 
+/* The layouts of the MPI library that uses layout id, in table order:
+ * Open MPI's three, or every MPICH release's with and without CQ data (raw:
+ * Open MPI's). Returns how many (writes at most max). */
+size_t mt_tag_layout_family(enum mt_tag_layout_id id, enum mt_tag_layout_id *out,
+			    size_t max);
+
 /* Receive filters and encoding (decode.c); mt_tag_decode is below. */
 void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);

@@ -2,6 +2,7 @@
  * The constants of shared/TAG-LAYOUTS.md, one by one, against the table.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "mt_decode.h"
 
@@ -274,4 +275,22 @@ Test(decode, ompi5_handshake)
 	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
 	l = get(MT_TAG_LAYOUT_RAW, 0);
 	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
+}
+
+/* The what-if of `msgtrace tags` compares a run with its MPI's layouts. */
+Test(decode, layout_family)
+{
+	enum mt_tag_layout_id f[MT_TAG_LAYOUT_COUNT];
+	size_t n = mt_tag_layout_family(MT_TAG_LAYOUT_OMPI_TAG2, f, MT_TAG_LAYOUT_COUNT);
+
+	cr_assert_eq(n, 3);
+	cr_expect_eq(f[0], MT_TAG_LAYOUT_OMPI_FULL);
+	cr_expect_eq(f[2], MT_TAG_LAYOUT_OMPI_TAG2);
+	cr_expect_eq(mt_tag_layout_family(MT_TAG_LAYOUT_RAW, f, 0), 3);
+	n = mt_tag_layout_family(MT_TAG_LAYOUT_MPICH50_DATA, f, MT_TAG_LAYOUT_COUNT);
+	cr_assert_eq(n, 11);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(!strncmp(mt_tag_layout_name(f[i]), "mpich-", 6), "%s",
+			  mt_tag_layout_name(f[i]));
+	cr_expect_eq(f[n - 1], MT_TAG_LAYOUT_MPICH50_NODATA);
 }
