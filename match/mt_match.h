@@ -207,7 +207,8 @@ struct mt_match_summary {
 	uint64_t probes, probe_hits, probe_misses, claims;
 	struct mt_match_warn warn[MT_MATCH_W_COUNT];
 	/* Pending at the end: hang suspects, and receives abandoned at a normal
-	 * close with no near miss (Open MPI leaves some at finalize). */
+	 * close with no near miss (Open MPI leaves some at finalize) or standing
+	 * for handshakes (Open MPI 5's exCID receive). */
 	size_t n_pending;
 	struct mt_match_pending *pending;
 	uint64_t abandoned_at_close, pending_delivered_sends;

@@ -264,8 +264,9 @@ static void pending_section(FILE *o, const struct report *r,
 	if (!s->n_pending)
 		fprintf(o, "  none\n");
 	if (s->abandoned_at_close)
-		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close, "
-			"with no send near them: not shown)\n", s->abandoned_at_close);
+		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close or "
+			"standing for handshakes,\n   with no send near them: not "
+			"shown)\n", s->abandoned_at_close);
 	if (s->pending_delivered_sends)
 		fprintf(o, "  (%" PRIu64 " sends delivered but their completion was "
 			"never read)\n", s->pending_delivered_sends);

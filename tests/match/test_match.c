@@ -497,6 +497,25 @@ Test(match, completion_before_post_warns)
 	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_RECV_BEFORE_SEND].count, 0);
 }
 
+/* Open MPI 5 keeps a 32-byte fi_recv posted for exCID handshakes as long
+ * as a communicator without a global index lives: in a killed job it is a
+ * standing buffer, not a rank waiting; the user receive is the suspect. */
+Test(match, standing_handshake_receive_is_no_hang_suspect)
+{
+	struct mt_match_op hs = fx_recv_tmpl(1, -1, 0, 0, 32, 0xb1, 3);
+
+	hs.tagged = 0;
+	hs.f.kind = MT_MATCH_HANDSHAKE;
+	cr_assert_eq(mt_match_post(m, &hs), MT_MATCH_OK);
+	fx_recv(1, 0, fx_tag(0, 7), SYNC_BIT, 8, 0xb2, 4);
+	fx_finish(out, 64);
+	const struct mt_match_summary *s = mt_match_summary(m);
+
+	cr_assert_eq(s->n_pending, 1);
+	cr_expect_eq(s->pending[0].op.context, 0xb2);
+	cr_expect_eq(s->abandoned_at_close, 1);
+}
+
 /* Untagged fi_send/fi_recv traffic (Open MPI 5's communicator-index
  * handshake) pairs by source apart from the tagged traffic: a tagged send
  * with tag bits 0 does not take an untagged receive. */
