@@ -100,8 +100,12 @@ static void fill_proto_table(struct mt_tag_layout *l)
 	unsigned n = l->sync_rndv ? 8 : 6;
 
 	l->proto_shift = l->proto_mask ? (uint8_t)__builtin_ctzll(l->proto_mask) : 0;
-	for (unsigned i = 0; i < 64; i++)
-		l->proto_of[i] = i ? MT_PROTO_BAD : MT_PROTO_NORMAL;
+	/* Only the entries the mask can index: detection resolves every
+	 * layout for every operation it looks at. */
+	unsigned used = (unsigned)(l->proto_mask >> l->proto_shift) + 1;
+
+	l->proto_of[0] = MT_PROTO_NORMAL;
+	memset(l->proto_of + 1, MT_PROTO_BAD, used - 1);
 	for (unsigned k = 0; k < n; k++)
 		if (bits[k] && (k < 6 || bits[k] != l->sync))
 			l->proto_of[bits[k] >> l->proto_shift] = (uint8_t)kinds[k];
