@@ -216,3 +216,15 @@ void report_pending_line(const struct report *r,
 			 report_human(op->len, sz, sizeof(sz)), report_sec(r, op->ts),
 			 p->delivered ? " (delivered)" : "");
 }
+
+uint64_t report_bypassed(const struct report *r, const struct mt_match_summary *s)
+{
+	uint64_t recvs = r->recvs;
+
+	for (size_t i = 0; i < s->n_pending; i++) {
+		if (s->pending[i].op.dir == MT_MATCH_DIR_SEND)
+			return 0;
+		recvs++;
+	}
+	return r->sends ? 0 : recvs;
+}

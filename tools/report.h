@@ -50,6 +50,10 @@ int report_sink_end(struct report_sink *x);
 const char *report_class_label(unsigned c, char *buf, size_t len);
 /* Is this message MPI-internal? (an internal tag, ACKs, untagged protocol) */
 int report_internal(const struct mt_match_fields *f);
+/* Receives were posted (messages' or still pending) and not one send: the
+ * traffic took a path the hook does not see. How many receives; 0 when
+ * there was a send or no receive. */
+uint64_t report_bypassed(const struct report *r, const struct mt_match_summary *s);
 /* MB/s (10^6 bytes per second) of bytes over ns, 0 when ns is 0. */
 double report_mbps(uint64_t bytes, uint64_t ns);
 /* Seconds since the start of the run. */
