@@ -36,6 +36,10 @@ void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 		out->kind = MT_RECV_PLAIN;
 	if (l->id == MT_TAG_LAYOUT_RAW || out->kind == MT_RECV_SSEND_ACK)
 		return;
+	/* MPICH's dynamic-process and finalize-flush receives match their
+	 * DYNPROC tag exactly. */
+	if (!ignore && l->dynproc && (tag & l->proto_mask) == l->dynproc)
+		return;
 
 	if ((ignore & l->recv_always_ignored) != l->recv_always_ignored)
 		out->odd_ignore = true;
@@ -73,6 +77,9 @@ static uint64_t proto_bits(const struct mt_tag_layout *l, enum mt_tag_proto p)
 	case MT_PROTO_SSEND_ACK: return l->ack;
 	case MT_PROTO_HUGE: return l->huge;
 	case MT_PROTO_DYNPROC: return l->dynproc;
+	case MT_PROTO_RNDV: return l->rndv ? l->rndv :
+				   l->sync_rndv ? l->sync | l->huge : 0;
+	case MT_PROTO_AM: return l->am;
 	case MT_PROTO_BAD: break;
 	}
 	return 0;
@@ -155,4 +162,12 @@ enum mt_status mt_tag_encode_recv(const struct mt_tag_layout *l,
 		out->ignore |= anytag_bits(l);
 	out->directed = !in->any_source && l->directed_recv == 1;
 	return ret;
+}
+
+bool mt_tag_untagged_handshake(const struct mt_tag_layout *l, uint64_t len)
+{
+	/* Open MPI's OFI MTL sends nothing else untagged; MPICH has no
+	 * handshake of this kind. */
+	return (l->id == MT_TAG_LAYOUT_OMPI_FULL || l->id == MT_TAG_LAYOUT_OMPI_TAG1 ||
+		l->id == MT_TAG_LAYOUT_OMPI_TAG2) && len == MT_TAG_OMPI_CID_HDR_LEN;
 }

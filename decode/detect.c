@@ -100,7 +100,9 @@ static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t t
 		return MT_TAG_MISMATCH_NONE;
 	if (flt.odd_ignore)
 		return MT_TAG_MISMATCH_IGNORE;
-	if (tag & l->proto_mask & ~ignore)
+	/* A receive may name a tag space (MPICH's AM and DYNPROC), never a
+	 * per-message protocol bit. */
+	if (tag & l->proto_mask & ~ignore & ~(l->am | l->dynproc))
 		return MT_TAG_MISMATCH_PROTO;
 	if (l->directed_recv == 0 && (recv_in & MT_TAG_RECV_DIRECTED))
 		return MT_TAG_MISMATCH_DIRECTED;
@@ -191,6 +193,25 @@ static bool ruled_out(const struct mt_tag_evidence *ev, int i,
 	return true;
 }
 
+/* Do the candidate layouts put every field, the protocol bits user traffic
+ * carries (SYNC, ACK, DYNPROC) and the receive mask in the same place? */
+static bool same_decoding(const int *cand, int n)
+{
+	struct mt_tag_layout a, b;
+
+	mt_tag_layout_get((enum mt_tag_layout_id)cand[0], 0, &a);
+	for (int i = 1; i < n; i++) {
+		mt_tag_layout_get((enum mt_tag_layout_id)cand[i], 0, &b);
+		if (a.cid_mask != b.cid_mask || a.src_mask != b.src_mask ||
+		    a.tag_mask != b.tag_mask || a.data_src_mask != b.data_src_mask ||
+		    a.sync != b.sync || a.ack != b.ack || a.dynproc != b.dynproc ||
+		    a.recv_always_ignored != b.recv_always_ignored ||
+		    a.internal != b.internal || a.tag_signed != b.tag_signed)
+			return false;
+	}
+	return true;
+}
+
 static bool auto_picks_full(const struct mt_tag_evidence *ev)
 {
 	return ev->ep_known && ev->cq_data_size >= 4 && ev->directed_recv_cap;
@@ -249,6 +270,15 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		it->v[0] = ev->sends;
 		it->v[1] = ev->recvs;
 		it->v[2] = out->confidence != MT_CONF_HIGH;
+	} else if (ncand > 1 && same_decoding(cand, ncand)) {
+		/* Releases that differ only in protocol bits this endpoint never
+		 * used: every operation decodes the same under each. */
+		out->layout = (enum mt_tag_layout_id)cand[ncand - 1];
+		out->confidence = ev->sends && ev->recvs ? MT_CONF_HIGH : MT_CONF_MEDIUM;
+		it = item(out, MT_TAG_EV_SAME, cand[ncand - 1]);
+		it->cand = cmask;
+		it->v[0] = ev->sends;
+		it->v[1] = ev->recvs;
 	} else if (ncand > 1) {
 		bool full = false;
 		for (int i = 0; i < ncand; i++)
@@ -269,6 +299,8 @@ void mt_tag_detect(const struct mt_tag_evidence *ev, enum mt_tag_layout_id overr
 		item(out, MT_TAG_EV_NO_LAYOUT, MT_TAG_LAYOUT_RAW);
 	}
 
+	if (out->layout != MT_TAG_LAYOUT_RAW)
+		item(out, MT_TAG_EV_SUMMARY, out->layout);
 	if (override != MT_TAG_LAYOUT_NONE) {
 		it = item(out, MT_TAG_EV_OVERRIDE, override);
 		it->layout2 = (uint8_t)out->layout;
@@ -321,7 +353,8 @@ void mt_tag_detect_job(const struct mt_tag_evidence *ev,
 	if (job == MT_TAG_LAYOUT_NONE)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].confidence > MT_CONF_LOW || res[i].layout == job ||
+		/* A low guess that is the job's layout is confirmed by it. */
+		if (res[i].confidence > MT_CONF_LOW ||
 		    ruled_out(&ev[i], job, NULL))
 			continue;
 		res[i].layout = job;

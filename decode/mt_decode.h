@@ -38,47 +38,68 @@ enum mt_tag_internal { MT_INT_NONE, MT_INT_NEG_TAG, MT_INT_ODD_CID };
 
 /*
  * X(ID, name, cid_shift, cid_bits, src_shift, src_bits, data_src_bits,
- *   tag_bits, tag_signed, sync, ack, huge, dynproc, recv_always_ignored,
- *   anytag_keeps_top_bit, internal, mtf_shrinks_cid, directed_recv, summary)
- * Protocol bits are given as bit numbers (-1: absent). directed_recv:
- * 1 = a specific receive names the peer's address, 0 = never, -1 unknown.
- * Open MPI: shared/TAG-LAYOUTS.md. MPICH: the three MPIDI_OFI_PROTOCOL_*
- * schemes of ch4/netmod/ofi/ofi_types.h (ACK|SYNC|DYNPROC; then +HUGE; from
- * 4.1 ACK|DYNPROC|SYNC|HUGE with only SYNC and HUGE ignored by receives).
+ *   tag_bits, tag_signed, sync, ack, huge, dynproc, rndv, am, sync_rndv,
+ *   recv_always_ignored, anytag_keeps_top_bit, internal, mtf_shrinks_cid,
+ *   directed_recv, summary)
+ * Protocol bits are given as bit numbers (-1: absent). sync_rndv: SYNC set
+ * together with HUGE or RNDV marks a rendezvous (MPICH 4.3 RNDV = SYNC|HUGE,
+ * 5.0 RNDV_PACK = SYNC|RNDV) instead of an invalid combination.
+ * directed_recv: 1 = a specific receive names the peer's address, 0 =
+ * never, -1 unknown. Open MPI: shared/TAG-LAYOUTS.md. MPICH: the
+ * MPIDI_OFI_PROTOCOL_* schemes of ch4/netmod/ofi/ofi_types.h (ACK|SYNC|
+ * DYNPROC; then +HUGE; from 4.1 ACK|DYNPROC|SYNC|HUGE with only SYNC and
+ * HUGE ignored by receives; 4.3 ACK 1, DYNPROC 2, GPU_PIPELINE 4, SYNC 8,
+ * HUGE 16, RNDV 24, AM 32; 5.0 ACK 1, DYNPROC 2, AM 4, SYNC 8, RNDV 16,
+ * RNDV_PACK 24). 4.3 and 5.0 both ignore SYNC and the bit above it in
+ * receives: only AM (and GPU pipeline) traffic tells them apart, and
+ * everything else decodes the same under both.
  */
 #define MT_TAG_LAYOUTS(X) \
-	X(RAW, "raw", 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0, MT_INT_NONE, 0, -1, \
+	X(RAW, "raw", 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, 0, 0, 0, MT_INT_NONE, \
+	  0, -1, \
 	  "no MPI layout: hex only") \
-	X(OMPI_FULL, "ofi_tag_full", 34, 30, 0, 0, 32, 32, 1, 32, 33, -1, -1, \
+	X(OMPI_FULL, "ofi_tag_full", 34, 30, 0, 0, 32, 32, 1, 32, 33, -1, -1, -1, -1, 0, \
 	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 1, \
-	  "Open MPI: cid 30 | proto 2 | tag 32, source in CQ data") \
-	X(OMPI_TAG1, "ofi_tag_1", 52, 12, 34, 18, 0, 32, 1, 32, 33, -1, -1, \
+	  "Open MPI 4.1-5.0: cid 30 | proto 2 | tag 32, source in CQ data") \
+	X(OMPI_TAG1, "ofi_tag_1", 52, 12, 34, 18, 0, 32, 1, 32, 33, -1, -1, -1, -1, 0, \
 	  1ull << 32, 1, MT_INT_NEG_TAG, 1, 0, \
-	  "Open MPI: cid 12 | source 18 | proto 2 | tag 32") \
-	X(OMPI_TAG2, "ofi_tag_2", 40, 24, 22, 18, 0, 20, 1, 20, 21, -1, -1, \
+	  "Open MPI 4.1-5.0: cid 12 | source 18 | proto 2 | tag 32") \
+	X(OMPI_TAG2, "ofi_tag_2", 40, 24, 22, 18, 0, 20, 1, 20, 21, -1, -1, -1, -1, 0, \
 	  1ull << 20, 1, MT_INT_NEG_TAG, 1, 0, \
-	  "Open MPI: cid 24 | source 18 | proto 2 | tag 20") \
-	X(MPICH33_DATA, "mpich-3.3-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, -1, 53, \
+	  "Open MPI 4.1-5.0: cid 24 | source 18 | proto 2 | tag 20") \
+	X(MPICH33_DATA, "mpich-3.3-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, -1, 53, -1, -1, 0, \
 	  (1ull << 52) | (1ull << 53), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 3.3: proto 3 | context 20 | tag 31, source in CQ data") \
-	X(MPICH33_NODATA, "mpich-3.3-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, -1, 60, \
+	X(MPICH33_NODATA, "mpich-3.3-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, -1, 60, -1, -1, 0, \
 	  (1ull << 59) | (1ull << 60), 0, MT_INT_ODD_CID, 0, -1, \
 	  "MPICH 3.3: proto 3 | context 16 | source 23 | tag 19") \
-	X(MPICH40_DATA, "mpich-4.0-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, 54, 53, \
+	X(MPICH40_DATA, "mpich-4.0-data", 31, 20, 0, 0, 30, 31, 0, 52, 51, 54, 53, -1, -1, 0, \
 	  (1ull << 52) | (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 3.4-4.0: proto 4 | context 20 | tag 31, source in CQ data") \
-	X(MPICH40_NODATA, "mpich-4.0-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, 61, 60, \
+	X(MPICH40_NODATA, "mpich-4.0-nodata", 42, 16, 19, 23, 0, 19, 0, 59, 58, 61, 60, -1, -1, 0, \
 	  (1ull << 59) | (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
 	  "MPICH 3.4-4.0: proto 4 | context 16 | source 23 | tag 19") \
-	X(MPICH41_DATA, "mpich-4.1-data", 31, 20, 0, 0, 30, 31, 0, 53, 51, 54, 52, \
+	X(MPICH41_DATA, "mpich-4.1-data", 31, 20, 0, 0, 30, 31, 0, 53, 51, 54, 52, -1, -1, 0, \
 	  (1ull << 53) | (1ull << 54), 0, MT_INT_ODD_CID, 0, 1, \
 	  "MPICH 4.1-4.2: proto 4 | context 20 | tag 31, source in CQ data") \
-	X(MPICH41_NODATA, "mpich-4.1-nodata", 42, 16, 19, 23, 0, 19, 0, 60, 58, 61, 59, \
+	X(MPICH41_NODATA, "mpich-4.1-nodata", 42, 16, 19, 23, 0, 19, 0, 60, 58, 61, 59, -1, -1, 0, \
 	  (1ull << 60) | (1ull << 61), 0, MT_INT_ODD_CID, 0, -1, \
 	  "MPICH 4.1: proto 4 | context 16 | source 23 | tag 19") \
-	X(MPICH42_NODATA, "mpich-4.2-nodata", 43, 16, 20, 23, 0, 20, 0, 61, 59, 62, 60, \
+	X(MPICH42_NODATA, "mpich-4.2-nodata", 43, 16, 20, 23, 0, 20, 0, 61, 59, 62, 60, -1, -1, 0, \
 	  (1ull << 61) | (1ull << 62), 0, MT_INT_ODD_CID, 0, -1, \
-	  "MPICH 4.2: proto 4 | context 16 | source 23 | tag 20")
+	  "MPICH 4.2: proto 4 | context 16 | source 23 | tag 20") \
+	X(MPICH43_DATA, "mpich-4.3-data", 31, 20, 0, 0, 30, 31, 0, 54, 51, 55, 52, \
+	  -1, 56, 1, (1ull << 54) | (1ull << 55), 0, MT_INT_ODD_CID, 0, 1, \
+	  "MPICH 4.3: proto 6 | context 20 | tag 31, source in CQ data") \
+	X(MPICH43_NODATA, "mpich-4.3-nodata", 42, 16, 19, 23, 0, 19, 0, 61, 58, 62, 59, \
+	  -1, 63, 1, (1ull << 61) | (1ull << 62), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 4.3: proto 6 | context 16 | source 23 | tag 19") \
+	X(MPICH50_DATA, "mpich-5.0-data", 31, 20, 0, 0, 30, 31, 0, 54, 51, -1, 52, \
+	  55, 53, 1, (1ull << 54) | (1ull << 55), 0, MT_INT_ODD_CID, 0, 1, \
+	  "MPICH 5.0: proto 5 | context 20 | tag 31, source in CQ data") \
+	X(MPICH50_NODATA, "mpich-5.0-nodata", 42, 16, 19, 23, 0, 19, 0, 61, 58, -1, 59, \
+	  62, 60, 1, (1ull << 61) | (1ull << 62), 0, MT_INT_ODD_CID, 0, -1, \
+	  "MPICH 5.0: proto 5 | context 16 | source 23 | tag 19")
 
 enum mt_tag_layout_id {
 #define MT_TAG_LAYOUT_ENUM(id, ...) MT_TAG_LAYOUT_##id,
@@ -99,21 +120,25 @@ struct mt_tag_layout {
 	enum mt_tag_internal internal;
 	int8_t directed_recv;
 	uint64_t cid_mask, src_mask, tag_mask, proto_mask, known_mask, data_src_mask;
-	uint64_t sync, ack, huge, dynproc, recv_always_ignored;
+	uint64_t sync, ack, huge, dynproc, rndv, am, recv_always_ignored;
 	uint64_t cid_max, src_max, tag_ub;	/* largest usable values */
+	bool sync_rndv;			/* SYNC with HUGE/RNDV: a rendezvous */
 	uint8_t proto_shift;		/* lowest protocol bit */
-	uint8_t proto_of[16];		/* enum mt_tag_proto by protocol bits */
+	uint8_t proto_of[64];		/* enum mt_tag_proto by protocol bits */
 };
 
-/* Protocol kind of one message, from its protocol bits. */
+/* Protocol kind of one message, from its protocol bits. RNDV: MPICH's
+ * rendezvous envelope (the data follows as AM messages); AM: MPICH's
+ * active-message tag space (rendezvous data, fallbacks). */
 #define MT_TAG_PROTOS(X) X(NORMAL, "normal") X(SSEND, "ssend-data") \
 	X(SSEND_ACK, "ssend-ack") X(HUGE, "huge") X(DYNPROC, "dynproc") \
-	X(BAD, "invalid-proto")
+	X(RNDV, "rndv") X(AM, "am") X(BAD, "invalid-proto")
 enum mt_tag_proto {
 #define MT_TAG_PROTO_ENUM(id, name) MT_PROTO_##id,
 	MT_TAG_PROTOS(MT_TAG_PROTO_ENUM)
 #undef MT_TAG_PROTO_ENUM
 };
+#define MT_TAG_PROTO_INTERNAL ((1u << MT_PROTO_DYNPROC) | (1u << MT_PROTO_AM))
 const char *mt_tag_proto_name(enum mt_tag_proto proto);
 
 enum mt_tag_in {			/* what the caller knows of the operation */
@@ -171,6 +196,25 @@ enum mt_status mt_tag_layout_get(enum mt_tag_layout_id id, uint64_t mem_tag_form
 enum mt_status mt_tag_layout_find(const char *name, enum mt_tag_layout_id *id);
 const char *mt_tag_layout_name(enum mt_tag_layout_id id);
 
+/*
+ * Open MPI 5's exCID handshake: before its first message to a peer on a
+ * communicator without a global index (made from a group or a session), the
+ * OFI MTL sends the peer an untagged mca_mtl_ofi_cid_hdr_t (32 bytes:
+ * extended cid, its c_index, its rank, two flags) with fi_send/fi_inject or
+ * their data variants, and keeps a 32-byte fi_recv(FI_ADDR_UNSPEC) posted
+ * for the answers (ompi/mca/mtl/ofi/mtl_ofi.h). True when an untagged
+ * message of len bytes (a send, a posted receive, a receive completion) is
+ * that handshake under layout l.
+ */
+#define MT_TAG_OMPI_CID_HDR_LEN 32
+bool mt_tag_untagged_handshake(const struct mt_tag_layout *l, uint64_t len);
+
+/* The layouts of the MPI library that uses layout id, in table order:
+ * Open MPI's three, or every MPICH release's with and without CQ data (raw:
+ * Open MPI's). Returns how many (writes at most max). */
+size_t mt_tag_layout_family(enum mt_tag_layout_id id, enum mt_tag_layout_id *out,
+			    size_t max);
+
 /* Receive filters and encoding (decode.c); mt_tag_decode is below. */
 void mt_tag_decode_recv(const struct mt_tag_layout *l, uint64_t tag,
 			uint64_t ignore, unsigned recv_in, struct mt_tag_filter *out);
@@ -226,6 +270,10 @@ enum mt_tag_evidence_kind {
 	MT_TAG_EV_NO_OPS,	/* no tagged operation on the endpoint */
 	MT_TAG_EV_ONLY,		/* layout explains all: v: sends, receives,
 				 * only one kind of operation seen (0/1) */
+	MT_TAG_EV_SAME,		/* cand explain all v[0] sends and v[1]
+				 * receives and decode them identically;
+				 * layout, the newest, named */
+	MT_TAG_EV_SUMMARY,	/* what layout is (its summary) */
 	MT_TAG_EV_GUESS_FULL,	/* cand consistent; ofi_tag_full guessed from
 				 * the endpoint attributes */
 	MT_TAG_EV_UNDECIDED,	/* cand consistent, none chosen */
@@ -396,8 +444,10 @@ static inline void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag,
 		proto = mt_tag_proto_of_(l, tag);
 		valid = MT_V_CID | MT_V_TAG | MT_V_PROTO;
 		/* Flags by arithmetic: the branches would mispredict on mixed
-		 * user/internal and Send/Ssend traffic. */
-		bool internal = l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1);
+		 * user/internal and Send/Ssend traffic. MPICH's AM and
+		 * DYNPROC tag spaces carry only its own traffic. */
+		bool internal = (l->internal == MT_INT_NEG_TAG ? t < 0 : (cid & 1)) |
+				((MT_TAG_PROTO_INTERNAL >> proto) & 1);
 		flags = (uint8_t)(!!(tag & ~l->known_mask) * MT_F_STRAY_BITS |
 				  (cid > l->cid_max) * MT_F_CID_BEYOND_MTF |
 				  internal * MT_F_INTERNAL);

@@ -115,6 +115,8 @@ static int cmp_pending(const void *a, const void *b)
  * Pending receives are hang suspects, except those on an endpoint that was
  * closed normally and that no unmatched send comes close to: Open MPI leaves
  * such receives (pre-posted, abandoned) at finalize; they are only counted.
+ * So is Open MPI 5's exCID handshake receive, which stays posted while the
+ * job runs: a standing buffer, not a rank waiting.
  */
 static int pending_recvs(struct mt_match *m, const uint32_t *sends,
 			 size_t n_sends, size_t *cap)
@@ -137,8 +139,9 @@ static int pending_recvs(struct mt_match *m, const uint32_t *sends,
 			p->unacked_claimed = ow->claimed;
 			p->unacked_msg = ow->msg;
 		}
-		if (!p->n_near && !p->unacked && m->ep[o->p.ep].close_ts != MT_MATCH_NOTIME &&
-		    !(o->state & OP_PAIRED)) {
+		if (!p->n_near && !p->unacked && !(o->state & OP_PAIRED) &&
+		    (m->ep[o->p.ep].close_ts != MT_MATCH_NOTIME ||
+		     o->p.f.kind == MT_MATCH_HANDSHAKE)) {
 			m->sum.n_pending--;
 			m->sum.abandoned_at_close++;
 		}

@@ -9,11 +9,18 @@
 #include "match_priv.h"
 
 /* The ACK's tag is the data's with the SYNC bit swapped for the ACK bit:
- * both reduce to the same key at the ssender. */
+ * both reduce to the same key at the ssender. The source field is left out:
+ * MPICH's ACK carries 0 there, Open MPI's the ssender, whose rank in the
+ * communicator the key's cid and endpoint already fix. */
 static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 			       uint64_t tag)
 {
-	return (struct map_key){ .a = tag & ~(ep_loose(m, ssender) | ep_ack(m, ssender)),
+	const uint64_t src = ssender >= 0 && (uint32_t)ssender < m->n_ep ?
+		m->ep[ssender].field_mask[MT_MATCH_F_SRC] :
+		m->cfg.field_mask[MT_MATCH_F_SRC];
+
+	return (struct map_key){ .a = tag & ~(ep_loose(m, ssender) |
+					      ep_ack(m, ssender) | src),
 				 .b = 0, .c = (uint32_t)ssender };
 }
 

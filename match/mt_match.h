@@ -35,7 +35,8 @@
 	X(COLL, "coll")		/* internal (collectives: negative MPI tag) */ \
 	X(SSEND, "ssend")	/* data of a synchronous send */ \
 	X(SSEND_ACK, "ssend_ack") /* the ACK returned for a synchronous send */ \
-	X(UNTAGGED, "untagged")	/* untagged fi_send/fi_recv protocol traffic */
+	X(UNTAGGED, "untagged")	/* untagged fi_send/fi_recv protocol traffic */ \
+	X(HANDSHAKE, "handshake") /* untagged: Open MPI 5's exCID exchange */
 
 enum mt_match_kind {
 #define MT_MATCH_KIND_ENUM(n, s) MT_MATCH_##n,
@@ -202,7 +203,8 @@ struct mt_match_summary {
 	uint64_t probes, probe_hits, probe_misses, claims;
 	struct mt_match_warn warn[MT_MATCH_W_COUNT];
 	/* Pending at the end: hang suspects, and receives abandoned at a normal
-	 * close with no near miss (Open MPI leaves some at finalize). */
+	 * close with no near miss (Open MPI leaves some at finalize) or standing
+	 * for handshakes (Open MPI 5's exCID receive). */
 	size_t n_pending;
 	struct mt_match_pending *pending;
 	uint64_t abandoned_at_close, pending_delivered_sends;

@@ -231,8 +231,9 @@ void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 		masks_of(&fd->lay[0], cfg);
 }
 
-static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,
-		      int any_src, struct mt_match_fields *o)
+static void to_fields(const struct mt_tag_layout *l, const struct mt_tag_fields *f,
+		      int tagged, uint64_t len, int any_tag, int any_src,
+		      struct mt_match_fields *o)
 {
 	o->any_src = (uint8_t)any_src;
 	o->cid = (f->valid & MT_V_CID) ? (int64_t)f->cid : -1;
@@ -240,7 +241,8 @@ static void to_fields(const struct mt_tag_fields *f, int tagged, int any_tag,
 	o->tag = f->tag;
 	o->has_tag = (f->valid & MT_V_TAG) && !any_tag;
 	o->internal = (f->flags & MT_F_INTERNAL) != 0;
-	o->kind = !tagged ? MT_MATCH_UNTAGGED :
+	o->kind = !tagged ? (mt_tag_untagged_handshake(l, len) ? MT_MATCH_HANDSHAKE :
+			     MT_MATCH_UNTAGGED) :
 		f->proto == MT_PROTO_SSEND_ACK ? MT_MATCH_SSEND_ACK :
 		f->proto == MT_PROTO_SSEND ? MT_MATCH_SSEND :
 		(f->flags & MT_F_INTERNAL) ? MT_MATCH_COLL : MT_MATCH_USER;
@@ -300,13 +302,13 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 		mt_tag_decode(l, o.tag, r->data, mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
 		o.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
-		to_fields(&f, tagged, 0, 0, &o.f);
+		to_fields(l, &f, tagged, r->len, 0, 0, &o.f);
 	} else {
 		struct mt_tag_filter flt;
 
 		mt_tag_decode_recv(l, o.tag, o.ignore, mt_pipe_recv_in(r), &flt);
 		o.src_id = MT_MATCH_NOSRC;
-		to_fields(&flt.f, tagged, flt.any_tag, flt.any_source, &o.f);
+		to_fields(l, &flt.f, tagged, r->len, flt.any_tag, flt.any_source, &o.f);
 	}
 	return mt_match_post(fd->m, &o);
 }
@@ -358,7 +360,7 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 
 	mt_tag_decode(l, r->tag, r->data, in, &f);
 	c.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
-	to_fields(&f, tagged, 0, 0, &c.f);
+	to_fields(l, &f, tagged, r->len, 0, 0, &c.f);
 	return mt_match_complete(fd->m, &c);
 }
 

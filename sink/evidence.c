@@ -88,6 +88,19 @@ const char *mt_sink_evidence_text(const struct mt_tag_evidence_item *it,
 			 "sends and %llu receives%s", layout, v[0], v[1],
 			 v[2] ? " (only one kind of operation seen)" : "");
 		break;
+	case MT_TAG_EV_SAME:
+		snprintf(buf, len, "%s explain all %llu sends and %llu receives and "
+			 "decode them identically (they differ only in protocol "
+			 "bits not seen here); naming the newest, %s",
+			 names(it->cand, cand, sizeof(cand)), v[0], v[1], layout);
+		break;
+	case MT_TAG_EV_SUMMARY: {
+		struct mt_tag_layout l;
+
+		mt_tag_layout_get(it->layout, 0, &l);
+		snprintf(buf, len, "%s is %s", l.name, l.summary);
+		break;
+	}
 	case MT_TAG_EV_GUESS_FULL:
 		snprintf(buf, len, "ambiguous: consistent with %s; guessing "
 			 "ofi_tag_full from the endpoint attributes (use --layout "

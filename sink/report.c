@@ -109,6 +109,8 @@ void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n
 			     m->status == MT_MATCH_ST_AMBIGUOUS;
 		uint64_t dur = 0;
 
+		r->sends += m->t_send_post != MT_MATCH_NOTIME;
+		r->recvs += m->t_recv_post != MT_MATCH_NOTIME;
 		if (m->status == MT_MATCH_ST_CANCELLED)
 			continue;
 		r->msgs++;
@@ -384,4 +386,17 @@ void mt_sink_report_group_line(const struct mt_trace *t,
 				      (double)(now - g->first_ts) / 1e9);
 	if (k < len && g->n_ops > g->n_ranks)
 		snprintf(buf + k, len - k, ", %zu operations", g->n_ops);
+}
+
+uint64_t mt_sink_report_bypassed(const struct report *r,
+				 const struct mt_match_summary *s)
+{
+	uint64_t recvs = r->recvs;
+
+	for (size_t i = 0; i < s->n_pending; i++) {
+		if (s->pending[i].op.dir == MT_MATCH_DIR_SEND)
+			return 0;
+		recvs++;
+	}
+	return r->sends ? 0 : recvs;
 }

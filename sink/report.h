@@ -29,6 +29,7 @@ struct report {
 	int64_t t0, t1;
 	uint64_t kind[MT_MATCH_KIND_COUNT];
 	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+	uint64_t sends, recvs;		/* sides posted, cancelled ones too */
 };
 
 int mt_sink_report_init(struct report *r, const struct mt_run *run);
@@ -52,6 +53,11 @@ enum mt_status mt_sink_report_end(struct report_sink *x, struct mt_err *err);
 const char *mt_sink_report_class_label(unsigned c, char *buf, size_t len);
 /* Is this message MPI-internal? (an internal tag, ACKs, untagged protocol) */
 int mt_sink_report_internal(const struct mt_match_fields *f);
+/* Receives were posted (messages' or still pending) and not one send: the
+ * traffic took a path the hook does not see. How many receives; 0 when
+ * there was a send or no receive. */
+uint64_t mt_sink_report_bypassed(const struct report *r,
+				 const struct mt_match_summary *s);
 /* MB/s (10^6 bytes per second) of bytes over ns, 0 when ns is 0. */
 double mt_sink_report_mbps(uint64_t bytes, uint64_t ns);
 /* Seconds since the start of the run. */

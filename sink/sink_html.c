@@ -558,8 +558,10 @@ static void pending_section(FILE *f, const struct report *r,
 		hang_analysis(f, r, s, h);
 	if (s->abandoned_at_close)
 		fprintf(f, "<p class=\"sub\">%" PRIu64 " receives left posted at a "
-			"normal close, with no send near them, are not shown (Open MPI "
-			"abandons some at finalize).</p>", s->abandoned_at_close);
+			"normal close or standing for handshakes, with no send near "
+			"them, are not shown (Open MPI abandons some at finalize; Open "
+			"MPI 5 keeps one posted for exCID handshakes).</p>",
+			s->abandoned_at_close);
 	fputs("</section>\n", f);
 }
 

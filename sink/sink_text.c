@@ -83,6 +83,22 @@ static void run_section(FILE *o, const struct mt_run *run)
 			"were skipped\n", run->skipped);
 }
 
+/* MPICH's ch4 moves messages between ranks of one host through its shared
+ * memory (only its MPI_ANY_SOURCE receives reach libfabric). */
+static void bypass_note(FILE *o, const struct report *r,
+			const struct mt_match_summary *s)
+{
+	uint64_t recvs = mt_sink_report_bypassed(r, s);
+
+	if (!recvs)
+		return;
+	fprintf(o, "  no send reached libfabric, yet %" PRIu64 " receives were "
+		"posted: the messages\n  went another way. MPICH moves messages "
+		"between ranks of one host through\n  its shared memory; "
+		"MPIR_CVAR_NOLOCAL=1 (or MPICH configured\n"
+		"  --with-ch4-shmmods=none) sends them through libfabric\n", recvs);
+}
+
 static void totals_section(FILE *o, const struct report *r,
 			   const struct mt_match_summary *s)
 {
@@ -102,6 +118,7 @@ static void totals_section(FILE *o, const struct report *r,
 	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
 		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
 		s->probe_misses, s->claims);
+	bypass_note(o, r, s);
 }
 
 static int by_bytes(const void *a, const void *b, void *arg)
@@ -430,8 +447,9 @@ static void pending_section(FILE *o, const struct report *r,
 	else
 		fprintf(o, "  none\n");
 	if (s->abandoned_at_close)
-		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close, "
-			"with no send near them: not shown)\n", s->abandoned_at_close);
+		fprintf(o, "  (%" PRIu64 " receives left posted at a normal close or "
+			"standing for handshakes,\n   with no send near them: not "
+			"shown)\n", s->abandoned_at_close);
 	if (s->pending_delivered_sends)
 		fprintf(o, "  (%" PRIu64 " sends delivered but their completion was "
 			"never read)\n", s->pending_delivered_sends);

@@ -68,6 +68,7 @@ enum mt_status mt_sink_tags_consume(void *state, const struct mt_match_msg *batc
 		 * the destination); untagged traffic has none; a cancelled
 		 * receive never saw a message. */
 		if (m->f.kind == MT_MATCH_SSEND_ACK || m->f.kind == MT_MATCH_UNTAGGED ||
+		    m->f.kind == MT_MATCH_HANDSHAKE ||
 		    m->status == MT_MATCH_ST_CANCELLED)
 			continue;
 		to_tag_fields(&m->f, &f);
@@ -108,19 +109,21 @@ static void add_case(struct tags *t, enum mt_tag_layout_id id, uint64_t mtf,
 
 int mt_sink_tags_finish(struct tags *t, const struct mt_run *run)
 {
-	static const enum mt_tag_layout_id ompi[] = {
-		MT_TAG_LAYOUT_OMPI_FULL, MT_TAG_LAYOUT_OMPI_TAG1, MT_TAG_LAYOUT_OMPI_TAG2
-	};
+	enum mt_tag_layout_id fam[MT_TAG_LAYOUT_COUNT];
+	size_t nf = mt_tag_layout_family(run->layout.id, fam, MT_TAG_LAYOUT_COUNT);
 	uint64_t mine = mt_sink_tags_run_mtf(run);
 
 	t->n_cases = 0;
-	for (size_t k = 0; k < 3; k++)
-		add_case(t, ompi[k], mine, "this provider", run);
-	for (size_t k = 0; k < 3; k++)
-		add_case(t, ompi[k], TAGS_MTF_RESERVING, "reserving provider (net)", run);
+	for (size_t k = 0; k < nf; k++)
+		add_case(t, fam[k], mine, "this provider", run);
+	/* mem_tag_format changes only Open MPI's cid width (MPICH ignores it). */
+	if (run->layout.internal == MT_INT_ODD_CID)
+		return 0;
+	for (size_t k = 0; k < nf; k++)
+		add_case(t, fam[k], TAGS_MTF_RESERVING, "reserving provider (net)", run);
 	for (size_t m = 0; m < t->opts.n_mtf; m++)
-		for (size_t k = 0; k < 3; k++)
-			add_case(t, ompi[k], t->opts.mtf[m], "--mem-tag-format", run);
+		for (size_t k = 0; k < nf; k++)
+			add_case(t, fam[k], t->opts.mtf[m], "--mem-tag-format", run);
 	return 0;
 }
 
@@ -145,11 +148,12 @@ const struct tags_case *mt_sink_tags_tag2(const struct tags *t)
 }
 
 /* Open MPI never truncates user-visible fields itself (TAG-LAYOUTS.md): it
- * refuses what does not fit, except its own negative tags, which wrap. */
+ * refuses what does not fit, except its own negative tags, which wrap;
+ * MPICH sizes its context ids and MPI_TAG_UB to its layout the same way. */
 const char *mt_sink_tags_consequence(enum mt_tag_ufield f)
 {
 	static const char *const what[MT_TAG_U_COUNT] = {
-		"Open MPI would refuse to create these communicators: "
+		"the MPI would refuse to create these communicators: "
 		"MPI_Comm_dup/split fail",
 		"the MTL has no room for these ranks: the job cannot run",
 		"above MPI_TAG_UB: MPI would reject these sends with MPI_ERR_TAG",

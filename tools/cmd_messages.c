@@ -23,6 +23,7 @@ static void usage(FILE *out)
 		"          ssend      the data of a synchronous send (MPI_Ssend)\n"
 		"          ssend_ack  the 0-byte ACK the receiver returns for it\n"
 		"          untagged   untagged fi_send/fi_recv protocol traffic\n"
+		"          handshake  Open MPI 5's exCID exchange (untagged, 32 B)\n"
 		"  bytes   length sent (received length when there is no send)\n"
 		"  t_*_ns  post and completion times in ns on the trace clock\n"
 		"          (CLOCK_MONOTONIC on one host, CLOCK_REALTIME across hosts),\n"

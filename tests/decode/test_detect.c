@@ -16,8 +16,8 @@ static void rxm_ep(struct mt_tag_evidence *ev)
 
 /* What a rank does: sends (some Ssend), receives of all four wildcard
  * kinds, a probe, the ACK receives of its Ssends. */
-static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
-		    bool sends, bool recvs)
+static void traffic_am(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
+		       bool sends, bool recvs, bool am)
 {
 	struct mt_tag_layout l;
 	cr_assert_eq(mt_tag_layout_get(id, 0, &l), MT_OK);
@@ -25,7 +25,9 @@ static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
 		struct mt_tag_fields f = {
 			.cid = (mt_comm_t)(i % 4), .source = i % 3,
 			.tag = i % 7 == 0 ? -16 : i,
-			.proto = i % 5 == 0 ? MT_PROTO_SSEND : MT_PROTO_NORMAL,
+			/* One rendezvous data message in MPICH's AM space. */
+			.proto = i % 5 == 0 ? MT_PROTO_SSEND :
+				 i == 11 && am && l.am ? MT_PROTO_AM : MT_PROTO_NORMAL,
 			.valid = MT_V_CID | MT_V_SOURCE | MT_V_TAG | MT_V_PROTO };
 		struct mt_tag_filter flt = { .f = f, .any_source = i & 1,
 					     .any_tag = i & 2, .kind = MT_RECV_PLAIN };
@@ -51,6 +53,14 @@ static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
 						 w.directed ? MT_TAG_RECV_DIRECTED : 0);
 		}
 	}
+}
+
+/* With an AM send where the layout has that tag space: MPICH 4.3 and 5.0
+ * differ only there. */
+static void traffic(struct mt_tag_evidence *ev, enum mt_tag_layout_id id,
+		    bool sends, bool recvs)
+{
+	traffic_am(ev, id, sends, recvs, true);
 }
 
 /* The evidence of kind k about layout l (RAW: any), or NULL. */
@@ -83,6 +93,34 @@ ParameterizedTest(enum mt_tag_layout_id *id, decode, detect_each_layout)
 		     mt_tag_layout_name(r.layout));
 	cr_expect_eq(r.confidence, MT_CONF_HIGH);
 	cr_expect(has_item(&r, MT_TAG_EV_ONLY, *id));
+}
+
+/* MPICH 4.3 and 5.0 put fields, SYNC, ACK, DYNPROC and the receive mask in
+ * the same bits: without AM traffic both explain a run and decode it
+ * identically, so the newest is named with high confidence, both listed. */
+Test(decode, detect_mpich_43_50_same_decoding)
+{
+	static const enum mt_tag_layout_id ids[][2] = {
+		{ MT_TAG_LAYOUT_MPICH43_DATA, MT_TAG_LAYOUT_MPICH50_DATA },
+		{ MT_TAG_LAYOUT_MPICH43_NODATA, MT_TAG_LAYOUT_MPICH50_NODATA },
+	};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t j = 0; j < 2; j++) {
+			struct mt_tag_evidence ev;
+			struct mt_tag_detect_result r;
+			const struct mt_tag_evidence_item *it;
+
+			mt_tag_evidence_init(&ev);
+			rxm_ep(&ev);
+			traffic_am(&ev, ids[k][j], true, true, false);
+			mt_tag_detect(&ev, MT_TAG_LAYOUT_NONE, &r);
+			cr_expect_eq(r.layout, ids[k][1], "got %s",
+				     mt_tag_layout_name(r.layout));
+			cr_expect_eq(r.confidence, MT_CONF_HIGH);
+			it = has_item(&r, MT_TAG_EV_SAME, ids[k][1]);
+			cr_assert(it, "decode them identically");
+			cr_expect(it->cand & (UINT64_C(1) << ids[k][0]));
+		}
 }
 
 Test(decode, detect_too_little_evidence)

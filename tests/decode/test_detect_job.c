@@ -97,3 +97,28 @@ Test(decode, detect_job_intersects_candidates)
 	/* ev[2] saw nothing: no evidence either way, but the job's layout. */
 	cr_expect_eq(res[2].layout, MT_TAG_LAYOUT_OMPI_TAG1);
 }
+
+/* A rank that only sent with CQ data guesses ofi_tag_full (low: MPICH with
+ * data fits too); the job's receivers confirm it: medium, as for a rank
+ * that guessed nothing (tags_trunc under Open MPI: rank 2 only sends). */
+Test(decode, detect_job_confirms_low_guess)
+{
+	struct mt_tag_layout full;
+	struct mt_tag_evidence ev[2];
+	struct mt_tag_detect_result res[2];
+
+	mt_tag_layout_get(MT_TAG_LAYOUT_OMPI_FULL, 0, &full);
+	for (int i = 0; i < 2; i++)
+		ep(&ev[i]);
+	sends(&ev[0], &full);
+	sends(&ev[1], &full);
+	recvs(&ev[1], &full);
+	for (int i = 0; i < 2; i++)
+		mt_tag_detect(&ev[i], MT_TAG_LAYOUT_NONE, &res[i]);
+	cr_assert_eq(res[0].layout, MT_TAG_LAYOUT_OMPI_FULL);
+	cr_assert_eq(res[0].confidence, MT_CONF_LOW);
+	cr_assert_eq(res[1].confidence, MT_CONF_HIGH);
+	mt_tag_detect_job(ev, res, 2);
+	cr_expect_eq(res[0].layout, MT_TAG_LAYOUT_OMPI_FULL);
+	cr_expect_eq(res[0].confidence, MT_CONF_MEDIUM);
+}

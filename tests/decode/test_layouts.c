@@ -2,6 +2,7 @@
  * The constants of shared/TAG-LAYOUTS.md, one by one, against the table.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "mt_decode.h"
 
@@ -129,6 +130,61 @@ Test(decode, mpich_field_widths)
 	cr_expect_eq(l.recv_always_ignored, 3ull << 59);
 }
 
+/* MPICH 4.3 and 5.0 (ofi_types.h of v4.3.2 and v5.0.1): 4.3 ACK 1,
+ * DYNPROC 2, GPU_PIPELINE 4, SYNC 8, HUGE 16, RNDV 24 = SYNC|HUGE, AM 32;
+ * 5.0 ACK 1, DYNPROC 2, AM 4, SYNC 8, RNDV 16, RNDV_PACK 24 = SYNC|RNDV.
+ * Both: receives ignore SYNC and the bit above it (MPIDI_OFI_PROTOCOL_MASK). */
+Test(decode, mpich_43_50_protocol_bits)
+{
+	static const struct {
+		enum mt_tag_layout_id id;
+		unsigned shift;			/* context + source + tag bits */
+		uint64_t ack, dynproc, am, sync, huge, rndv, rndv2; /* _0 values */
+	} c[] = {
+		{ MT_TAG_LAYOUT_MPICH43_DATA, 51, 1, 2, 32, 8, 16, 24, 24 },
+		{ MT_TAG_LAYOUT_MPICH43_NODATA, 58, 1, 2, 32, 8, 16, 24, 24 },
+		{ MT_TAG_LAYOUT_MPICH50_DATA, 51, 1, 2, 4, 8, 0, 16, 24 },
+		{ MT_TAG_LAYOUT_MPICH50_NODATA, 58, 1, 2, 4, 8, 0, 16, 24 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct mt_tag_layout l = get(c[i].id, 0);
+		unsigned s = c[i].shift;
+		struct mt_tag_fields f;
+
+		cr_expect_eq(l.cid_shift + l.cid_bits, s, "%s", l.name);
+		cr_expect_eq(l.ack, c[i].ack << s, "%s", l.name);
+		cr_expect_eq(l.dynproc, c[i].dynproc << s, "%s", l.name);
+		cr_expect_eq(l.am, c[i].am << s, "%s", l.name);
+		cr_expect_eq(l.sync, c[i].sync << s, "%s", l.name);
+		cr_expect_eq(l.huge, c[i].huge << s, "%s", l.name);
+		cr_expect_eq(l.recv_always_ignored, 24ull << s, "%s", l.name);
+		static const struct { uint64_t v; enum mt_tag_proto p; } k[] = {
+			{ 0, MT_PROTO_NORMAL }, { 1, MT_PROTO_SSEND_ACK },
+			{ 2, MT_PROTO_DYNPROC }, { 8, MT_PROTO_SSEND },
+		};
+		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++) {
+			mt_tag_decode(&l, (k[j].v << s) | (3ull << 31) | 7, 1,
+				      MT_TAG_IN_DATA, &f);
+			cr_expect_eq(f.proto, k[j].p, "%s %llu", l.name,
+				     (unsigned long long)k[j].v);
+		}
+		mt_tag_decode(&l, c[i].rndv << s, 1, MT_TAG_IN_DATA, &f);
+		cr_expect_eq(f.proto, MT_PROTO_RNDV, "%s rndv", l.name);
+		cr_expect_not(f.flags & MT_F_INTERNAL, "%s: a user rendezvous", l.name);
+		mt_tag_decode(&l, c[i].rndv2 << s, 1, MT_TAG_IN_DATA, &f);
+		cr_expect_eq(f.proto, MT_PROTO_RNDV, "%s rndv (pack)", l.name);
+		mt_tag_decode(&l, c[i].am << s, 1, MT_TAG_IN_DATA, &f);
+		cr_expect_eq(f.proto, MT_PROTO_AM, "%s am", l.name);
+		cr_expect(f.flags & MT_F_INTERNAL, "%s: AM is MPICH's own", l.name);
+		/* Finalize flush: DYNPROC, context 0xF000, tag 1. */
+		mt_tag_decode(&l, (2ull << s) | (0xF000ull << l.cid_shift) | 1, 0, 0, &f);
+		cr_expect(f.flags & MT_F_INTERNAL, "%s: DYNPROC is MPICH's own", l.name);
+		/* Collectives: context id + 1. */
+		mt_tag_decode(&l, (5ull << l.cid_shift) | 3, 1, MT_TAG_IN_DATA, &f);
+		cr_expect(f.flags & MT_F_INTERNAL, "%s: odd context", l.name);
+	}
+}
+
 Test(decode, layout_names)
 {
 	enum mt_tag_layout_id id;
@@ -201,4 +257,40 @@ Test(decode, raw_layout_shows_nothing)
 	cr_expect_eq(d.cid, MT_COMM_UNDEF);
 	cr_expect_eq(d.source, MT_RANK_UNDEF);
 	cr_expect_eq(mt_tag_encode(&l, &d, &w), MT_ERR_ARG);
+}
+
+/* Open MPI 5's exCID handshake: an untagged 32-byte mca_mtl_ofi_cid_hdr_t
+ * under every Open MPI layout; nothing else, and never under MPICH. */
+Test(decode, ompi5_handshake)
+{
+	static const enum mt_tag_layout_id ompi[] = {
+		MT_TAG_LAYOUT_OMPI_FULL, MT_TAG_LAYOUT_OMPI_TAG1, MT_TAG_LAYOUT_OMPI_TAG2 };
+	for (size_t i = 0; i < 3; i++) {
+		struct mt_tag_layout l = get(ompi[i], 0);
+		cr_expect(mt_tag_untagged_handshake(&l, 32), "%s", l.name);
+		cr_expect_not(mt_tag_untagged_handshake(&l, 0), "%s", l.name);
+		cr_expect_not(mt_tag_untagged_handshake(&l, 64), "%s", l.name);
+	}
+	struct mt_tag_layout l = get(MT_TAG_LAYOUT_MPICH50_DATA, 0);
+	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
+	l = get(MT_TAG_LAYOUT_RAW, 0);
+	cr_expect_not(mt_tag_untagged_handshake(&l, 32));
+}
+
+/* The what-if of `msgtrace tags` compares a run with its MPI's layouts. */
+Test(decode, layout_family)
+{
+	enum mt_tag_layout_id f[MT_TAG_LAYOUT_COUNT];
+	size_t n = mt_tag_layout_family(MT_TAG_LAYOUT_OMPI_TAG2, f, MT_TAG_LAYOUT_COUNT);
+
+	cr_assert_eq(n, 3);
+	cr_expect_eq(f[0], MT_TAG_LAYOUT_OMPI_FULL);
+	cr_expect_eq(f[2], MT_TAG_LAYOUT_OMPI_TAG2);
+	cr_expect_eq(mt_tag_layout_family(MT_TAG_LAYOUT_RAW, f, 0), 3);
+	n = mt_tag_layout_family(MT_TAG_LAYOUT_MPICH50_DATA, f, MT_TAG_LAYOUT_COUNT);
+	cr_assert_eq(n, 11);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(!strncmp(mt_tag_layout_name(f[i]), "mpich-", 6), "%s",
+			  mt_tag_layout_name(f[i]));
+	cr_expect_eq(f[n - 1], MT_TAG_LAYOUT_MPICH50_NODATA);
 }

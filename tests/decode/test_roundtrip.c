@@ -34,7 +34,8 @@ static bool has_proto(const struct mt_tag_layout *l, enum mt_tag_proto p)
 {
 	return p == MT_PROTO_NORMAL || (p == MT_PROTO_SSEND && l->sync) ||
 	       (p == MT_PROTO_SSEND_ACK && l->ack) || (p == MT_PROTO_HUGE && l->huge) ||
-	       (p == MT_PROTO_DYNPROC && l->dynproc);
+	       (p == MT_PROTO_DYNPROC && l->dynproc) || (p == MT_PROTO_AM && l->am) ||
+	       (p == MT_PROTO_RNDV && (l->rndv || l->sync_rndv));
 }
 
 /* Encode f, decode the result, compare; returns the encode status. */
@@ -51,7 +52,9 @@ static int round_trip(const struct mt_tag_layout *l, struct mt_tag_fields f)
 	cr_assert_eq(d.tag, f.tag, "%s tag %d", l->name, f.tag);
 	cr_assert_eq(d.proto, f.proto, "%s proto", l->name);
 	cr_assert_eq(d.flags & (MT_F_STRAY_BITS | MT_F_CID_BEYOND_MTF), 0, "%s", l->name);
-	bool internal = l->internal == MT_INT_NEG_TAG ? f.tag < 0 : f.cid & 1;
+	/* MPICH's DYNPROC and AM tag spaces are its own traffic. */
+	bool internal = (l->internal == MT_INT_NEG_TAG ? f.tag < 0 : f.cid & 1) ||
+			f.proto == MT_PROTO_DYNPROC || f.proto == MT_PROTO_AM;
 	cr_assert_eq(!!(d.flags & MT_F_INTERNAL), internal, "%s internal", l->name);
 	if (f.proto == MT_PROTO_SSEND_ACK && l->src_in == MT_SRC_DATA) {
 		cr_assert_not(d.valid & MT_V_SOURCE, "%s: ACK has no CQ data", l->name);

@@ -55,3 +55,47 @@ tags_misfits() {
 	jq -r --argjson k "$2" --arg f "$3" '.whatif[$k].fields[] | select(.field == $f) |
 		.misfits[] | "\(.value) \(.becomes) \(.alias)"' "$1"
 }
+
+# tags_logval KEY LINE: the value of KEY=value in a log line.
+tags_logval() {
+	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+# tags_check_trunc LOGDIR JSON: every truncated RECV of the program's log
+# (tags_trunc: two) is listed in `msgtrace tags --json` (JSON, with JSON.txt
+# the text) with the send that overflowed it and its cause: for a
+# MPI_ANY_TAG receive the first message its sender sent it (MPI's
+# non-overtaking order: both had arrived), "wildcard"; otherwise the send of
+# that source and tag, "buffer".
+tags_check_trunc() {
+	local logdir=$1 json=$2 n=0 recv dst src psrc ptag buf send cause tag bytes got
+	local anys anyt want count
+	while read -r recv; do
+		dst=$(tags_logval world_dst "$recv") src=$(tags_logval world_src "$recv")
+		psrc=$(tags_logval posted_src "$recv") ptag=$(tags_logval posted_tag "$recv")
+		buf=$(tags_logval buf "$recv")
+		if [ "$ptag" = ANY ]; then
+			send=$(grep -h "^SEND world_src=$src world_dst=$dst " "$logdir"/rank*.log |
+				head -n 1)
+			cause=wildcard
+		else
+			send=$(grep -h "^SEND world_src=$src world_dst=$dst .* tag=$ptag " \
+				"$logdir"/rank*.log | head -n 1)
+			cause=buffer
+		fi
+		tag=$(tags_logval tag "$send") bytes=$(tags_logval bytes "$send")
+		got=$(jq -r --argjson r "$dst" '.truncations.list[] | select(.recv.rank == $r) |
+			"\(.recv.buffer) \(.recv.any_source) \(.recv.any_tag) \(.send.rank) \(.send.tag) \(.send.bytes) \(.cause)"' "$json")
+		anys=false; [ "$psrc" = ANY ] && anys=true
+		anyt=false; [ "$ptag" = ANY ] && anyt=true
+		want="$buf $anys $anyt $src $tag $bytes $cause"
+		[ "$got" = "$want" ] ||
+			e2e_fail "rank $dst's truncated receive: report '$got', expected '$want' (buffer any_source any_tag send_rank tag bytes cause)"
+		n=$((n + 1))
+	done < <(grep -h '^RECV.*status=truncated' "$logdir"/rank*.log)
+	[ "$n" -eq 2 ] || e2e_fail "$n truncated receives in the log, expected 2"
+	count=$(jq '.truncations.count' "$json")
+	[ "$count" -eq "$n" ] || e2e_fail "report counts $count truncations, the log $n"
+	grep -q "cause:   wildcard receive matched another stream" "$json.txt" ||
+		e2e_fail "the text names no wildcard cause"
+}

@@ -401,6 +401,39 @@ Test(match, acked_ssend_owes_nothing)
 	cr_assert_eq(mt_match_summary(m)->pending[0].n_near, 1);
 }
 
+/* MPICH without CQ data ("b") posts the ACK receive with source field 0,
+ * whatever the ssender's rank: a receiver that never answers must still be
+ * named. A source field (here the top 4 bits) is declared; rank 2's Ssend
+ * carries 2 there, its ACK receive 0. */
+Test(match, unacked_ssend_found_without_ack_source)
+{
+	struct mt_match_cfg cfg = {
+		.loose_mask = SYNC_BIT, .ack_mask = ACK_BIT,
+		.field_mask = { [MT_MATCH_F_CID] = 0x0ffffffc00000000ull,
+				[MT_MATCH_F_SRC] = 0xf000000000000000ull,
+				[MT_MATCH_F_PROTO] = 0x300000000ull,
+				[MT_MATCH_F_TAG] = 0xffffffffull },
+		.check = 1,
+	};
+	uint64_t t = fx_tag(0, 5), src2 = 2ull << 60;
+
+	mt_match_free(m);
+	cr_assert_eq(mt_match_new(&cfg, &m), MT_OK);
+	for (int i = 0; i < N_EP; i++)
+		cr_assert_eq(mt_match_add_ep(m, i, i, i), MT_OK);
+	fx_recv(2, 1, t | ACK_BIT, 0, 0, 0xac, 10);
+	fx_send(2, 1, src2 | t | SYNC_BIT, 64, 0xa, 11);
+	fx_recv(1, 2, src2 | t, SYNC_BIT, 64, 0xb, 12);
+	fx_cqe(1, 0xb, 13, src2 | t | SYNC_BIT, 64, 2, 0);
+	fx_cqe(2, 0xa, 14, 0, 0, 0, 0);
+	fx_finish(out, 64);
+	const struct mt_match_summary *s = mt_match_summary(m);
+
+	cr_assert_eq(s->n_pending, 1, "the ACK receive waits");
+	cr_assert(s->pending[0].unacked, "rank 1 took the Ssend and never answered");
+	cr_assert_eq(s->pending[0].unacked_msg.recv_rank, 1);
+}
+
 Test(match, near_miss_by_tag_and_cid)
 {
 	fx_recv(1, 0, fx_tag(3, 5), SYNC_BIT, 8, 0xb, 1);
@@ -462,6 +495,25 @@ Test(match, completion_before_post_warns)
 	cr_assert_eq(out[0].status, MT_MATCH_ST_MATCHED);
 	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_DONE_BEFORE_POST].count, 1);
 	cr_assert_eq(mt_match_summary(m)->warn[MT_MATCH_W_RECV_BEFORE_SEND].count, 0);
+}
+
+/* Open MPI 5 keeps a 32-byte fi_recv posted for exCID handshakes as long
+ * as a communicator without a global index lives: in a killed job it is a
+ * standing buffer, not a rank waiting; the user receive is the suspect. */
+Test(match, standing_handshake_receive_is_no_hang_suspect)
+{
+	struct mt_match_op hs = fx_recv_tmpl(1, -1, 0, 0, 32, 0xb1, 3);
+
+	hs.tagged = 0;
+	hs.f.kind = MT_MATCH_HANDSHAKE;
+	cr_assert_eq(mt_match_post(m, &hs), MT_OK);
+	fx_recv(1, 0, fx_tag(0, 7), SYNC_BIT, 8, 0xb2, 4);
+	fx_finish(out, 64);
+	const struct mt_match_summary *s = mt_match_summary(m);
+
+	cr_assert_eq(s->n_pending, 1);
+	cr_expect_eq(s->pending[0].op.context, 0xb2);
+	cr_expect_eq(s->abandoned_at_close, 1);
 }
 
 /* Untagged fi_send/fi_recv traffic (Open MPI 5's communicator-index

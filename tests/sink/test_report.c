@@ -95,3 +95,30 @@ Test(report, hang_view_without_waits)
 	mt_match_hang_free(h);
 	free(text);
 }
+
+/* MPICH between ranks of one host: its shared memory carries the messages,
+ * libfabric sees only MPI_ANY_SOURCE receives, cancelled once shared memory
+ * delivered, or still pending. One send anywhere: nothing bypassed. */
+Test(report, receives_without_any_send_bypassed_the_fabric)
+{
+	struct mt_run run = { .nranks = 2, .t0_ns = 0, .t1_ns = 100 };
+	struct mt_match_msg b[2] = { msg(MT_MATCH_USER, 7, 0), msg(MT_MATCH_USER, 8, 0) };
+	struct mt_match_pending p = { .op = { .dir = MT_MATCH_DIR_RECV } };
+	struct mt_match_summary s = { .n_pending = 1, .pending = &p };
+	struct report r;
+
+	for (int i = 0; i < 2; i++) {
+		b[i].t_send_post = b[i].t_send_done = MT_MATCH_NOTIME;
+		b[i].status = MT_MATCH_ST_CANCELLED;
+	}
+	cr_assert_eq(mt_sink_report_init(&r, &run), 0);
+	mt_sink_report_add(&r, b, 2);
+	cr_expect_eq(mt_sink_report_bypassed(&r, &s), 3);
+	p.op.dir = MT_MATCH_DIR_SEND;
+	cr_expect_eq(mt_sink_report_bypassed(&r, &s), 0, "a pending send reached the fabric");
+	p.op.dir = MT_MATCH_DIR_RECV;
+	struct mt_match_msg sent = msg(MT_MATCH_USER, 9, 0);
+	mt_sink_report_add(&r, &sent, 1);
+	cr_expect_eq(mt_sink_report_bypassed(&r, &s), 0, "a send reached the fabric");
+	mt_sink_report_fini(&r);
+}
