@@ -254,6 +254,17 @@ static uint64_t src_id(const struct mt_tag_fields *f)
 		(uint64_t)f->source : MT_MATCH_NOSRC;
 }
 
+/* Source identity of an operation: the decoded source of tagged traffic;
+ * of untagged traffic only Open MPI 5's handshake, whose *data variants
+ * carry the sender's rank in CQ data as tagged sends do (ofi_tag_full). */
+static uint64_t op_src_id(const struct mt_tag_layout *l,
+			  const struct mt_tag_fields *f, int tagged, uint64_t len)
+{
+	if (tagged || (l->src_in == MT_SRC_DATA && mt_tag_untagged_handshake(l, len)))
+		return src_id(f);
+	return MT_MATCH_NOSRC;
+}
+
 /* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
 static int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
 		       uint64_t addr)
@@ -301,7 +312,7 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		struct mt_tag_fields f;
 
 		mt_tag_decode(l, o.tag, r->data, mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
-		o.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
+		o.src_id = op_src_id(l, &f, tagged, r->len);
 		to_fields(l, &f, tagged, r->len, 0, 0, &o.f);
 	} else {
 		struct mt_tag_filter flt;
@@ -359,7 +370,7 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		MT_TAG_IN_DATA : 0;
 
 	mt_tag_decode(l, r->tag, r->data, in, &f);
-	c.src_id = tagged ? src_id(&f) : MT_MATCH_NOSRC;
+	c.src_id = op_src_id(l, &f, tagged, r->len);
 	to_fields(l, &f, tagged, r->len, 0, 0, &c.f);
 	return mt_match_complete(fd->m, &c);
 }

@@ -159,15 +159,13 @@ void mpilog_comm(MPI_Comm comm, const char *label)
 	     ci->my_rank);
 }
 
+/* MPI_IDENT means the same handle; MPI_Comm_compare itself fails in Open
+ * MPI 5 between a session's communicator and MPI_COMM_WORLD. */
 static const struct comm_info *find_comm(MPI_Comm comm)
 {
-	int result;
-
-	for (int i = 0; i < ncomms; i++) {
-		MPI_Comm_compare(comms[i].comm, comm, &result);
-		if (result == MPI_IDENT)
+	for (int i = 0; i < ncomms; i++)
+		if (comms[i].comm == comm)
 			return &comms[i];
-	}
 	mpilog_fail("communicator not registered with mpilog_comm");
 	return NULL;
 }
