@@ -155,7 +155,9 @@ void mt_cmd_clock_help(FILE *out)
 		"                   auto    linear when the trace spans several clock\n"
 		"                           domains, clc only while receives precede\n"
 		"                           their sends; nothing on one clock\n"
-		"                   Correcting reads the trace twice and keeps 40\n"
-		"                   bytes per message (about 200 while solving);\n"
-		"                   the report's CLOCKS section says what was done\n");
+		"                   Correcting reads the trace once: the matched\n"
+		"                   messages wait in a temporary file in $TMPDIR\n"
+		"                   (128 bytes each) and 40 bytes per message stay\n"
+		"                   in memory (about 200 while solving); the\n"
+		"                   report's CLOCKS section says what was done\n");
 }
