@@ -107,9 +107,10 @@ static void totals_section(FILE *o, const struct report *r,
 	fprintf(o, "\nMESSAGES (cancelled operations not counted)\n  %" PRIu64
 		" messages, %s:", r->msgs,
 		mt_sink_report_human(r->bytes, b, sizeof(b)));
-	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)	/* 4 a line */
 		fprintf(o, " %" PRIu64 " %s%s", r->kind[k], mt_match_kind_str(k),
-			k + 1 < MT_MATCH_KIND_COUNT ? "," : "\n");
+			k + 1 == MT_MATCH_KIND_COUNT ? "\n" :
+			k % 4 == 3 ? ",\n " : ",");
 	fprintf(o, " ");
 	for (unsigned st = 0; st < MT_MATCH_ST_COUNT; st++)	/* 3 a line */
 		fprintf(o, " %" PRIu64 " %s%s", s->by_status[st],
