@@ -92,11 +92,8 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout(cmd, optarg, &o.layout))
-				return MT_EXIT_USAGE;
-			break;
 		case 'k':
-			if (mt_cmd_parse_clock(cmd, optarg, &o.clock))
+			if (mt_cmd_pipe_opt(cmd, c, optarg, &o))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':
@@ -130,6 +127,13 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 		rc = MT_EXIT_BAD_INPUT;
 	}
 	return rc;
+}
+
+int mt_cmd_pipe_opt(const char *cmd, int c, const char *arg,
+		    struct mt_pipe_opts *o)
+{
+	return c == 'l' ? mt_cmd_parse_layout(cmd, arg, &o->layout) :
+		mt_cmd_parse_clock(cmd, arg, &o->clock);
 }
 
 int mt_cmd_parse_clock(const char *cmd, const char *arg,

@@ -69,6 +69,11 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv);
  * saying what is wrong (exit with MT_EXIT_USAGE). */
 int mt_cmd_parse_clock(const char *cmd, const char *arg,
 			enum mt_clock_mode *mode);
+/* The options every pipeline command has, as getopt_long returns them:
+ * 'l' (--layout NAME) and 'k' (--clock MODE) into o. 0, or -1 after saying
+ * what is wrong (exit with MT_EXIT_USAGE). */
+int mt_cmd_pipe_opt(const char *cmd, int c, const char *arg,
+		    struct mt_pipe_opts *o);
 /* The --clock lines of a pipeline command's --help. */
 void mt_cmd_clock_help(FILE *out);
 

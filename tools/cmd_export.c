@@ -126,11 +126,8 @@ static int run(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'l':
-			if (mt_cmd_parse_layout(cmd, optarg, &o.layout))
-				return MT_EXIT_USAGE;
-			break;
 		case 'k':
-			if (mt_cmd_parse_clock(cmd, optarg, &o.clock))
+			if (mt_cmd_pipe_opt(cmd, c, optarg, &o))
 				return MT_EXIT_USAGE;
 			break;
 		case 'h':
