@@ -112,6 +112,14 @@ static enum mt_status spill_fail(const struct dest *d, struct mt_err *err)
 			  errno ? strerror(errno) : "short read");
 }
 
+/* n messages onto the corrected time base, then to the sink. */
+static enum mt_status to_sink(struct dest *d, struct mt_match_msg *b, size_t n,
+			      struct mt_err *err)
+{
+	mt_pipe_clock_apply(d->cs, b, n);
+	return d->sink->consume(d->st, b, n, err);
+}
+
 /* Hands every finished message on, a batch at a time. */
 static enum mt_status drain(struct mt_match *m, struct dest *d,
 			    struct mt_err *err)
@@ -129,8 +137,7 @@ static enum mt_status drain(struct mt_match *m, struct dest *d,
 				return spill_fail(d, err);
 			continue;
 		}
-		mt_pipe_clock_apply(d->cs, batch, n);
-		if ((s = d->sink->consume(d->st, batch, n, err)))
+		if ((s = to_sink(d, batch, n, err)))
 			return s;
 	}
 	return MT_OK;
@@ -146,11 +153,9 @@ static enum mt_status replay(struct dest *d, struct mt_err *err)
 	errno = 0;
 	if (fflush(d->spill) || fseek(d->spill, 0, SEEK_SET))
 		return spill_fail(d, err);
-	while ((n = fread(batch, sizeof(*batch), BATCH, d->spill))) {
-		mt_pipe_clock_apply(d->cs, batch, n);
-		if ((s = d->sink->consume(d->st, batch, n, err)))
+	while ((n = fread(batch, sizeof(*batch), BATCH, d->spill)))
+		if ((s = to_sink(d, batch, n, err)))
 			return s;
-	}
 	return ferror(d->spill) ? spill_fail(d, err) : MT_OK;
 }
 

@@ -361,6 +361,24 @@ static int32_t proc_of(const struct otf2_out *o, int32_t ep)
 	       (int32_t)o->run->trace->eps[ep].proc : -1;
 }
 
+/* One side of a message: its post then its completion (or cancel) on the
+ * location of endpoint ep, the other side's process peer (-1: unknown). */
+static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
+		uint8_t post, uint64_t post_ts, uint8_t done, uint64_t done_ts)
+{
+	size_t l = mt_sink_tracks_thread_of_ep(&s->o.tr, ep);
+	struct otf2_comm *c = &s->o.comm[e->comm];
+
+	e->peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
+	e->type = post;
+	e->ts = post_ts;
+	if (push(s, l, e))
+		return -1;
+	e->type = done;
+	e->ts = done_ts;
+	return push(s, l, e);
+}
+
 /* Both sides of one message, as far as they are known. */
 static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 {
@@ -376,32 +394,14 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	if (!c)
 		return -1;
 	e.comm = (uint32_t)(c - o->comm);
-	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME) {
-		size_t l = mt_sink_tracks_thread_of_ep(&o->tr, m->send_ep);
-
-		e.peer = pr >= 0 ? comm_index(c, pr) : OTF2_UNDEFINED_UINT32;
-		e.type = EV_ISEND;
-		e.ts = m->t_send_post;
-		if (push(s, l, &e))
-			return -1;
-		e.type = cancelled ? EV_CANCEL : EV_ISEND_DONE;
-		e.ts = m->t_send_done;
-		if (push(s, l, &e))
-			return -1;
-	}
-	if (pr >= 0 && m->t_recv_post != MT_MATCH_NOTIME) {
-		size_t l = mt_sink_tracks_thread_of_ep(&o->tr, m->recv_ep);
-
-		e.peer = ps >= 0 ? comm_index(c, ps) : OTF2_UNDEFINED_UINT32;
-		e.type = EV_IRECV_REQ;
-		e.ts = m->t_recv_post;
-		if (push(s, l, &e))
-			return -1;
-		e.type = cancelled ? EV_CANCEL : EV_IRECV;
-		e.ts = m->t_recv_done;
-		if (push(s, l, &e))
-			return -1;
-	}
+	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME &&
+	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post,
+		 cancelled ? EV_CANCEL : EV_ISEND_DONE, m->t_send_done))
+		return -1;
+	if (pr >= 0 && m->t_recv_post != MT_MATCH_NOTIME &&
+	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post,
+		 cancelled ? EV_CANCEL : EV_IRECV, m->t_recv_done))
+		return -1;
 	return 0;
 }
 
