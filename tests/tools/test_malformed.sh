@@ -17,6 +17,9 @@
 # once the magic is there. MALFORMED_STRIDE=N (default 1) truncates and
 # flips at every Nth record byte only: ctest uses 8 (records are 8-byte
 # aligned, so every boundary is still cut); the full run is 2 minutes.
+# Under ASan, where each run pays the sanitizer's start-up and leak check,
+# one bit of each header byte is flipped (a different bit in each byte)
+# instead of all eight: the normal build flips them all.
 set -euo pipefail
 msgtrace=$1 seed=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-malformed.XXXXXX")
@@ -76,6 +79,7 @@ done
 
 # Bit flips: anything may be accepted, nothing may crash.
 for ((bit = 0; bit < HDR * 8; bit++)); do
+	[ "$asan" = 1 ] && [ $((bit % 8)) -ne $((bit / 8 % 8)) ] && continue
 	cp "$seed" "$f"
 	byte=$(od -An -tu1 -j $((bit / 8)) -N1 "$seed")
 	put $((bit / 8)) "$(printf '%02x' $((byte ^ (1 << (bit % 8)))))"
