@@ -76,10 +76,9 @@ struct desc {
 	uintptr_t pc;
 	int found;
 	uint64_t base, start, end;
-	const char *name;		/* valid during the callback only */
-	char path[PATH_MAX];
 	uint32_t build_id_len;
 	uint8_t build_id[32];
+	char path[PATH_MAX];		/* last: describe() clears what precedes */
 };
 
 static void build_id(struct desc *d, const struct dl_phdr_info *info,

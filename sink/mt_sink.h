@@ -22,6 +22,7 @@
 #include "mt_decode.h"
 #include "mt_match.h"
 #include "mt_status.h"
+#include "mt_sym.h"
 #include "mt_trace.h"
 
 /* What the pipeline's clock stage did to the times the sink sees. */
@@ -160,6 +161,9 @@ const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
  * job has that key. Returns buf.
  */
 #define MT_SINK_RANK_LEN 24
+/* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
+ * NULL when the trace has none (or memory ran out: shown without). */
+struct mt_sym *mt_sink_sym(const struct mt_trace *t);
 const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
 			 size_t len);
 /* Whether mt_sink_rank names key by a plain number (formats that keep

@@ -187,3 +187,13 @@ char *mt_sink_name_text(char *buf, size_t len, const char *s, size_t max)
 	buf[o] = '\0';
 	return buf;
 }
+
+struct mt_sym *mt_sink_sym(const struct mt_trace *t)
+{
+	struct mt_sym *s = NULL;
+	struct mt_err err;
+
+	if (t && t->nsites && mt_sym_new(t, &s, &err) != MT_OK)
+		return NULL;
+	return s;
+}

@@ -351,6 +351,8 @@ static void print_op(const struct mt_trace *t, uint32_t proc,
 	       mt_sink_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
 	       r->ret == MT_OP_RET_PENDING ? "pending" : ret_str(ret, sizeof(ret), r->ret),
 	       r->retries);
+	if (r->h.size >= sizeof(struct mt_rec_op_site))
+		printf(" site=%" PRIu32, ((const struct mt_rec_op_site *)r)->site);
 }
 
 static void print_cqe(const struct mt_rec_cqe *r)
@@ -383,6 +385,23 @@ static void print_close(const struct mt_rec_close *r)
 	       ret_str(ret, sizeof(ret), r->ret));
 }
 
+static void print_map(const struct mt_rec_map *r)
+{
+	printf("%s base=0x%" PRIx64 " start=0x%" PRIx64 " end=0x%" PRIx64
+	       " build_id=", r->h.aux == MT_MAP_APP ? "app" : "skipped", r->base,
+	       r->start, r->end);
+	for (uint32_t i = 0; i < r->build_id_len && i < sizeof(r->build_id); i++)
+		printf("%02x", r->build_id[i]);
+	/* The reader checked the path ends within the record. */
+	printf(" path=%s", r->path);
+}
+
+static void print_site(const struct mt_rec_site *r)
+{
+	printf("index=%" PRIu32 " app=0x%" PRIx64 " entry=0x%" PRIx64, r->h.aux,
+	       r->app, r->entry);
+}
+
 /* One line: seconds since start, rank, thread, layer, type, fields. */
 static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 		      int64_t rel_ns)
@@ -410,6 +429,8 @@ static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 	case MT_REC_OP: print_op(t, ev->proc, (const void *)r); break;
 	case MT_REC_CQE: print_cqe((const void *)r); break;
 	case MT_REC_CLOSE: print_close((const void *)r); break;
+	case MT_REC_MAP: print_map((const void *)r); break;
+	case MT_REC_SITE: print_site((const void *)r); break;
 	}
 	putchar('\n');
 }
