@@ -172,6 +172,11 @@ int mt_sink_rank_plain(const struct mt_trace *t, int64_t key);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
+/* ,"key":{"text":...,"file":...,"line":...,"function":...,"object":...,
+ * "offset":...,"mpi":...} for call site site (null when it has none);
+ * nothing at all when sym is NULL (a trace without call sites). */
+void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
+		       uint32_t site);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);

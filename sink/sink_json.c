@@ -35,32 +35,6 @@ static void jfields(FILE *o, const struct mt_match_fields *f)
 	fprintf(o, ",\"kind\":\"%s\"", mt_match_kind_str(f->kind));
 }
 
-/* ,"key":{...} for a call site, with the trace's call sites only (sym):
- * null when this one has none. */
-static void jsite(FILE *o, struct mt_sym *sym, const char *key, uint32_t site)
-{
-	const struct mt_sym_loc *l = mt_sym_site(sym, site);
-
-	if (!sym)
-		return;
-	fprintf(o, ",\"%s\":", key);
-	if (!l) {
-		fputs("null", o);
-		return;
-	}
-	fputs("{\"text\":", o);
-	mt_sink_esc_json(o, l->text);
-	fputs(",\"file\":", o);
-	mt_sink_esc_json(o, l->file);
-	fprintf(o, ",\"line\":%" PRIu32 ",\"function\":", l->line);
-	mt_sink_esc_json(o, l->function);
-	fputs(",\"object\":", o);
-	mt_sink_esc_json(o, l->object);
-	fprintf(o, ",\"offset\":\"0x%" PRIx64 "\",\"mpi\":", l->offset);
-	mt_sink_esc_json(o, l->entry);
-	fputc('}', o);
-}
-
 static void jmsg(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
 		 const struct mt_match_msg *m)
 {
@@ -81,8 +55,8 @@ static void jmsg(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
 	fputs(",\"t_recv_done_ns\":", o);
 	jtime(o, m->t_recv_done);
 	fprintf(o, ",\"status\":\"%s\"", mt_match_status_str(m->status));
-	jsite(o, sym, "send_site", m->send_site);
-	jsite(o, sym, "recv_site", m->recv_site);
+	mt_sink_site_json(o, sym, "send_site", m->send_site);
+	mt_sink_site_json(o, sym, "recv_site", m->recv_site);
 	fputc('}', o);
 }
 
@@ -222,7 +196,7 @@ static void jop(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
 		"\",\"len\":%" PRIu64 ",\"posted_ns\":%" PRIu64
 		",\"delivered\":%s", p->op.tag, p->op.ignore, p->op.len, p->op.ts,
 		p->delivered ? "true" : "false");
-	jsite(o, sym, "site", p->op.site);
+	mt_sink_site_json(o, sym, "site", p->op.site);
 	fputc(',', o);
 	if (p->unacked) {
 		fprintf(o, "\"unacknowledged_ssend\":{\"claimed\":%s,\"message\":",
@@ -325,7 +299,7 @@ static void jhang(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
 			g->last_ts);
 		jranks(o, t, "ranks", g->ranks, g->n_ranks);
 		jranks(o, t, "on", g->on, g->n_on);
-		jsite(o, sym, "site", g->site);
+		mt_sink_site_json(o, sym, "site", g->site);
 		fputc('}', o);
 	}
 	fputs("],\"explaining\":[", o);
