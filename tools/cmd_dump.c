@@ -542,8 +542,9 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 	       ((double)p->last_ns - (double)p->first_ns) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");
+	/* Call-site records (FI_OFI_HOOK_MSGTRACE_CALLSITE) only when there. */
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)
-		if (mt_trace_rec_name(ty))
+		if (mt_trace_rec_name(ty) && (ty < MT_REC_MAP || types[ty]))
 			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_rec_name(ty)), types[ty]);
 	printf(" unknown %" PRIu64 "\n  ops:", unknown);

@@ -89,6 +89,9 @@ e2e_run() {
 		# mpirun passes the environment to every rank.
 		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR
 			"${args[@]}")
+		# Call sites, when the test asks for them (callsite.sh).
+		[ -z "${FI_OFI_HOOK_MSGTRACE_CALLSITE:-}" ] ||
+			args=(-x FI_OFI_HOOK_MSGTRACE_CALLSITE "${args[@]}")
 	fi
 	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
 		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err"
