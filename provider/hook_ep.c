@@ -43,7 +43,7 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
  * clock without TSC) tail-call name_slow, which may. name_cs is the
  * call-site variant, installed instead of name when call sites are on.
  */
-/* A hook recording through begin (mt_rec_op_begin or mt_site_op_begin),
+/* A hook recording through begin (mt_rec_op_begin or mt_hook_site_op_begin),
  * which may call out: the slow path, or the call-site variant. */
 #define HOOK_OP_VIA(begin, name, tbl, type, entry, op, params, args, ...) \
 	static __attribute__((noinline)) ssize_t name params		\
@@ -58,7 +58,7 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 #define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\
 	HOOK_OP_VIA(mt_rec_op_begin, name##_slow, tbl, type, entry, op,	\
 		    params, args, __VA_ARGS__)				\
-	HOOK_OP_VIA(mt_site_op_begin, name##_cs, tbl, type, entry, op,	\
+	HOOK_OP_VIA(mt_hook_site_op_begin, name##_cs, tbl, type, entry, op,	\
 		    params, args, __VA_ARGS__)				\
 	static ssize_t name params					\
 	{								\
@@ -232,8 +232,8 @@ static ssize_t cancel(fid_t fid, void *ctx)
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
 	uint64_t layer_bits = hook_clone_of(ep->ops)->layer_bits;
-	struct mt_rec_op *r = mt_site_on ?
-		mt_site_op_begin(layer_bits, MT_OP_CANCEL, &a) :
+	struct mt_rec_op *r = mt_hook_site_on ?
+		mt_hook_site_op_begin(layer_bits, MT_OP_CANCEL, &a) :
 		mt_rec_op_begin(layer_bits, MT_OP_CANCEL, &a);
 
 	return end(r, EPOPS(ep)->cancel(fid, ctx));
@@ -347,7 +347,7 @@ void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
 	HOOK_INSTALL(o, HOOK_OPS, ep->ops, mt_hook_ep_ops);
 	/* Call sites on: the variants that unwind, so that with them off the
 	 * posting hooks test nothing. */
-	if (mt_site_on) {
+	if (mt_hook_site_on) {
 		HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops_cs);
 		HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops_cs);
 	} else {

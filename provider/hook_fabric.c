@@ -44,7 +44,7 @@ static void init(void)
 	mt_hook_all_layers = env.all_layers;
 	recording = mt_rec_init(&env.conf) == 0;
 	if (recording && env.callsite &&
-	    mt_site_init(env.callsite_skip[0] ? env.callsite_skip : NULL))
+	    mt_hook_site_init(env.callsite_skip[0] ? env.callsite_skip : NULL))
 		mt_hook_warn("msgtrace: call sites not recorded: no thread key left");
 }
 

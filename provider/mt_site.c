@@ -23,7 +23,7 @@
 #define OBJ_CACHE 32		/* objects a thread's stacks run through */
 #define MAX_DEPTH 64		/* frames looked at before giving up */
 
-int mt_site_on;
+int mt_hook_site_on;
 static char skip[1024];		/* ':'-separated fnmatch patterns */
 static char exe[PATH_MAX];	/* the executable, resolved */
 static pthread_key_t key;
@@ -45,7 +45,7 @@ struct site_thread {
 static __thread struct site_thread *site_tls
 	__attribute__((tls_model("initial-exec")));
 
-uint32_t mt_site_tab_get(struct mt_site_tab *t, uint64_t app, uint64_t entry,
+uint32_t mt_hook_site_tab_get(struct mt_site_tab *t, uint64_t app, uint64_t entry,
 			 int *fresh)
 {
 	const uint32_t mask = MT_SITE_MAX * 2 - 1;
@@ -166,7 +166,7 @@ static int skipped(const struct desc *d)
 	void *h;
 	int found = 0;
 
-	if (in(d, (const void *)&mt_site_here) || in(d, (const void *)&fi_version))
+	if (in(d, (const void *)&mt_hook_site_here) || in(d, (const void *)&fi_version))
 		return 1;
 	h = d->path == exe || !strcmp(d->path, exe) ? dlopen(NULL, RTLD_LAZY) :
 		dlopen(d->path, RTLD_LAZY | RTLD_NOLOAD);
@@ -297,7 +297,7 @@ static struct site_thread *thread_state(void)
 	return st;
 }
 
-__attribute__((noinline)) uint32_t mt_site_here(void)
+__attribute__((noinline)) uint32_t mt_hook_site_here(void)
 {
 	struct site_thread *st = thread_state();
 	struct walk w = { st, 0, 0, 0 };
@@ -310,7 +310,7 @@ __attribute__((noinline)) uint32_t mt_site_here(void)
 	_Unwind_Backtrace(walk_cb, &w);
 	if (!w.app)
 		index = MT_SITE_NONE;
-	else if ((index = mt_site_tab_get(&st->tab, w.app, w.entry, &fresh)),
+	else if ((index = mt_hook_site_tab_get(&st->tab, w.app, w.entry, &fresh)),
 		 fresh)
 		write_site(st, index, w.app, w.entry);
 	st->busy = 0;
@@ -323,7 +323,7 @@ static void thread_gone(void *p)
 	free(p);
 }
 
-int mt_site_init(const char *patterns)
+int mt_hook_site_init(const char *patterns)
 {
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -331,6 +331,6 @@ int mt_site_init(const char *patterns)
 	snprintf(skip, sizeof(skip), "%s", patterns ? patterns : MT_SITE_SKIP_DEFAULT);
 	if (pthread_key_create(&key, thread_gone))
 		return -1;
-	mt_site_on = 1;
+	mt_hook_site_on = 1;
 	return 0;
 }

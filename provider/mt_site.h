@@ -48,23 +48,23 @@ struct mt_site_tab {
  * The site index of (app, entry) in t; *fresh set when it was added by
  * this call (its record is then due). MT_SITE_LOST when t is full.
  */
-uint32_t mt_site_tab_get(struct mt_site_tab *t, uint64_t app, uint64_t entry,
+uint32_t mt_hook_site_tab_get(struct mt_site_tab *t, uint64_t app, uint64_t entry,
 			 int *fresh);
 
 /* Turns call sites on: the skip patterns (NULL: the default). 0, or -1
  * (no thread key: call sites stay off). */
-int mt_site_init(const char *skip);
-extern int mt_site_on;
+int mt_hook_site_init(const char *skip);
+extern int mt_hook_site_on;
 
 /* The calling thread's current call site, its records written if new. */
-uint32_t mt_site_here(void);
+uint32_t mt_hook_site_here(void);
 
 /* mt_rec_op_begin() for an OP carrying the current call site. */
-static inline struct mt_rec_op *mt_site_op_begin(uint64_t layer_bits,
+static inline struct mt_rec_op *mt_hook_site_op_begin(uint64_t layer_bits,
 						 enum mt_op op,
 						 const struct mt_rec_opargs *a)
 {
-	uint32_t site = mt_site_here();
+	uint32_t site = mt_hook_site_here();
 
 	return mt_rec_op_begin_n(layer_bits, op, a,
 				 sizeof(struct mt_rec_op_site), site);
