@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <unwind.h>
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 #include <rdma/fabric.h>
 
 #include "mt_site.h"
@@ -207,35 +208,6 @@ static struct site_obj *obj_of(struct site_thread *st, uintptr_t pc)
 	return o;
 }
 
-struct walk {
-	struct site_thread *st;
-	uint64_t app, entry;
-	int depth;
-};
-
-
-static _Unwind_Reason_Code walk_cb(struct _Unwind_Context *ctx, void *arg)
-{
-	struct walk *w = arg;
-	uintptr_t ip = _Unwind_GetIP(ctx);
-	const struct site_obj *o;
-
-	if (!ip || ++w->depth > MAX_DEPTH)
-		return _URC_END_OF_STACK;
-	/* ip - 1: inside the call instruction, not after it. */
-	o = obj_of(w->st, ip - 1);
-	if (!o || o->skipped) {
-		if (o)
-			w->entry = ip;
-		return _URC_NO_REASON;
-	}
-	/* Frames before the hook's (the unwinder's own) are no call site. */
-	if (!w->entry)
-		return _URC_NO_REASON;
-	w->app = ip;
-	return _URC_END_OF_STACK;
-}
-
 static void write_map(struct site_obj *o, uint64_t addr)
 {
 	struct desc d;
@@ -297,22 +269,50 @@ static struct site_thread *thread_state(void)
 	return st;
 }
 
+/*
+ * The first application frame and the last skipped one before it, from the
+ * return addresses on the stack; frames before the first skipped one (the
+ * unwinder's own) are no call site. 0 when there is no application frame.
+ */
+static uint64_t walk(struct site_thread *st, void *const *ip, int n,
+		     uint64_t *entry)
+{
+	*entry = 0;
+	for (int i = 0; i < n; i++) {
+		uintptr_t pc = (uintptr_t)ip[i];
+		/* pc - 1: inside the call instruction, not after it. */
+		const struct site_obj *o = pc ? obj_of(st, pc - 1) : NULL;
+
+		if (!o || o->skipped) {
+			if (o)
+				*entry = pc;
+			continue;
+		}
+		if (*entry)
+			return pc;
+	}
+	return 0;
+}
+
 __attribute__((noinline)) uint32_t mt_hook_site_here(void)
 {
 	struct site_thread *st = thread_state();
-	struct walk w = { st, 0, 0, 0 };
+	void *ip[MAX_DEPTH];
+	uint64_t app, entry;
 	uint32_t index;
 	int fresh;
 
 	if (!st || st->busy)
 		return MT_SITE_NONE;
 	st->busy = 1;
-	_Unwind_Backtrace(walk_cb, &w);
-	if (!w.app)
+	/* libunwind's cached x86-64 fast trace: measured 20 to 90 times
+	 * quicker than libgcc's _Unwind_Backtrace (README, call sites). */
+	app = walk(st, ip, unw_backtrace(ip, MAX_DEPTH), &entry);
+	if (!app)
 		index = MT_SITE_NONE;
-	else if ((index = mt_hook_site_tab_get(&st->tab, w.app, w.entry, &fresh)),
+	else if ((index = mt_hook_site_tab_get(&st->tab, app, entry, &fresh)),
 		 fresh)
-		write_site(st, index, w.app, w.entry);
+		write_site(st, index, app, entry);
 	st->busy = 0;
 	return index;
 }
