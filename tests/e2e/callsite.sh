@@ -110,30 +110,10 @@ trace=$E2E_TMP/hang.trace
 E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/hang.out" "$trace" "tcp;ofi_rxm" full \
 	"$prog" hang "$log" &
 job=$!
-stop() {
-	local t
-	t=$(pgrep -P "$job" -x timeout || true)
-	[ -z "$t" ] || kill -TERM "$t" 2>/dev/null || true
-	wait "$job" 2>/dev/null || true
-}
-trap 'stop; e2e_cleanup' EXIT
+trap 'e2e_stop_job "$job"; e2e_cleanup' EXIT
 # Every rank at its blocking call, then every rank's wait in the trace.
-for _ in $(seq 240); do
-	[ "$(find "$log" -name 'ready.*' | wc -l)" -ge $np ] && break
-	kill -0 "$job" 2>/dev/null || break
-	sleep 0.5
-done
-waiting=0
-for _ in $(seq 240); do
-	kill -0 "$job" 2>/dev/null || break
-	waiting=$("$msgtrace" report --json "$trace" 2>/dev/null |
-		jq '.hang.waits | map(.rank) | unique | length' || echo 0)
-	[ "$waiting" -ge $np ] && break
-	sleep 0.5
-done
-kill -0 "$job" 2>/dev/null || e2e_fail "the job ended by itself: expected it to hang"
-[ "$waiting" -ge $np ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
-stop
+e2e_wait_hang "$job" "$log" "$trace" $np "$msgtrace" "$E2E_TMP/hang.out"
+e2e_stop_job "$job"
 trap e2e_cleanup EXIT
 recv=$(line recv 0) barrier=$(line barrier 1)
 [ "$(line barrier 2)" = "$barrier" ] || e2e_fail "ranks 1 and 2 logged different barrier lines"
