@@ -45,7 +45,7 @@ static void init(void)
 	recording = mt_rec_init(&env.conf) == 0;
 	if (recording && env.callsite &&
 	    mt_hook_site_init(env.callsite_skip[0] ? env.callsite_skip : NULL))
-		mt_hook_warn("msgtrace: call sites not recorded: no thread key left");
+		mt_hook_warn("msgtrace: call sites not recorded: no thread key or fork handler left");
 }
 
 /* The fabric's OBJ waits for its first domain: a fabric opened by another

@@ -323,13 +323,22 @@ static void thread_gone(void *p)
 	free(p);
 }
 
+/* A forked child records into files of its own: the sites and maps its
+ * parent's files hold are not in them, so it starts a table afresh. */
+static void after_fork_child(void)
+{
+	thread_gone(site_tls);
+	pthread_setspecific(key, NULL);
+}
+
 int mt_hook_site_init(const char *patterns)
 {
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	exe[n > 0 ? n : 0] = 0;
 	snprintf(skip, sizeof(skip), "%s", patterns ? patterns : MT_SITE_SKIP_DEFAULT);
-	if (pthread_key_create(&key, thread_gone))
+	if (pthread_key_create(&key, thread_gone) ||
+	    pthread_atfork(NULL, NULL, after_fork_child))
 		return -1;
 	mt_hook_site_on = 1;
 	return 0;

@@ -52,7 +52,7 @@ uint32_t mt_hook_site_tab_get(struct mt_site_tab *t, uint64_t app, uint64_t entr
 			 int *fresh);
 
 /* Turns call sites on: the skip patterns (NULL: the default). 0, or -1
- * (no thread key: call sites stay off). */
+ * (no thread key or fork handler: call sites stay off). */
 int mt_hook_site_init(const char *skip);
 extern int mt_hook_site_on;
 

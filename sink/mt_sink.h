@@ -177,6 +177,10 @@ void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
  * nothing at all when sym is NULL (a trace without call sites). */
 void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
 		       uint32_t site);
+/* ", WHAT <code class="site">file.c:12 (main) via MPI_Recv</code>" for
+ * call site site, nothing when it has none (or sym is NULL). */
+void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
+		       uint32_t site);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);

@@ -226,3 +226,15 @@ void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
 	mt_sink_esc_json(o, l->entry);
 	fputc('}', o);
 }
+
+void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
+		       uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(sym, site);
+
+	if (!l)
+		return;
+	fprintf(f, ", %s <code class=\"site\">", what);
+	mt_sink_esc_html(f, l->text);
+	fputs("</code>", f);
+}

@@ -425,20 +425,6 @@ static void time_section(FILE *f, const struct report *r, const struct html *h)
 	      "</figure></div></section>\n", f);
 }
 
-/* ", <what> <code>file.c:12 (main) via MPI_Recv</code>" when the site has
- * one (traces with call sites only). */
-static void site(FILE *f, const struct report *r, const char *what,
-		 uint32_t s)
-{
-	const char *at = mt_sink_report_site(r, s);
-
-	if (!at)
-		return;
-	fprintf(f, ", %s <code class=\"site\">", what);
-	mt_sink_esc_html(f, at);
-	fputs("</code>", f);
-}
-
 static void example(FILE *f, const struct report *r, const char *lead,
 		    const struct mt_match_msg *m)
 {
@@ -448,8 +434,8 @@ static void example(FILE *f, const struct report *r, const char *lead,
 	fputs("<li>", f);
 	mt_sink_esc_html(f, lead);
 	mt_sink_esc_html(f, line);
-	site(f, r, "sent at", m->send_site);
-	site(f, r, "received at", m->recv_site);
+	mt_sink_site_html(f, r->sym, "sent at", m->send_site);
+	mt_sink_site_html(f, r->sym, "received at", m->recv_site);
 	fputs("</li>", f);
 }
 
@@ -486,7 +472,7 @@ static void pending_op(FILE *f, const struct report *r,
 	mt_sink_report_pending_line(r, p, line, sizeof(line));
 	fputs("<li>", f);
 	mt_sink_esc_html(f, line);
-	site(f, r, "at", p->op.site);
+	mt_sink_site_html(f, r->sym, "at", p->op.site);
 	fputs("<ul class=\"ex\">", f);
 	if (p->unacked)
 		example(f, r, p->unacked_claimed ? "its Ssend was received by a "
@@ -535,7 +521,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 			mt_sink_report_wait_line(r->trace, s, w, line, sizeof(line));
 			fputs("<li>", f);
 			mt_sink_esc_html(f, line);
-			site(f, r, "at", s->pending[w->pending].op.site);
+			mt_sink_site_html(f, r->sym, "at", s->pending[w->pending].op.site);
 			fputs("</li>", f);
 		}
 		fputs("</ul>", f);
@@ -548,7 +534,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 					  sizeof(line));
 		fputs("<li>", f);
 		mt_sink_esc_html(f, line);
-		site(f, r, "at", h->groups[i].site);
+		mt_sink_site_html(f, r->sym, "at", h->groups[i].site);
 		fputs("</li>", f);
 	}
 	if (h->n_groups)

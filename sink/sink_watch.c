@@ -110,6 +110,7 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		free(w);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
+	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	fprintf(o, "%zu ranks, %zu of %zu files still being written, %zu left "
 		"by a kill,\n  last record %.1f s ago\n", run->nranks,
 		run->live_files, files, run->unclean_files, ago(now, run->t1_ns));
@@ -119,6 +120,7 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 	else
 		fprintf(o, "  none\n");
 	sends_section(o, w, &r, now);
+	mt_sym_free(r.sym);
 	mt_match_hang_free(h);
 	if (w->opts)
 		w->opts->all_closed = files > 0 && !run->unclean_files &&

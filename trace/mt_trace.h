@@ -235,7 +235,7 @@ struct mt_trace {
 	size_t neps;
 	struct mt_trace_cq_bind *cqbinds;	/* sorted by (proc, cq, ep id) */
 	size_t ncqbinds;
-	struct mt_trace_map *maps;	/* every MAP record, in file order */
+	struct mt_trace_map *maps;	/* every MAP record, by (proc, start) */
 	size_t nmaps;
 	struct mt_trace_site *sites;	/* site number n is sites[n - 1] */
 	size_t nsites;

@@ -38,15 +38,36 @@ static enum mt_status add_map(struct mt_trace *t, const struct mt_trace_file *f,
 	return MT_OK;
 }
 
-/* The map of process proc covering addr, or NULL. */
+static int cmp_map(const void *a, const void *b)
+{
+	const struct mt_trace_map *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->rec->start > y->rec->start) - (x->rec->start < y->rec->start);
+}
+
+/* The map of process proc covering return address addr, or NULL: the last
+ * map of proc starting at or below addr - 1 (maps sorted by cmp_map). */
 static const struct mt_trace_map *map_of(const struct mt_trace *t,
 					 uint32_t proc, uint64_t addr)
 {
-	for (size_t i = 0; addr && i < t->nmaps; i++)
-		if (t->maps[i].proc == proc && addr - 1 >= t->maps[i].rec->start &&
-		    addr - 1 < t->maps[i].rec->end)
-			return &t->maps[i];
-	return NULL;
+	size_t lo = 0, hi = t->nmaps;
+
+	if (!addr)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mt_trace_map *m = &t->maps[mid];
+
+		if (m->proc < proc || (m->proc == proc && m->rec->start <= addr - 1))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t->maps[lo - 1].proc != proc || addr - 1 >= t->maps[lo - 1].rec->end)
+		return NULL;
+	return &t->maps[lo - 1];
 }
 
 static enum mt_status add_site(struct mt_trace *t, struct mt_trace_file *f,
@@ -169,7 +190,9 @@ enum mt_status mt_trace_sites_build(struct mt_trace *t, struct mt_err *err)
 			if (rec_at(t->files[i], t->files[i]->setup_off[k])->type == MT_REC_SITE)
 				st = add_site(t, t->files[i], t->files[i]->setup_off[k],
 					      &scap, err);
-	/* The maps are all in place: pointers into them stay valid. */
+	/* The maps are all in place (sorted for map_of): pointers into them
+	 * stay valid. */
+	mt_trace_sort(t->maps, t->nmaps, sizeof(*t->maps), cmp_map);
 	for (size_t i = 0; i < t->nsites; i++) {
 		t->sites[i].app_map = map_of(t, t->sites[i].proc, t->sites[i].app);
 		t->sites[i].entry_map = map_of(t, t->sites[i].proc, t->sites[i].entry);
