@@ -231,7 +231,8 @@ static void write_map(struct site_obj *o, uint64_t addr)
 	r->end = d.end;
 	r->build_id_len = d.build_id_len;
 	memcpy(r->build_id, d.build_id, d.build_id_len);
-	memcpy(r->path, d.path, len);
+	/* The path runs on past path[8], to the record's end. */
+	memcpy((char *)r + offsetof(struct mt_rec_map, path), d.path, len);
 	mt_rec_commit(size);
 	o->written = 1;
 }

@@ -82,7 +82,7 @@ static int same_build(Dwfl_Module *mod, const struct mt_rec_map *r)
 /* The object of map m, opened on first use. */
 static Dwfl_Module *module(struct mt_sym *s, const struct mt_trace_map *m)
 {
-	const char *path = m->rec->path;
+	const char *path = mt_trace_map_path(m->rec);
 	struct obj *o;
 
 	for (size_t i = 0; i < s->nobjs; i++)
@@ -140,7 +140,7 @@ static void resolve(struct mt_sym *s, uint32_t site)
 	lookup(s, ts->entry_map, ts->entry, &efn, &esrc, &eline);
 	if (efn && !strncmp(efn, "PMPI_", 5))
 		efn++;
-	obj = ts->app_map ? base_name(ts->app_map->rec->path) : "";
+	obj = ts->app_map ? base_name(mt_trace_map_path(ts->app_map->rec)) : "";
 	/* Five strings and the text, which holds them at most twice. */
 	len = 2 * (strlen(base_name(src)) + strlen(fn ? fn : "") + strlen(obj) +
 		   strlen(efn ? efn : "")) + 128;

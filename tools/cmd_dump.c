@@ -393,7 +393,7 @@ static void print_map(const struct mt_rec_map *r)
 	for (uint32_t i = 0; i < r->build_id_len && i < sizeof(r->build_id); i++)
 		printf("%02x", r->build_id[i]);
 	/* The reader checked the path ends within the record. */
-	printf(" path=%s", r->path);
+	printf(" path=%s", mt_trace_map_path(r));
 }
 
 static void print_site(const struct mt_rec_site *r)
@@ -473,17 +473,23 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 }
 
 /* Counts of OP records per op; a file's scan error is passed back. */
+/* OPs per op, and those whose thread's call-site table was full. */
 static enum mt_status count_ops(const struct mt_trace_file *f, uint64_t *ops,
-				struct mt_err *err)
+				uint64_t *sites_lost, struct mt_err *err)
 {
 	struct mt_trace_cursor c;
 	const struct mt_rec_hdr *r;
 	enum mt_status st;
 
 	mt_trace_cursor_init(&c, f);
-	while ((st = mt_trace_cursor_next(&c, &r, err)) == MT_OK)
-		if (r->type == MT_REC_OP && r->aux < MAX_OP)
+	while ((st = mt_trace_cursor_next(&c, &r, err)) == MT_OK) {
+		if (r->type != MT_REC_OP)
+			continue;
+		if (r->aux < MAX_OP)
 			ops[r->aux]++;
+		*sites_lost += r->size >= sizeof(struct mt_rec_op_site) &&
+			((const struct mt_rec_op_site *)r)->site == MT_SITE_LOST;
+	}
 	return st == MT_END ? MT_OK : st;
 }
 
@@ -500,7 +506,7 @@ static const char *clock_kind_str(enum mt_trace_clock_kind k)
 static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
-	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0;
+	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0, sites_lost = 0;
 	size_t clean = 0;
 	int bad = 0;
 	char name[32], rk[MT_SINK_RANK_LEN];
@@ -518,7 +524,7 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 		nested += f->hdr->lost_nested;
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
-		if (count_ops(f, ops, &err) != MT_OK) {
+		if (count_ops(f, ops, &sites_lost, &err) != MT_OK) {
 			fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 			bad = 1;
 		}
@@ -558,6 +564,9 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 	 * the line of every other trace stays as it was. */
 	if (nested)
 		printf(" nested %" PRIu64, nested);
+	/* Calls whose site found its thread's table full, likewise. */
+	if (sites_lost)
+		printf(" call_sites %" PRIu64, sites_lost);
 	printf("  eagain %" PRIu64 "  empty polls %" PRIu64 "\n", eagain, empty);
 	return bad;
 }

@@ -177,8 +177,14 @@ struct mt_trace_cq_bind {
 
 struct mt_trace_index;			/* private lookup tables */
 
-/* A loaded object call sites lie in (MT_REC_MAP; path checked to end
- * within the record). */
+/* A MAP record's path, which runs on past the path[8] of its struct
+ * (checked by the reader to end within the record). */
+static inline const char *mt_trace_map_path(const struct mt_rec_map *r)
+{
+	return (const char *)r + offsetof(struct mt_rec_map, path);
+}
+
+/* A loaded object call sites lie in (MT_REC_MAP). */
 struct mt_trace_map {
 	uint32_t proc;
 	const struct mt_rec_map *rec;

@@ -22,7 +22,7 @@ static enum mt_status add_map(struct mt_trace *t, const struct mt_trace_file *f,
 	size_t room = r->h.size - offsetof(struct mt_rec_map, path);
 	struct mt_trace_map *m;
 
-	if (!memchr(r->path, 0, room) || r->build_id_len > sizeof(r->build_id) ||
+	if (!memchr(mt_trace_map_path(r), 0, room) || r->build_id_len > sizeof(r->build_id) ||
 	    r->start > r->end)
 		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64 ": MAP "
 				  "record %s", f->path, off,
@@ -115,7 +115,7 @@ static int cmp_addr(const struct mt_trace_site *x, const struct mt_trace_map *xm
 			return x->proc < y->proc ? -1 : 1;
 		return (xa > ya) - (xa < ya);
 	}
-	if ((c = strcmp(xm->rec->path, ym->rec->path)))
+	if ((c = strcmp(mt_trace_map_path(xm->rec), mt_trace_map_path(ym->rec))))
 		return c;
 	xa -= xm->rec->base;
 	ya -= ym->rec->base;

@@ -108,10 +108,10 @@ Test(trace_sites, one_number_per_place_in_the_code)
 	cr_assert_eq(s0[3], 0, "a full table's OP names no site");
 	const struct mt_trace_site *s = &t->sites[s0[0] - 1];
 	cr_assert_not_null(s->app_map);
-	cr_assert_str_eq(s->app_map->rec->path, EXE);
+	cr_assert_str_eq(mt_trace_map_path(s->app_map->rec), EXE);
 	cr_assert_eq(s->app - s->app_map->rec->base, 0x1234);
 	cr_assert_not_null(s->entry_map);
-	cr_assert_str_eq(s->entry_map->rec->path, "/usr/lib/libmpi.so.40");
+	cr_assert_str_eq(mt_trace_map_path(s->entry_map->rec), "/usr/lib/libmpi.so.40");
 	mt_trace_close(t);
 	tw_rmdir(dir);
 }
