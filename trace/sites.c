@@ -9,16 +9,18 @@
 
 #include "trace_int.h"
 
-static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
-				       uint64_t off)
+/* Setup record k of f (MAP and SITE records are setup records). */
+static const struct mt_rec_hdr *setup_rec(const struct mt_trace_file *f,
+					  size_t k)
 {
-	return (const struct mt_rec_hdr *)(f->map + off);
+	return (const struct mt_rec_hdr *)(f->map + f->setup_off[k]);
 }
 
 static enum mt_status add_map(struct mt_trace *t, const struct mt_trace_file *f,
-			      uint64_t off, size_t *cap, struct mt_err *err)
+			      size_t k, size_t *cap, struct mt_err *err)
 {
-	const struct mt_rec_map *r = (const void *)rec_at(f, off);
+	const struct mt_rec_map *r = (const void *)setup_rec(f, k);
+	uint64_t off = f->setup_off[k];
 	size_t room = r->h.size - offsetof(struct mt_rec_map, path);
 	struct mt_trace_map *m;
 
@@ -71,9 +73,10 @@ static const struct mt_trace_map *map_of(const struct mt_trace *t,
 }
 
 static enum mt_status add_site(struct mt_trace *t, struct mt_trace_file *f,
-			       uint64_t off, size_t *cap, struct mt_err *err)
+			       size_t k, size_t *cap, struct mt_err *err)
 {
-	const struct mt_rec_site *r = (const void *)rec_at(f, off);
+	const struct mt_rec_site *r = (const void *)setup_rec(f, k);
+	uint64_t off = f->setup_off[k];
 	uint32_t i = r->h.aux;
 	struct mt_trace_site *s;
 
@@ -182,14 +185,12 @@ enum mt_status mt_trace_sites_build(struct mt_trace *t, struct mt_err *err)
 
 	for (size_t i = 0; i < t->nfiles && st == MT_OK; i++)
 		for (size_t k = 0; k < t->files[i]->nsetup && st == MT_OK; k++)
-			if (rec_at(t->files[i], t->files[i]->setup_off[k])->type == MT_REC_MAP)
-				st = add_map(t, t->files[i], t->files[i]->setup_off[k],
-					     &mcap, err);
+			if (setup_rec(t->files[i], k)->type == MT_REC_MAP)
+				st = add_map(t, t->files[i], k, &mcap, err);
 	for (size_t i = 0; i < t->nfiles && st == MT_OK; i++)
 		for (size_t k = 0; k < t->files[i]->nsetup && st == MT_OK; k++)
-			if (rec_at(t->files[i], t->files[i]->setup_off[k])->type == MT_REC_SITE)
-				st = add_site(t, t->files[i], t->files[i]->setup_off[k],
-					      &scap, err);
+			if (setup_rec(t->files[i], k)->type == MT_REC_SITE)
+				st = add_site(t, t->files[i], k, &scap, err);
 	/* The maps are all in place (sorted for map_of): pointers into them
 	 * stay valid. */
 	mt_trace_sort(t->maps, t->nmaps, sizeof(*t->maps), cmp_map);
