@@ -161,9 +161,6 @@ const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
  * job has that key. Returns buf.
  */
 #define MT_SINK_RANK_LEN 24
-/* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
- * NULL when the trace has none (or memory ran out: shown without). */
-struct mt_sym *mt_sink_sym(const struct mt_trace *t);
 const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
 			 size_t len);
 /* Whether mt_sink_rank names key by a plain number (formats that keep
@@ -172,6 +169,9 @@ int mt_sink_rank_plain(const struct mt_trace *t, int64_t key);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
+/* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
+ * NULL when the trace has none (or memory ran out: shown without). */
+struct mt_sym *mt_sink_sym(const struct mt_trace *t);
 /* ,"key":{"text":...,"file":...,"line":...,"function":...,"object":...,
  * "offset":...,"mpi":...} for call site site (null when it has none);
  * nothing at all when sym is NULL (a trace without call sites). */

@@ -110,11 +110,11 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		free(w);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
-	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	fprintf(o, "%zu ranks, %zu of %zu files still being written, %zu left "
 		"by a kill,\n  last record %.1f s ago\n", run->nranks,
 		run->live_files, files, run->unclean_files, ago(now, run->t1_ns));
 	fprintf(o, "\nPENDING (hang suspects)\n");
+	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	if (sum->n_pending)
 		mt_sink_text_hang_view(o, &r, sum, h, now);
 	else
