@@ -84,14 +84,14 @@ e2e_run() {
 		e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" \
 			"the msgtrace provider"
 		mkdir "$tracedir" || e2e_fail "cannot create $tracedir"
+		# Call sites, when the test asks for them (callsite.sh).
+		[ -z "${FI_OFI_HOOK_MSGTRACE_CALLSITE:-}" ] ||
+			args=(-x FI_OFI_HOOK_MSGTRACE_CALLSITE "${args[@]}")
 		env=(FI_PROVIDER_PATH="$E2E_PROVIDER_DIR" FI_HOOK=msgtrace
 			FI_OFI_HOOK_MSGTRACE_DIR="$tracedir")
 		# mpirun passes the environment to every rank.
 		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR
 			"${args[@]}")
-		# Call sites, when the test asks for them (callsite.sh).
-		[ -z "${FI_OFI_HOOK_MSGTRACE_CALLSITE:-}" ] ||
-			args=(-x FI_OFI_HOOK_MSGTRACE_CALLSITE "${args[@]}")
 	fi
 	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
 		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err"
