@@ -7,6 +7,8 @@
 #   none      untraced
 #   msgtrace  FI_PROVIDER_PATH=BUILD/provider FI_HOOK=msgtrace
 #   eztrace   mpirun ... eztrace -t openmpi ./mpi_bench (Debian `eztrace`)
+#   callsite  msgtrace with FI_OFI_HOOK_MSGTRACE_CALLSITE=1 (not run by
+#             default: MODES="none msgtrace callsite")
 # each RUNS times, for a ping-pong (one-way latency per size: half the
 # median round trip of a run) and a message rate test (median window); the
 # script prints the medians over runs, the ratios to untraced, the added
@@ -48,9 +50,10 @@ run() {
 	rm -rf "$tdir" && mkdir -p "$tdir"
 	case $mode in
 	none) mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
-	msgtrace)
+	msgtrace | callsite)
 		FI_PROVIDER_PATH=$build/provider FI_HOOK=msgtrace \
 		FI_OFI_HOOK_MSGTRACE_DIR=$tdir \
+		FI_OFI_HOOK_MSGTRACE_CALLSITE=$([ "$mode" = callsite ] && echo 1 || echo 0) \
 			mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
 	eztrace)
 		(cd "$tdir" && mpirun "${mpirun_args[@]}" eztrace -o "$tdir" \

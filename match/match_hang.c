@@ -515,6 +515,8 @@ static int one_group(struct mt_match_hang *h, const struct key_ctx *k,
 			g->on[g->n_on++] = w->on;
 		g->first_ts = ts < g->first_ts ? ts : g->first_ts;
 		g->last_ts = ts > g->last_ts ? ts : g->last_ts;
+		if (!i || k->p[w->pending].op.site != g->site)
+			g->site = i ? 0 : k->p[w->pending].op.site;
 	}
 	g->n_ranks = distinct(g->ranks, n);
 	g->n_on = distinct(g->on, g->n_on);

@@ -41,6 +41,7 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 		msg->bytes = so->p.len;
 		msg->t_send_post = so->p.ts;
 		msg->t_send_done = so->done_ts;
+		msg->send_site = so->p.site;
 	}
 	if (ro) {
 		msg->recv_ep = ro->p.ep;
@@ -48,6 +49,7 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 		msg->recv_f = ro->p.f;
 		msg->t_recv_post = ro->p.ts;
 		msg->t_recv_done = ro->done_ts;
+		msg->recv_site = ro->p.site;
 		if (!so) {
 			int done = (ro->state & OP_DONE) || (ro->state & OP_FINAL);
 

@@ -132,6 +132,7 @@ struct mt_match_op {
 	uint8_t tagged;		/* 0: fi_send/fi_recv family */
 	uint8_t inject;		/* completes at post, never in the CQ */
 	uint8_t selective;	/* FI_SELECTIVE_COMPLETION bound for this dir */
+	uint32_t site;		/* call site number (the caller's), 0: none */
 	struct mt_match_fields f;
 };
 
@@ -164,6 +165,7 @@ struct mt_match_msg {
 	struct mt_match_fields recv_f;	/* the receive's filter (has_tag 0:
 					 * MPI_ANY_TAG); zero without one */
 	uint8_t status;			/* enum mt_match_status */
+	uint32_t send_site, recv_site;	/* the ops' mt_match_op.site, 0: none */
 	uint64_t raw_tag;
 	uint64_t bytes;			/* sent length, or received if no send */
 	uint64_t recv_buf;		/* posted receive length */
@@ -340,6 +342,7 @@ struct mt_match_group {
 	size_t n_ops, n_ranks, n_on;
 	int32_t *ranks, *on;
 	uint64_t first_ts, last_ts;	/* oldest and newest post */
+	uint32_t site;			/* the call site all its ops share, or 0 */
 };
 
 /* A near miss that explains a wait (the send will never match it), or

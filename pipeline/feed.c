@@ -304,6 +304,7 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
 		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
 		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
+		.site = mt_trace_op_site(fd->t, ev),
 	};
 
 	o.flags = is_msg_call(op) ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hook.h"
+#include "mt_site.h"
 
 #define TAGGED(ep) HOOK_ORIG((ep)->tagged, struct fi_ops_tagged)
 #define MSG(ep) HOOK_ORIG((ep)->msg, struct fi_ops_msg)
@@ -39,17 +40,26 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
  * list, its argument list and the initializer of its struct mt_rec_opargs.
  * The hook itself calls nothing before the provider (mt_rec_op_try), so the
  * arguments stay in registers; the rare cases (file to create or grow,
- * clock without TSC) tail-call name_slow, which may.
+ * clock without TSC) tail-call name_slow, which may. name_cs is the
+ * call-site variant, installed instead of name when call sites are on.
  */
-#define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\
-	static __attribute__((noinline)) ssize_t name##_slow params	\
+/* A hook recording through begin (mt_rec_op_begin or mt_hook_site_op_begin),
+ * which may call out: the slow path, or the call-site variant. */
+#define HOOK_OP_VIA(begin, name, tbl, type, entry, op, params, args, ...) \
+	static __attribute__((noinline)) ssize_t name params		\
 	{								\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
 		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
-		struct mt_rec_op *r = mt_rec_op_begin(c->layer_bits, op, &a); \
+		struct mt_rec_op *r = begin(c->layer_bits, op, &a);	\
 									\
 		return end(r, ((const type *)c->orig)->entry args);	\
-	}								\
+	}
+
+#define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\
+	HOOK_OP_VIA(mt_rec_op_begin, name##_slow, tbl, type, entry, op,	\
+		    params, args, __VA_ARGS__)				\
+	HOOK_OP_VIA(mt_hook_site_op_begin, name##_cs, tbl, type, entry, op,	\
+		    params, args, __VA_ARGS__)				\
 	static ssize_t name params					\
 	{								\
 		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
@@ -129,6 +139,19 @@ const struct fi_ops_tagged mt_hook_tagged_ops = {
 	.injectdata = tinjectdata,
 };
 
+const struct fi_ops_tagged mt_hook_tagged_ops_cs = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = trecv_cs,
+	.recvv = trecvv_cs,
+	.recvmsg = trecvmsg_cs,
+	.send = tsend_cs,
+	.sendv = tsendv_cs,
+	.sendmsg = tsendmsg_cs,
+	.inject = tinject_cs,
+	.senddata = tsenddata_cs,
+	.injectdata = tinjectdata_cs,
+};
+
 /* Message operations: tag and ignore are 0. */
 
 MSG_OP(msg_recv, recv, MT_OP_RECV,
@@ -189,14 +212,29 @@ const struct fi_ops_msg mt_hook_msg_ops = {
 	.injectdata = msg_injectdata,
 };
 
+const struct fi_ops_msg mt_hook_msg_ops_cs = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = msg_recv_cs,
+	.recvv = msg_recvv_cs,
+	.recvmsg = msg_recvmsg_cs,
+	.send = msg_send_cs,
+	.sendv = msg_sendv_cs,
+	.sendmsg = msg_sendmsg_cs,
+	.inject = msg_inject_cs,
+	.senddata = msg_senddata_cs,
+	.injectdata = msg_injectdata_cs,
+};
+
 /* Endpoint operations: cancel, and the contexts of scalable endpoints. */
 
 static ssize_t cancel(fid_t fid, void *ctx)
 {
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
-	struct mt_rec_op *r = mt_rec_op_begin(hook_clone_of(ep->ops)->layer_bits,
-					      MT_OP_CANCEL, &a);
+	uint64_t layer_bits = hook_clone_of(ep->ops)->layer_bits;
+	struct mt_rec_op *r = mt_hook_site_on ?
+		mt_hook_site_op_begin(layer_bits, MT_OP_CANCEL, &a) :
+		mt_rec_op_begin(layer_bits, MT_OP_CANCEL, &a);
 
 	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }
@@ -307,6 +345,13 @@ void mt_hook_ep_opened(struct hook_obj *parent, struct fid_ep *ep,
 		o->enabled = enabled;
 	mt_hook_obj_announce(o, o->u.ep ? o->u.ep->ep_type : 0);
 	HOOK_INSTALL(o, HOOK_OPS, ep->ops, mt_hook_ep_ops);
-	HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops);
-	HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops);
+	/* Call sites on: the variants that unwind, so that with them off the
+	 * posting hooks test nothing. */
+	if (mt_hook_site_on) {
+		HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops_cs);
+		HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops_cs);
+	} else {
+		HOOK_INSTALL(o, HOOK_MSG, ep->msg, mt_hook_msg_ops);
+		HOOK_INSTALL(o, HOOK_TAGGED, ep->tagged, mt_hook_tagged_ops);
+	}
 }

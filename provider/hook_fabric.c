@@ -12,6 +12,7 @@
 
 #include "hook.h"
 #include "mt_env.h"
+#include "mt_site.h"
 
 static int hook_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		       void *context);
@@ -42,6 +43,9 @@ static void init(void)
 		return;
 	mt_hook_all_layers = env.all_layers;
 	recording = mt_rec_init(&env.conf) == 0;
+	if (recording && env.callsite &&
+	    mt_hook_site_init(env.callsite_skip[0] ? env.callsite_skip : NULL))
+		mt_hook_warn("msgtrace: call sites not recorded: no thread key or fork handler left");
 }
 
 /* The fabric's OBJ waits for its first domain: a fabric opened by another

@@ -476,8 +476,8 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 		return;
 	}
 	mt_rec_enter();
-	if (!closing(b) && mt_rec_next(b) == (char *)(r + 1))
-		mt_rec_set_committed(h, h->committed - sizeof(*r));
+	if (!closing(b) && mt_rec_next(b) == (char *)r + r->h.size)
+		mt_rec_set_committed(h, h->committed - r->h.size);
 	else
 		r->ret = ret;
 	mt_rec_leave();

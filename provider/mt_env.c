@@ -11,6 +11,7 @@
 #include "hook.h"
 #include "mt_env.h"
 #include "mt_proc.h"
+#include "mt_site.h"
 
 #define DEFAULT_BUFFER_SIZE (1ull << 30)
 #define CHUNK_SIZE (4ull << 20)
@@ -29,6 +30,13 @@ void mt_hook_env_define(void)
 	fi_param_define(&mt_hook_prov, "buffer_size", FI_PARAM_STRING,
 			"Maximum size of one thread's trace file; K, M, G suffixes (default: 1G). "
 			"Records beyond it are counted as lost.");
+	fi_param_define(&mt_hook_prov, "callsite", FI_PARAM_BOOL,
+			"Record where the application called MPI for each posting call: "
+			"the first return address outside libfabric, the MPI library and the hook, "
+			"and the one inside the MPI entry point (default: 0; costs an unwind per call)");
+	fi_param_define(&mt_hook_prov, "callsite_skip", FI_PARAM_STRING,
+			"Objects call sites are never in, besides those defining PMPI_Init or MPI_Init: "
+			"':'-separated file name patterns (fnmatch; default: " MT_SITE_SKIP_DEFAULT ")");
 	fi_param_define(&mt_hook_prov, "file_mode", FI_PARAM_STRING,
 			"Permissions of the trace files, octal (default: 0600)");
 }
@@ -90,6 +98,17 @@ int mt_hook_env_init(struct mt_env *env)
 		env->all_layers = v;
 	if (env->all_layers)
 		env->conf.file_flags |= MT_FILE_ALL_LAYERS;
+	if (fi_param_get_bool(&mt_hook_prov, "callsite", &v) == FI_SUCCESS)
+		env->callsite = v;
+	if (fi_param_get_str(&mt_hook_prov, "callsite_skip", &s) == FI_SUCCESS && s) {
+		if (strlen(s) < sizeof(env->callsite_skip))
+			snprintf(env->callsite_skip, sizeof(env->callsite_skip), "%s", s);
+		else
+			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
+				"msgtrace: FI_OFI_HOOK_MSGTRACE_CALLSITE_SKIP is too long (%zu bytes, limit %zu); using the default\n",
+				strlen(s), sizeof(env->callsite_skip) - 1);
+	}
+	s = NULL;
 	if (fi_param_get_str(&mt_hook_prov, "dir", &s) == FI_SUCCESS && s && *s) {
 		/* A truncated path would trace into some other directory. */
 		if (strlen(s) >= sizeof(env->dir)) {

@@ -11,6 +11,8 @@
 struct mt_env {
 	int enable;
 	int all_layers;
+	int callsite;
+	char callsite_skip[1024];	/* "" for the default patterns */
 	char dir[PATH_MAX];
 	struct mt_rec_conf conf;	/* conf.dir points at dir */
 };

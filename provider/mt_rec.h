@@ -264,23 +264,40 @@ static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
  * also closes the inline paths until the next record went through here:
  * only this path moves the thread's retry count into a record.
  * Returns NULL when the record was lost (no room): the call still runs.
+ * size: sizeof(struct mt_rec_op), or of struct mt_rec_op_site with the call
+ * site index site (mt_site.h).
  */
-static inline struct mt_rec_op *mt_rec_op_begin(uint64_t layer_bits,
-						enum mt_op op,
-						const struct mt_rec_opargs *a)
+static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
+						  enum mt_op op,
+						  const struct mt_rec_opargs *a,
+						  uint16_t size, uint32_t site)
 {
 	uint64_t ts = mt_rec_now();
-	struct mt_rec_op *r = mt_rec_reserve(sizeof(*r));
+	struct mt_rec_op *r = mt_rec_reserve(size);
 
 	if (MT_UNLIKELY(!r))
 		return NULL;
 	mt_rec_op_fill(r, layer_bits, op, ts, a, mt_rec_tls.retries);
-	mt_rec_commit(sizeof(*r));
+	if (size > sizeof(*r)) {	/* struct mt_rec_op_site: call sites on */
+		struct mt_rec_op_site *s = (struct mt_rec_op_site *)r;
+
+		r->h.size = size;
+		s->site = site;
+		s->pad = 0;
+	}
+	mt_rec_commit(size);
 	if (MT_UNLIKELY(mt_rec_tls.retries)) {
 		mt_rec_tls.retries = 0;
 		mt_rec_reopen();
 	}
 	return r;
+}
+
+static inline struct mt_rec_op *mt_rec_op_begin(uint64_t layer_bits,
+						enum mt_op op,
+						const struct mt_rec_opargs *a)
+{
+	return mt_rec_op_begin_n(layer_bits, op, a, sizeof(struct mt_rec_op), 0);
 }
 
 /* mt_rec_op_begin() through mt_rec_try(): NULL means "use the former". */

@@ -138,10 +138,15 @@ static void trunc_table(FILE *f, const struct tags *tg, const struct mt_run *run
 			fprintf(f, ", tag %d", m->recv_f.tag);
 		else
 			fputs(", tag ANY", f);
-		fprintf(f, ", %" PRIu64 " B</td><td>", m->recv_buf);
+		fprintf(f, ", %" PRIu64 " B", m->recv_buf);
+		mt_sink_site_html(f, tg->sym, "at", m->recv_site);
+		fputs("</td><td>", f);
 		if (m->t_send_post != MT_MATCH_NOTIME)
+		{
 			fprintf(f, "rank %s, tag %d, %" PRIu64 " B, %.6f s", mt_sink_rank(run->trace, m->send_rank, s, sizeof(s)),
 				m->f.tag, m->bytes, mt_sink_tags_sec(run, m->t_send_post));
+			mt_sink_site_html(f, tg->sym, "at", m->send_site);
+		}
 		else
 			fputs("not in the trace", f);
 		fputs("</td><td>", f);

@@ -22,6 +22,7 @@
 #include "mt_decode.h"
 #include "mt_match.h"
 #include "mt_status.h"
+#include "mt_sym.h"
 #include "mt_trace.h"
 
 /* What the pipeline's clock stage did to the times the sink sees. */
@@ -168,6 +169,18 @@ int mt_sink_rank_plain(const struct mt_trace *t, int64_t key);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
+/* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
+ * NULL when the trace has none (or memory ran out: shown without). */
+struct mt_sym *mt_sink_sym(const struct mt_trace *t);
+/* ,"key":{"text":...,"file":...,"line":...,"function":...,"object":...,
+ * "offset":...,"mpi":...} for call site site (null when it has none);
+ * nothing at all when sym is NULL (a trace without call sites). */
+void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
+		       uint32_t site);
+/* ", WHAT <code class="site">file.c:12 (main) via MPI_Recv</code>" for
+ * call site site, nothing when it has none (or sym is NULL). */
+void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
+		       uint32_t site);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);

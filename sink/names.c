@@ -2,6 +2,7 @@
  * names.c - libfabric constants as names for printing; it also proves that
  * the trace format's mirrored fid class numbers equal libfabric's.
  */
+#include <inttypes.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <rdma/fi_errno.h>
 
 #include "mt_trace.h"
+#include "escape.h"
 #include "mt_sink.h"
 
 #define SAME_CLASS(name) \
@@ -186,4 +188,53 @@ char *mt_sink_name_text(char *buf, size_t len, const char *s, size_t max)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+struct mt_sym *mt_sink_sym(const struct mt_trace *t)
+{
+	struct mt_sym *s = NULL;
+	struct mt_err err;
+
+	if (t && t->nsites && mt_sym_new(t, &s, &err) != MT_OK)
+		return NULL;
+	return s;
+}
+
+/* ,"key":{...} for a call site, with the trace's call sites only (sym):
+ * null when this one has none. */
+void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
+		       uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(sym, site);
+
+	if (!sym)
+		return;
+	fprintf(o, ",\"%s\":", key);
+	if (!l) {
+		fputs("null", o);
+		return;
+	}
+	fputs("{\"text\":", o);
+	mt_sink_esc_json(o, l->text);
+	fputs(",\"file\":", o);
+	mt_sink_esc_json(o, l->file);
+	fprintf(o, ",\"line\":%" PRIu32 ",\"function\":", l->line);
+	mt_sink_esc_json(o, l->function);
+	fputs(",\"object\":", o);
+	mt_sink_esc_json(o, l->object);
+	fprintf(o, ",\"offset\":\"0x%" PRIx64 "\",\"mpi\":", l->offset);
+	mt_sink_esc_json(o, l->entry);
+	fputc('}', o);
+}
+
+void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
+		       uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(sym, site);
+
+	if (!l)
+		return;
+	fprintf(f, ", %s <code class=\"site\">", what);
+	mt_sink_esc_html(f, l->text);
+	fputs("</code>", f);
 }

@@ -185,6 +185,28 @@ static void attributes(struct defs *d)
 		OTF2_TYPE_UINT64), "attribute");
 }
 
+/* Call sites, when the trace has them: SourceCodeLocation n - 1 for site n
+ * (file and line; without debug information, the text "object+0xOFF
+ * (function) via MPI_Recv" and line 0), and the attribute naming them. */
+static void sites(struct defs *d, const struct mt_trace *t)
+{
+	struct mt_sym *sym = mt_sink_sym(t);
+
+	if (!sym)
+		return;
+	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_SITE,
+		str(d, "call_site"), str(d, "where the application called MPI"),
+		OTF2_TYPE_SOURCE_CODE_LOCATION), "attribute");
+	for (uint32_t n = 1; n <= t->nsites; n++) {
+		const struct mt_sym_loc *l = mt_sym_site(sym, n);
+
+		check(d, OTF2_GlobalDefWriter_WriteSourceCodeLocation(d->w, n - 1,
+			str(d, l && l->line ? l->file : l ? l->text : "?"),
+			l ? l->line : 0), "source code location");
+	}
+	mt_sym_free(sym);
+}
+
 /* OTF2 readers expect a (here empty) local definition file per location. */
 static int local_defs(const struct otf2_out *o)
 {
@@ -222,6 +244,7 @@ int mt_sink_otf2_defs(struct otf2_out *o)
 	locations(&d, o, node);
 	regions(&d);
 	comms(&d, o);
+	sites(&d, t);
 	free(node);
 	if (!d.rc)
 		d.rc = mt_sink_otf2_check(o, OTF2_Archive_CloseGlobalDefWriter(o->ar,

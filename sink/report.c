@@ -16,6 +16,7 @@ int mt_sink_report_init(struct report *r, const struct mt_run *run)
 	r->t0 = run->t0_ns;
 	r->t1 = run->t1_ns;
 	r->pair = calloc(r->n ? r->n * r->n : 1, sizeof(*r->pair));
+	r->sym = mt_sink_sym(run->trace);
 	return r->pair ? 0 : -1;
 }
 
@@ -23,6 +24,15 @@ void mt_sink_report_fini(struct report *r)
 {
 	free(r->pair);
 	r->pair = NULL;
+	mt_sym_free(r->sym);
+	r->sym = NULL;
+}
+
+const char *mt_sink_report_site(const struct report *r, uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(r->sym, site);
+
+	return l ? l->text : NULL;
 }
 
 enum mt_status mt_sink_report_start(void **state, FILE *out,

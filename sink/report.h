@@ -22,6 +22,7 @@ struct report_cell {
 
 struct report {
 	const struct mt_trace *trace;	/* names the ranks (mt_sink_rank) */
+	struct mt_sym *sym;		/* names call sites, NULL: none */
 	size_t n;			/* ranks: matrix is n x n */
 	struct report_cell *pair;	/* [sender * n + receiver] */
 	struct report_cell size[REPORT_CLASSES];
@@ -68,6 +69,9 @@ const char *mt_sink_report_human(uint64_t bytes, char *buf, size_t len);
  * (" into a 32 B buffer" when truncated). */
 void mt_sink_report_msg_line(const struct report *r, const struct mt_match_msg *m,
 		     char *buf, size_t len);
+/* Call site number site as "file.c:12 (main) via MPI_Recv", NULL when
+ * there is none (0, or the trace has no call sites). */
+const char *mt_sink_report_site(const struct report *r, uint32_t site);
 /* One pending operation in a line: "rank 2 waits: receive user from rank 1
  * cid 0 tag 7, 64 B buffer, posted 0.5 s" or "rank 1: send ... never
  * completed". */

@@ -1,18 +1,23 @@
 /*
  * sink_csv.c - one CSV line per message (`msgtrace messages --csv`).
  * Unknown values are empty fields; times are ns on the merged trace clock.
+ * A trace with call sites gets two more columns at the end, send_site and
+ * recv_site: "file.c:12 (main) via MPI_Send" (mt_sym.h), empty when none.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mt_sink.h"
 
 #define CSV_HEADER "send_rank,recv_rank,cid,comm_src,tag,kind,bytes," \
-	"t_send_post_ns,t_send_done_ns,t_recv_post_ns,t_recv_done_ns,status\n"
+	"t_send_post_ns,t_send_done_ns,t_recv_post_ns,t_recv_done_ns,status"
+#define CSV_SITES ",send_site,recv_site"
 
 struct csv {
 	FILE *out;
 	const struct mt_trace *trace;	/* to name processes */
+	struct mt_sym *sym;		/* call sites, NULL: the trace has none */
 };
 
 static enum mt_status csv_init(void **state, FILE *out, const struct mt_run *run,
@@ -22,9 +27,10 @@ static enum mt_status csv_init(void **state, FILE *out, const struct mt_run *run
 
 	if (!c)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	*c = (struct csv){ out, run->trace };
-	fputs(CSV_HEADER, out);
+	*c = (struct csv){ out, run->trace, mt_sink_sym(run->trace) };
+	fputs(c->sym ? CSV_HEADER CSV_SITES "\n" : CSV_HEADER "\n", out);
 	if (mt_sink_written(out, 0, err) != MT_OK) {
+		mt_sym_free(c->sym);
 		free(c);
 		return MT_ERR_IO;
 	}
@@ -54,6 +60,27 @@ static void time_field(FILE *out, uint64_t t)
 	num(out, t != MT_MATCH_NOTIME, (int64_t)t);
 }
 
+/* ",TEXT" for a call site, quoted when it holds a comma or a quote. */
+static void site_field(FILE *out, struct mt_sym *sym, uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(sym, site);
+
+	fputc(',', out);
+	if (!l)
+		return;
+	if (!l->text[strcspn(l->text, ",\"\n")]) {
+		fputs(l->text, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = l->text; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
 static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
 				  size_t n, struct mt_err *err)
 {
@@ -77,7 +104,12 @@ static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
 		time_field(out, m->t_send_done);
 		time_field(out, m->t_recv_post);
 		time_field(out, m->t_recv_done);
-		fprintf(out, "%s\n", mt_match_status_str(m->status));
+		fputs(mt_match_status_str(m->status), out);
+		if (c->sym) {
+			site_field(out, c->sym, m->send_site);
+			site_field(out, c->sym, m->recv_site);
+		}
+		fputc('\n', out);
 	}
 	return mt_sink_written(out, 0, err);
 }
@@ -91,6 +123,7 @@ static enum mt_status csv_finalize(void *state, const struct mt_run *run,
 
 	(void)run;
 	(void)sum;
+	mt_sym_free(c->sym);
 	free(c);
 	return st;
 }

@@ -434,6 +434,8 @@ static void example(FILE *f, const struct report *r, const char *lead,
 	fputs("<li>", f);
 	mt_sink_esc_html(f, lead);
 	mt_sink_esc_html(f, line);
+	mt_sink_site_html(f, r->sym, "sent at", m->send_site);
+	mt_sink_site_html(f, r->sym, "received at", m->recv_site);
 	fputs("</li>", f);
 }
 
@@ -470,6 +472,7 @@ static void pending_op(FILE *f, const struct report *r,
 	mt_sink_report_pending_line(r, p, line, sizeof(line));
 	fputs("<li>", f);
 	mt_sink_esc_html(f, line);
+	mt_sink_site_html(f, r->sym, "at", p->op.site);
 	fputs("<ul class=\"ex\">", f);
 	if (p->unacked)
 		example(f, r, p->unacked_claimed ? "its Ssend was received by a "
@@ -513,10 +516,12 @@ static void hang_analysis(FILE *f, const struct report *r,
 				rt->waiters == 1 ? "" : "s", rt->size > 1 ? "them" : "it");
 		fprintf(f, "%s</p><ul class=\"ex\">", colon ? ":" : "");
 		for (size_t k = 0; k < rt->n; k++) {
-			mt_sink_report_wait_line(r->trace, s, &h->waits[h->path[rt->first + k]],
-						 line, sizeof(line));
+			const struct mt_match_wait *w = &h->waits[h->path[rt->first + k]];
+
+			mt_sink_report_wait_line(r->trace, s, w, line, sizeof(line));
 			fputs("<li>", f);
 			mt_sink_esc_html(f, line);
+			mt_sink_site_html(f, r->sym, "at", s->pending[w->pending].op.site);
 			fputs("</li>", f);
 		}
 		fputs("</ul>", f);
@@ -529,6 +534,7 @@ static void hang_analysis(FILE *f, const struct report *r,
 					  sizeof(line));
 		fputs("<li>", f);
 		mt_sink_esc_html(f, line);
+		mt_sink_site_html(f, r->sym, "at", h->groups[i].site);
 		fputs("</li>", f);
 	}
 	if (h->n_groups)

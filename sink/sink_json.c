@@ -35,7 +35,8 @@ static void jfields(FILE *o, const struct mt_match_fields *f)
 	fprintf(o, ",\"kind\":\"%s\"", mt_match_kind_str(f->kind));
 }
 
-static void jmsg(FILE *o, const struct mt_trace *t, const struct mt_match_msg *m)
+static void jmsg(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
+		 const struct mt_match_msg *m)
 {
 	fputs("{\"send_rank\":", o);
 	mt_sink_rank_json(o, t, m->send_rank);
@@ -53,7 +54,10 @@ static void jmsg(FILE *o, const struct mt_trace *t, const struct mt_match_msg *m
 	jtime(o, m->t_recv_post);
 	fputs(",\"t_recv_done_ns\":", o);
 	jtime(o, m->t_recv_done);
-	fprintf(o, ",\"status\":\"%s\"}", mt_match_status_str(m->status));
+	fprintf(o, ",\"status\":\"%s\"", mt_match_status_str(m->status));
+	mt_sink_site_json(o, sym, "send_site", m->send_site);
+	mt_sink_site_json(o, sym, "recv_site", m->recv_site);
+	fputc('}', o);
 }
 
 /* ,"jobs":[...] after the run's other keys: one object per job, in order of
@@ -176,7 +180,8 @@ static void jtraffic(FILE *o, const struct mt_trace *t, const struct report *r,
 	fputs("]}", o);
 }
 
-static void jop(FILE *o, const struct mt_trace *t, const struct mt_match_pending *p)
+static void jop(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
+		const struct mt_match_pending *p)
 {
 	fputs("{\"rank\":", o);
 	mt_sink_rank_json(o, t, p->rank);
@@ -189,12 +194,14 @@ static void jop(FILE *o, const struct mt_trace *t, const struct mt_match_pending
 	jint(o, p->op.peer >= 0, (int64_t)p->op.addr);
 	fprintf(o, ",\"raw_tag\":\"0x%016" PRIx64 "\",\"ignore\":\"0x%016" PRIx64
 		"\",\"len\":%" PRIu64 ",\"posted_ns\":%" PRIu64
-		",\"delivered\":%s,", p->op.tag, p->op.ignore, p->op.len, p->op.ts,
+		",\"delivered\":%s", p->op.tag, p->op.ignore, p->op.len, p->op.ts,
 		p->delivered ? "true" : "false");
+	mt_sink_site_json(o, sym, "site", p->op.site);
+	fputc(',', o);
 	if (p->unacked) {
 		fprintf(o, "\"unacknowledged_ssend\":{\"claimed\":%s,\"message\":",
 			p->unacked_claimed ? "true" : "false");
-		jmsg(o, t, &p->unacked_msg);
+		jmsg(o, t, sym, &p->unacked_msg);
 		fputs("},", o);
 	}
 	fputs("\"near_misses\":[", o);
@@ -202,13 +209,14 @@ static void jop(FILE *o, const struct mt_trace *t, const struct mt_match_pending
 		fprintf(o, "%s{\"differs_in\":\"%s\",\"send\":", i ? "," : "",
 			p->near[i].addr_only ? "source address" :
 			mt_match_field_str(p->near[i].field));
-		jmsg(o, t, &p->near[i].send);
+		jmsg(o, t, sym, &p->near[i].send);
 		fputc('}', o);
 	}
 	fputs("]}", o);
 }
 
-static void jdiag(FILE *o, const struct mt_trace *t, const struct mt_match_summary *s)
+static void jdiag(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
+		  const struct mt_match_summary *s)
 {
 	fputs(",\"warnings\":[", o);
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++) {
@@ -216,14 +224,14 @@ static void jdiag(FILE *o, const struct mt_trace *t, const struct mt_match_summa
 			w ? "," : "", mt_match_warning_str(w), s->warn[w].count);
 		for (unsigned e = 0; e < s->warn[w].n_examples; e++) {
 			fputs(e ? "," : "", o);
-			jmsg(o, t, &s->warn[w].example[e]);
+			jmsg(o, t, sym, &s->warn[w].example[e]);
 		}
 		fputs("]}", o);
 	}
 	fputs("],\"pending\":[", o);
 	for (size_t i = 0; i < s->n_pending; i++) {
 		fputs(i ? "," : "", o);
-		jop(o, t, &s->pending[i]);
+		jop(o, t, sym, &s->pending[i]);
 	}
 	fprintf(o, "],\"abandoned_at_close\":%" PRIu64
 		",\"delivered_sends_never_completed\":%" PRIu64,
@@ -254,7 +262,7 @@ static void jranks(FILE *o, const struct mt_trace *t, const char *name,
 /* The hang's analysis (mt_match.h): roots, groups, explaining near misses
  * (indices into pending[] and its near_misses, null for the
  * unacknowledged Ssend), and every wait. */
-static void jhang(FILE *o, const struct mt_trace *t,
+static void jhang(FILE *o, const struct mt_trace *t, struct mt_sym *sym,
 		  const struct mt_match_hang *h)
 {
 	fputs(",\"hang\":{\"roots\":[", o);
@@ -291,6 +299,7 @@ static void jhang(FILE *o, const struct mt_trace *t,
 			g->last_ts);
 		jranks(o, t, "ranks", g->ranks, g->n_ranks);
 		jranks(o, t, "on", g->on, g->n_on);
+		mt_sink_site_json(o, sym, "site", g->site);
 		fputc('}', o);
 	}
 	fputs("],\"explaining\":[", o);
@@ -393,8 +402,8 @@ static enum mt_status json_finalize(void *state, const struct mt_run *run,
 	fputc('{', x->out);
 	jrun(x->out, run);
 	jtraffic(x->out, run->trace, &x->r, sum);
-	jdiag(x->out, run->trace, sum);
-	jhang(x->out, run->trace, h);
+	jdiag(x->out, run->trace, x->r.sym, sum);
+	jhang(x->out, run->trace, x->r.sym, h);
 	mt_match_hang_free(h);
 	jclock(x->out, run->trace, &run->clock);
 	fputs("}\n", x->out);

@@ -46,6 +46,7 @@ struct ev {
 	uint32_t peer;		/* rank in the communicator */
 	uint32_t comm;
 	uint32_t tag;
+	uint32_t site;		/* call site number, 0: none */
 	uint8_t type;		/* enum ev_type */
 	uint8_t kind;		/* enum mt_match_kind */
 	uint8_t status;		/* enum mt_match_status */
@@ -196,15 +197,20 @@ static uint64_t stamp(struct loc *l, uint64_t ts)
 	return ts;
 }
 
-/* The status attribute of a message that is not plainly matched. */
+/* The status attribute of a message that is not plainly matched, and the
+ * call site of the side, as a SourceCodeLocation (number - 1). */
 static OTF2_AttributeList *attrs_for(struct otf2_sink *s, const struct ev *e)
 {
-	if (e->status == MT_MATCH_ST_MATCHED)
+	if (e->status == MT_MATCH_ST_MATCHED && !e->site)
 		return NULL;
 	OTF2_AttributeList_RemoveAllAttributes(s->attrs);
-	OTF2_AttributeList_AddStringRef(s->attrs, ATTR_STATUS, e->status);
+	if (e->status != MT_MATCH_ST_MATCHED)
+		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_STATUS, e->status);
 	if (e->status == MT_MATCH_ST_TRUNCATED)
 		OTF2_AttributeList_AddUint64(s->attrs, ATTR_RECV_BUF, e->recv_buf);
+	if (e->site)
+		OTF2_AttributeList_AddSourceCodeLocationRef(s->attrs, ATTR_SITE,
+							    e->site - 1);
 	return s->attrs;
 }
 
@@ -394,10 +400,12 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	if (!c)
 		return -1;
 	e.comm = (uint32_t)(c - o->comm);
+	e.site = m->send_site;
 	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME &&
 	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post,
 		 cancelled ? EV_CANCEL : EV_ISEND_DONE, m->t_send_done))
 		return -1;
+	e.site = m->recv_site;
 	if (pr >= 0 && m->t_recv_post != MT_MATCH_NOTIME &&
 	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post,
 		 cancelled ? EV_CANCEL : EV_IRECV, m->t_recv_done))
@@ -544,7 +552,7 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 		struct ev e = {
 			.ts = op->ts, .req = ++s->msgs, .len = op->len,
 			.tag = (uint32_t)op->f.tag, .kind = op->f.kind,
-			.status = OTF2_STATUS_PENDING,
+			.status = OTF2_STATUS_PENDING, .site = op->site,
 			.type = op->dir == MT_MATCH_DIR_SEND ? EV_ISEND : EV_IRECV_REQ,
 		};
 

@@ -30,8 +30,10 @@ struct otf2_comm {
 
 /* Attributes carried by events of messages that are not plainly matched:
  * the status is a string ref, mt_match_status (0..MT_MATCH_ST_COUNT-1) or
- * OTF2_STATUS_PENDING (an operation never completed). */
-enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_COUNT };
+ * OTF2_STATUS_PENDING (an operation never completed). ATTR_SITE (traces
+ * with call sites only): where the application called MPI, a
+ * SourceCodeLocation, call site number n being definition n - 1. */
+enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_SITE, ATTR_COUNT };
 #define OTF2_STATUS_PENDING MT_MATCH_ST_COUNT
 
 struct otf2_out {

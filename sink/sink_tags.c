@@ -215,6 +215,16 @@ static void source_str(const struct mt_match_msg *m, char *buf, size_t len)
 		snprintf(buf, len, "rank %d by address", m->send_rank);
 }
 
+/* "<prefix>file.c:12 (main) via MPI_Recv" when the site has one. */
+static void site_line(FILE *o, struct mt_sym *sym, const char *prefix,
+		      uint32_t site)
+{
+	const struct mt_sym_loc *l = mt_sym_site(sym, site);
+
+	if (l)
+		fprintf(o, "%s%s\n", prefix, l->text);
+}
+
 static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run)
 {
 	fprintf(o, "\nTRUNCATION ERRORS (%zu)\n", tg->n_trunc);
@@ -245,6 +255,8 @@ static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run
 			fprintf(o, " (the send's source %d, tag %d, cid %" PRId64 ")",
 				m->f.comm_src, m->f.tag, m->f.cid);
 		fprintf(o, "\n");
+		site_line(o, tg->sym, "  recv at: ", m->recv_site);
+		site_line(o, tg->sym, "  send at: ", m->send_site);
 	}
 	if (tg->n_trunc > tg->n_trunc_kept)
 		fprintf(o, "  ... %zu more\n", tg->n_trunc - tg->n_trunc_kept);

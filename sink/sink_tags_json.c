@@ -201,8 +201,11 @@ static void truncations(FILE *o, const struct tags *tg, const struct mt_run *run
 				"%.6f}", m->f.comm_src, m->f.cid, m->f.tag,
 				m->bytes, m->t_send_post, mt_sink_tags_sec(run, m->t_send_post));
 		}
-		fprintf(o, ",\"cause\":\"%s\",\"cause_text\":\"%s\"}", key[c],
+		fprintf(o, ",\"cause\":\"%s\",\"cause_text\":\"%s\"", key[c],
 			mt_match_trunc_cause_str(c));
+		mt_sink_site_json(o, tg->sym, "recv_site", m->recv_site);
+		mt_sink_site_json(o, tg->sym, "send_site", m->send_site);
+		fputc('}', o);
 	}
 	fputs("]}", o);
 }

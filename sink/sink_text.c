@@ -263,6 +263,27 @@ static int say(FILE *o, const char *fmt, ...)
 	return 1;
 }
 
+/* "<indent>at X" for call site site, when it has one: the lines taken. */
+static int site_line(FILE *o, const struct report *r, const char *indent,
+		     const char *what, uint32_t site)
+{
+	const char *at = mt_sink_report_site(r, site);
+	char line[300];
+
+	if (!at)
+		return 0;
+	snprintf(line, sizeof(line), "%s%s", what, at);
+	return wrapped(o, indent, (int)strlen(indent) + 2, line);
+}
+
+/* Where a message's send and receive were posted. */
+static int msg_sites(FILE *o, const struct report *r, const char *indent,
+		     const struct mt_match_msg *m)
+{
+	return site_line(o, r, indent, "sent at ", m->send_site) +
+	       site_line(o, r, indent, "received at ", m->recv_site);
+}
+
 static void warn_section(FILE *o, const struct report *r,
 			 const struct mt_match_summary *s)
 {
@@ -280,6 +301,7 @@ static void warn_section(FILE *o, const struct report *r,
 		for (unsigned e = 0; e < wn->n_examples; e++) {
 			mt_sink_report_msg_line(r, &wn->example[e], line, sizeof(line));
 			wrapped(o, "      e.g. ", 11, line);
+			msg_sites(o, r, "           ", &wn->example[e]);
 		}
 	}
 	if (!any)
@@ -295,11 +317,12 @@ static void warn_section(FILE *o, const struct report *r,
 #define CYCLE_HEAD 4		/* waits of a long cycle listed: the first, */
 #define CYCLE_SHOWN 6		/* the last, up to this many in all */
 
-static int root_lines(FILE *o, const struct mt_trace *t,
+static int root_lines(FILE *o, const struct report *r,
 		      const struct mt_match_summary *s,
 		      const struct mt_match_hang *h,
 		      const struct mt_match_root *rt)
 {
+	const struct mt_trace *t = r->trace;
 	char line[200];
 	int n;
 
@@ -311,9 +334,11 @@ static int root_lines(FILE *o, const struct mt_trace *t,
 				 rt->n - CYCLE_SHOWN + 1);
 			i = rt->n - (CYCLE_SHOWN - CYCLE_HEAD);
 		}
-		mt_sink_report_wait_line(t, s, &h->waits[h->path[rt->first + i]],
-					 line, sizeof(line));
+		const struct mt_match_wait *w = &h->waits[h->path[rt->first + i]];
+
+		mt_sink_report_wait_line(t, s, w, line, sizeof(line));
 		n += wrapped(o, "    ", 6, line);
+		n += site_line(o, r, "      ", "at ", s->pending[w->pending].op.site);
 	}
 	if (rt->waiters)
 		n += say(o, "    (%zu other rank%s wait%s on %s, directly or "
@@ -323,13 +348,13 @@ static int root_lines(FILE *o, const struct mt_trace *t,
 	return n;
 }
 
-static int group_lines(FILE *o, const struct mt_trace *t,
+static int group_lines(FILE *o, const struct report *r,
 		       const struct mt_match_group *g, uint64_t now)
 {
 	char line[240];
 
-	mt_sink_report_group_line(t, g, now, line, sizeof(line));
-	return wrapped(o, "    ", 6, line);
+	mt_sink_report_group_line(r->trace, g, now, line, sizeof(line));
+	return wrapped(o, "    ", 6, line) + site_line(o, r, "      ", "at ", g->site);
 }
 
 static int explain_lines(FILE *o, const struct report *r,
@@ -342,11 +367,13 @@ static int explain_lines(FILE *o, const struct report *r,
 
 	mt_sink_report_pending_line(r, p, line, sizeof(line));
 	n = wrapped(o, "    ", 6, line);
+	n += site_line(o, r, "      ", "at ", p->op.site);
 	if (e->near == MT_MATCH_NEAR) {
 		mt_sink_report_msg_line(r, &p->unacked_msg, line, sizeof(line));
 		n += say(o, "        its Ssend was received%s, never acknowledged:\n",
 			 p->unacked_claimed ? " (MPI_Improbe+MPI_Mrecv)" : "");
-		return n + wrapped(o, "          ", 12, line);
+		return n + wrapped(o, "          ", 12, line) +
+		       msg_sites(o, r, "            ", &p->unacked_msg);
 	}
 	const struct mt_match_near *nm = &p->near[e->near];
 
@@ -357,7 +384,8 @@ static int explain_lines(FILE *o, const struct report *r,
 		n += say(o, "        near miss, differs only in %s:\n",
 			 nm->addr_only ? "source address" :
 			 mt_match_field_str(nm->field));
-	return n + wrapped(o, "          ", 12, line);
+	return n + wrapped(o, "          ", 12, line) +
+	       msg_sites(o, r, "            ", &nm->send);
 }
 
 /* What the hang's view shows, for its item printers. */
@@ -370,12 +398,12 @@ struct view {
 
 static int root_item(FILE *o, const struct view *v, size_t i)
 {
-	return root_lines(o, v->r->trace, v->s, v->h, &v->h->roots[i]);
+	return root_lines(o, v->r, v->s, v->h, &v->h->roots[i]);
 }
 
 static int group_item(FILE *o, const struct view *v, size_t i)
 {
-	return group_lines(o, v->r->trace, &v->h->groups[i], v->now);
+	return group_lines(o, v->r, &v->h->groups[i], v->now);
 }
 
 static int explain_item(FILE *o, const struct view *v, size_t i)

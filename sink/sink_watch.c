@@ -114,11 +114,13 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		"by a kill,\n  last record %.1f s ago\n", run->nranks,
 		run->live_files, files, run->unclean_files, ago(now, run->t1_ns));
 	fprintf(o, "\nPENDING (hang suspects)\n");
+	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	if (sum->n_pending)
 		mt_sink_text_hang_view(o, &r, sum, h, now);
 	else
 		fprintf(o, "  none\n");
 	sends_section(o, w, &r, now);
+	mt_sym_free(r.sym);
 	mt_match_hang_free(h);
 	if (w->opts)
 		w->opts->all_closed = files > 0 && !run->unclean_files &&

@@ -13,10 +13,10 @@ enum mt_status mt_sink_tags_start(void **state, FILE *out,
 {
 	struct tags *t = calloc(1, sizeof(*t));
 
-	(void)run;
 	if (!t)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	t->out = out;
+	t->sym = mt_sink_sym(run->trace);
 	if (*state)
 		t->opts = *(const struct mt_sink_tags_opts *)*state;
 	t->trunc = malloc(TAGS_TRUNC_KEEP * sizeof(*t->trunc));
@@ -32,6 +32,7 @@ void mt_sink_tags_free(struct tags *t)
 {
 	if (!t)
 		return;
+	mt_sym_free(t->sym);
 	mt_tag_usage_free(t->u);
 	free(t->trunc);
 	free(t);

@@ -29,6 +29,7 @@ struct tags {
 	struct mt_sink_tags_opts opts;
 	struct mt_tag_usage *u;
 	struct mt_match_msg *trunc;	/* the first TAGS_TRUNC_KEEP */
+	struct mt_sym *sym;		/* call sites, NULL: none in the trace */
 	size_t n_trunc, n_trunc_kept;
 	uint64_t msgs, counted;		/* messages seen; fed to the usage */
 	struct tags_case cases[TAGS_CASES_MAX];

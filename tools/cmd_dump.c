@@ -351,6 +351,8 @@ static void print_op(const struct mt_trace *t, uint32_t proc,
 	       mt_sink_name_flags(flags, sizeof(flags), r->flags, MT_NAME_OP_FLAGS),
 	       r->ret == MT_OP_RET_PENDING ? "pending" : ret_str(ret, sizeof(ret), r->ret),
 	       r->retries);
+	if (r->h.size >= sizeof(struct mt_rec_op_site))
+		printf(" site=%" PRIu32, ((const struct mt_rec_op_site *)r)->site);
 }
 
 static void print_cqe(const struct mt_rec_cqe *r)
@@ -383,6 +385,23 @@ static void print_close(const struct mt_rec_close *r)
 	       ret_str(ret, sizeof(ret), r->ret));
 }
 
+static void print_map(const struct mt_rec_map *r)
+{
+	printf("%s base=0x%" PRIx64 " start=0x%" PRIx64 " end=0x%" PRIx64
+	       " build_id=", r->h.aux == MT_MAP_APP ? "app" : "skipped", r->base,
+	       r->start, r->end);
+	for (uint32_t i = 0; i < r->build_id_len && i < sizeof(r->build_id); i++)
+		printf("%02x", r->build_id[i]);
+	/* The reader checked the path ends within the record. */
+	printf(" path=%s", mt_trace_map_path(r));
+}
+
+static void print_site(const struct mt_rec_site *r)
+{
+	printf("index=%" PRIu32 " app=0x%" PRIx64 " entry=0x%" PRIx64, r->h.aux,
+	       r->app, r->entry);
+}
+
 /* One line: seconds since start, rank, thread, layer, type, fields. */
 static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 		      int64_t rel_ns)
@@ -410,6 +429,8 @@ static void print_rec(const struct mt_trace *t, const struct mt_trace_event *ev,
 	case MT_REC_OP: print_op(t, ev->proc, (const void *)r); break;
 	case MT_REC_CQE: print_cqe((const void *)r); break;
 	case MT_REC_CLOSE: print_close((const void *)r); break;
+	case MT_REC_MAP: print_map((const void *)r); break;
+	case MT_REC_SITE: print_site((const void *)r); break;
 	}
 	putchar('\n');
 }
@@ -452,17 +473,23 @@ static int dump_records(const struct mt_trace *t, const struct dump_opts *o)
 }
 
 /* Counts of OP records per op; a file's scan error is passed back. */
+/* OPs per op, and those whose thread's call-site table was full. */
 static enum mt_status count_ops(const struct mt_trace_file *f, uint64_t *ops,
-				struct mt_err *err)
+				uint64_t *sites_lost, struct mt_err *err)
 {
 	struct mt_trace_cursor c;
 	const struct mt_rec_hdr *r;
 	enum mt_status st;
 
 	mt_trace_cursor_init(&c, f);
-	while ((st = mt_trace_cursor_next(&c, &r, err)) == MT_OK)
-		if (r->type == MT_REC_OP && r->aux < MAX_OP)
+	while ((st = mt_trace_cursor_next(&c, &r, err)) == MT_OK) {
+		if (r->type != MT_REC_OP)
+			continue;
+		if (r->aux < MAX_OP)
 			ops[r->aux]++;
+		*sites_lost += r->size >= sizeof(struct mt_rec_op_site) &&
+			((const struct mt_rec_op_site *)r)->site == MT_SITE_LOST;
+	}
 	return st == MT_END ? MT_OK : st;
 }
 
@@ -479,7 +506,7 @@ static const char *clock_kind_str(enum mt_trace_clock_kind k)
 static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *p)
 {
 	uint64_t types[MAX_TYPE] = { 0 }, ops[MAX_OP] = { 0 }, lost[MT_LOSS_COUNT] = { 0 };
-	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0;
+	uint64_t unknown = 0, eagain = 0, empty = 0, nested = 0, sites_lost = 0;
 	size_t clean = 0;
 	int bad = 0;
 	char name[32], rk[MT_SINK_RANK_LEN];
@@ -497,7 +524,7 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 		nested += f->hdr->lost_nested;
 		eagain += f->hdr->eagain;
 		empty += f->hdr->empty_polls;
-		if (count_ops(f, ops, &err) != MT_OK) {
+		if (count_ops(f, ops, &sites_lost, &err) != MT_OK) {
 			fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
 			bad = 1;
 		}
@@ -521,8 +548,9 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 	       ((double)p->last_ns - (double)p->first_ns) / 1e9 : 0.0,
 	       clock_kind_str(p->clock.kind));
 	printf("  records:");
+	/* Call-site records (FI_OFI_HOOK_MSGTRACE_CALLSITE) only when there. */
 	for (unsigned ty = 1; ty < MAX_TYPE; ty++)
-		if (mt_trace_rec_name(ty))
+		if (mt_trace_rec_name(ty) && (ty < MT_REC_MAP || types[ty]))
 			printf(" %s %" PRIu64, mt_sink_name_lower(name, sizeof(name),
 						       mt_trace_rec_name(ty)), types[ty]);
 	printf(" unknown %" PRIu64 "\n  ops:", unknown);
@@ -536,6 +564,9 @@ static int summarize_proc(const struct mt_trace *t, const struct mt_trace_proc *
 	 * the line of every other trace stays as it was. */
 	if (nested)
 		printf(" nested %" PRIu64, nested);
+	/* Calls whose site found its thread's table full, likewise. */
+	if (sites_lost)
+		printf(" call_sites %" PRIu64, sites_lost);
 	printf("  eagain %" PRIu64 "  empty polls %" PRIu64 "\n", eagain, empty);
 	return bad;
 }

@@ -71,7 +71,9 @@ struct mt_file_hdr {
 	X(AV, 6)	/* one address inserted into an AV (struct mt_rec_av) */ \
 	X(OP, 7)	/* data-transfer call or cancel (struct mt_rec_op) */ \
 	X(CQE, 8)	/* one completion or error entry read (struct mt_rec_cqe) */ \
-	X(CLOSE, 9)	/* object closed (struct mt_rec_close) */
+	X(CLOSE, 9)	/* object closed (struct mt_rec_close) */ \
+	X(MAP, 10)	/* a loaded object call sites lie in (struct mt_rec_map) */ \
+	X(SITE, 11)	/* a distinct call site (struct mt_rec_site) */
 
 enum mt_rec_type {
 #define MT_REC_ENUM(name, val) MT_REC_##name = val,
@@ -217,6 +219,65 @@ struct mt_rec_op {
 	uint64_t flags;			/* *msg calls: the flags argument */
 	int32_t ret;			/* return value of the call */
 	uint32_t retries;		/* -FI_EAGAIN returns just before this call */
+};
+
+/*
+ * Call sites (FI_OFI_HOOK_MSGTRACE_CALLSITE=1): every OP record is then
+ * struct mt_rec_op_site, h.size 96 instead of 88, and names the call site of
+ * the posting call by an index into its own file's MT_REC_SITE records
+ * (each file, i.e. each recording thread, numbers its sites from 1). Readers
+ * accept both sizes; the OP fields keep their offsets.
+ */
+#define MT_SITE_NONE 0u			/* no application frame on the stack */
+#define MT_SITE_LOST UINT32_MAX		/* the thread's site table was full */
+struct mt_rec_op_site {
+	struct mt_rec_op op;
+	uint32_t site;			/* MT_REC_SITE index, or NONE / LOST */
+	uint32_t pad;
+};
+
+/*
+ * aux = the site's index in its file (1, 2, ...), written once, before the
+ * first OP that names it. app: the first return address on the stack that
+ * lies outside the objects the hook skips (libfabric, the MPI library, the
+ * hook itself: see MT_MAP_SKIPPED); entry: the last return address inside a
+ * skipped object before it, i.e. inside the MPI entry point the application
+ * called (PMPI_Recv ...), 0 if none. Both are run-time addresses: an
+ * MT_REC_MAP record of the same file, written before this one, covers each.
+ */
+struct mt_rec_site {
+	struct mt_rec_hdr h;
+	uint64_t app;
+	uint64_t entry;
+};
+
+/* mt_rec_map.h.aux */
+enum mt_map_class {
+	MT_MAP_APP = 0,		/* the application's own code */
+	MT_MAP_SKIPPED = 1,	/* libfabric, the MPI library or the hook */
+};
+
+/*
+ * One loaded object (executable or shared library) that a call site's
+ * address lies in, written by a thread before the first MT_REC_SITE of its
+ * file that needs it. base is the load bias (dl_phdr_info.dlpi_addr: 0 for
+ * a non-PIE executable), so address - base is the ELF virtual address;
+ * [start, end) the run-time range of its PT_LOAD segments. path is
+ * NUL-terminated and fills the rest of the record (h.size rounded up to 8,
+ * at least sizeof(struct mt_rec_map));
+ * the executable's is /proc/self/exe resolved. build_id: the
+ * NT_GNU_BUILD_ID note's first build_id_len bytes (0: none), so an analysis
+ * can tell a rebuilt binary from the recorded one.
+ */
+struct mt_rec_map {
+	struct mt_rec_hdr h;
+	uint64_t base;
+	uint64_t start;
+	uint64_t end;
+	uint32_t build_id_len;
+	uint32_t pad;
+	uint8_t build_id[32];
+	char path[8];			/* its start: the path runs on to h.size */
 };
 
 enum mt_cq_call { MT_CQ_READ, MT_CQ_READFROM, MT_CQ_READERR, MT_CQ_SREAD,

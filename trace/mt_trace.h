@@ -94,6 +94,9 @@ struct mt_trace_file {
 	size_t nsetup;
 	uint32_t proc;			/* index in its trace's procs[] (mt_trace_open) */
 	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
+	uint32_t *site_ids;		/* its MT_REC_SITE index - 1 -> trace site
+					 * number (0: no such record) */
+	uint32_t nsite_ids;
 };
 
 /*
@@ -174,6 +177,30 @@ struct mt_trace_cq_bind {
 
 struct mt_trace_index;			/* private lookup tables */
 
+/* A MAP record's path, which runs on past the path[8] of its struct
+ * (checked by the reader to end within the record). */
+static inline const char *mt_trace_map_path(const struct mt_rec_map *r)
+{
+	return (const char *)r + offsetof(struct mt_rec_map, path);
+}
+
+/* A loaded object call sites lie in (MT_REC_MAP). */
+struct mt_trace_map {
+	uint32_t proc;
+	const struct mt_rec_map *rec;
+};
+
+/*
+ * A call site (MT_REC_SITE): return addresses in process proc, app the
+ * application's, entry inside the MPI entry point (0: none). The maps
+ * covering them, NULL when no MAP record does.
+ */
+struct mt_trace_site {
+	uint32_t proc;
+	uint64_t app, entry;
+	const struct mt_trace_map *app_map, *entry_map;
+};
+
 /*
  * A job: the processes one launch started, by the launcher's job id (the
  * PROC record's job_id: Open MPI's job id or PMIx namespace; a job started
@@ -214,6 +241,10 @@ struct mt_trace {
 	size_t neps;
 	struct mt_trace_cq_bind *cqbinds;	/* sorted by (proc, cq, ep id) */
 	size_t ncqbinds;
+	struct mt_trace_map *maps;	/* every MAP record, by (proc, start) */
+	size_t nmaps;
+	struct mt_trace_site *sites;	/* site number n is sites[n - 1] */
+	size_t nsites;
 	struct mt_trace_index *index;
 };
 
@@ -282,5 +313,10 @@ enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
 				   struct mt_trace_event *ev,
 				   struct mt_err *err);
 void mt_trace_merge_close(struct mt_trace_merge *m);
+
+/* The call site number (index in sites[] + 1) of an OP event, 0 when it
+ * names none (call sites off, no application frame, table full). */
+uint32_t mt_trace_op_site(const struct mt_trace *t,
+			  const struct mt_trace_event *ev);
 
 #endif /* MT_TRACE_H */

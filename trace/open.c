@@ -253,6 +253,8 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 		st = group(t, t->files, t->nfiles, err);
 	if (st == MT_OK)
 		st = mt_trace_addr_build(t, err);
+	if (st == MT_OK)
+		st = mt_trace_sites_build(t, err);
 	if (st != MT_OK) {
 		mt_trace_close(t);
 		return st;
@@ -265,6 +267,7 @@ void mt_trace_close(struct mt_trace *t)
 {
 	if (!t)
 		return;
+	mt_trace_sites_free(t);
 	for (size_t i = 0; i < t->nfiles; i++)
 		mt_trace_file_close(t->files[i]);
 	free(t->files);

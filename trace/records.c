@@ -16,6 +16,8 @@
 #define REC_STRUCT_OP struct mt_rec_op
 #define REC_STRUCT_CQE struct mt_rec_cqe
 #define REC_STRUCT_CLOSE struct mt_rec_close
+#define REC_STRUCT_MAP struct mt_rec_map
+#define REC_STRUCT_SITE struct mt_rec_site
 
 size_t mt_trace_rec_min_size(unsigned type)
 {

@@ -24,4 +24,8 @@ void mt_trace_addr_free(struct mt_trace *t);
 /* t->jobs, and each process's job and key (jobs.c). */
 enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err);
 
+/* t->maps and t->sites, each file's site_ids (sites.c). */
+enum mt_status mt_trace_sites_build(struct mt_trace *t, struct mt_err *err);
+void mt_trace_sites_free(struct mt_trace *t);
+
 #endif /* MT_TRACE_INT_H */

@@ -28,34 +28,10 @@ trace=$E2E_TMP/trace
 E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/out" "$trace" "tcp;ofi_rxm" full \
 	"$prog" "$E2E_TMP/ready" &
 job=$!
-# e2e_run's child is `timeout`: a TERM to it ends mpirun and every rank.
-stop() {
-	local t
-	t=$(pgrep -P "$job" -x timeout || true)
-	[ -z "$t" ] || kill -TERM "$t" 2>/dev/null || true
-	wait "$job" 2>/dev/null || true
-}
+stop() { e2e_stop_job "$job"; }
 trap 'stop; e2e_cleanup' EXIT
-
 # Every rank at its blocking call, then every rank's wait in the trace.
-for _ in $(seq 240); do
-	[ "$(find "$E2E_TMP/ready" -name 'ready.*' | wc -l)" -ge $np ] && break
-	kill -0 "$job" 2>/dev/null || break
-	sleep 0.5
-done
-waiting=0
-for _ in $(seq 120); do
-	kill -0 "$job" 2>/dev/null || break
-	waiting=$("$msgtrace" report --json "$trace" 2>/dev/null |
-		jq '.hang.waits | map(.rank) | unique | length' || echo 0)
-	[ "$waiting" -ge $np ] && break
-	sleep 0.5
-done
-kill -0 "$job" 2>/dev/null || {
-	sed 's/^/    /' "$E2E_TMP/out.err" | tail -n 20 >&2
-	e2e_fail "the job ended by itself: expected it to hang"
-}
-[ "$waiting" -ge $np ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
+e2e_wait_hang "$job" "$E2E_TMP/ready" "$trace" $np "$msgtrace" "$E2E_TMP/out"
 # msgtrace watch --once on the live trace, while the job still hangs: the
 # cause, and how long the others have waited.
 "$msgtrace" watch --once "$trace" >"$E2E_TMP/watch" 2>"$E2E_TMP/watch.err" ||

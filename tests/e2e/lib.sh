@@ -84,6 +84,9 @@ e2e_run() {
 		e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" \
 			"the msgtrace provider"
 		mkdir "$tracedir" || e2e_fail "cannot create $tracedir"
+		# Call sites, when the test asks for them (callsite.sh).
+		[ -z "${FI_OFI_HOOK_MSGTRACE_CALLSITE:-}" ] ||
+			args=(-x FI_OFI_HOOK_MSGTRACE_CALLSITE "${args[@]}")
 		env=(FI_PROVIDER_PATH="$E2E_PROVIDER_DIR" FI_HOOK=msgtrace
 			FI_OFI_HOOK_MSGTRACE_DIR="$tracedir")
 		# mpirun passes the environment to every rank.
@@ -139,4 +142,39 @@ e2e_messages_csv() {
 	"$1" messages "$2" --csv >"$3" 2>"$3.err" && return 0
 	sed 's/^/    /' "$3.err" >&2
 	e2e_fail "msgtrace messages $2 --csv failed"
+}
+
+# e2e_stop_job JOB: ends a job e2e_run runs in the background (pid JOB):
+# its child is `timeout`, and a TERM to it ends mpirun and every rank.
+e2e_stop_job() {
+	local t
+	t=$(pgrep -P "$1" -x timeout || true)
+	[ -z "$t" ] || kill -TERM "$t" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT: returns once every
+# one of the NP ranks of the background job JOB has created
+# READYDIR/ready.RANK (just before its blocking call) and waits in the
+# trace (`msgtrace report --json`); fails when the job ended by itself
+# (showing OUT.err) or when not every rank waits within two minutes.
+e2e_wait_hang() {
+	local job=$1 ready=$2 trace=$3 np=$4 msgtrace=$5 out=$6 waiting=0
+	for _ in $(seq 240); do
+		[ "$(find "$ready" -name 'ready.*' | wc -l)" -ge "$np" ] && break
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.5
+	done
+	for _ in $(seq 240); do
+		kill -0 "$job" 2>/dev/null || break
+		waiting=$("$msgtrace" report --json "$trace" 2>/dev/null |
+			jq '.hang.waits | map(.rank) | unique | length' || echo 0)
+		[ "$waiting" -ge "$np" ] && break
+		sleep 0.5
+	done
+	kill -0 "$job" 2>/dev/null || {
+		sed 's/^/    /' "$out.err" | tail -n 20 >&2
+		e2e_fail "the job ended by itself: expected it to hang"
+	}
+	[ "$waiting" -ge "$np" ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
 }

@@ -175,3 +175,49 @@ Test(dump, ranks_of_two_jobs)
 	free(tdir);
 	tw_rmdir(dir);
 }
+
+/* Call sites: MAP and SITE records printed, an OP naming its site, and
+ * calls whose thread's site table was full counted in the summary. */
+Test(dump, call_site_records)
+{
+	char *dir = tw_tmpdir(), *tdir, args[512], *out;
+	const char *path = "/opt/app/solver";
+	struct mt_rec_map *m;
+	struct mt_rec_site *s;
+	struct tw w;
+
+	cr_assert(asprintf(&tdir, "%s/trace", dir) > 0);
+	cr_assert_eq(mkdir(tdir, 0700), 0);
+	tw_init(&w, 42, 0);
+	tw_proc(&w, 0, 0, 1000000000ull, "node");
+	m = tw_add(&w, MT_REC_MAP, MT_MAP_APP, sizeof(*m) + 16, 1);
+	m->base = m->start = 0x555500000000;
+	m->end = m->base + 0x4000;
+	memcpy((char *)m + offsetof(struct mt_rec_map, path), path, strlen(path) + 1);
+	s = tw_add(&w, MT_REC_SITE, 1, sizeof(*s), 2);
+	s->app = 0x555500001234;
+	((struct mt_rec_op_site *)tw_add(&w, MT_REC_OP, MT_OP_TSEND,
+					 sizeof(struct mt_rec_op_site), 3))->site = 1;
+	for (int i = 0; i < 2; i++)
+		((struct mt_rec_op_site *)tw_add(&w, MT_REC_OP, MT_OP_TSEND,
+						 sizeof(struct mt_rec_op_site), 4))->site =
+			MT_SITE_LOST;
+	free(tw_save(&w, tdir, "node.42.0.mt"));
+	tw_free(&w);
+	snprintf(args, sizeof(args), "dump '%s'", tdir);
+	cr_assert_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect(strstr(out, " map   app base=0x555500000000 start=0x555500000000 "
+			 "end=0x555500004000 build_id= path=/opt/app/solver\n"), "%s", out);
+	cr_expect(strstr(out, " site  index=1 app=0x555500001234 entry=0x0\n"), "%s", out);
+	cr_expect_eq(count(out, " site=1\n"), 1, "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "dump --summary '%s'", tdir);
+	cr_assert_eq(run(dir, args), 0);
+	out = slurp(dir, "out");
+	cr_expect(strstr(out, " map 1 site 1 unknown 0\n"), "%s", out);
+	cr_expect(strstr(out, "nofile 0 call_sites 2  eagain"), "%s", out);
+	free(out);
+	free(tdir);
+	tw_rmdir(dir);
+}
