@@ -131,7 +131,9 @@ struct key {
 	struct map_key k;
 };
 
-#define CTX_FAST 4096		/* direct-mapped slots of waiting contexts */
+#define CTX_FAST_BITS 10	/* 2^10 direct-mapped slots of waiting contexts:
+				 * few ops wait at once, and a small table
+				 * stays in the cache */
 #define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
 
 struct ep {
@@ -156,8 +158,10 @@ struct mt_match {
 	uint32_t n_key, cap_key, free_key;
 	struct ep *ep;
 	uint32_t n_ep;
-	uint32_t ctx_fast[CTX_FAST]; /* ops waiting for completion, by context */
-	uint32_t ctx_over[CTX_FAST]; /* ops of each slot's hash in the map */
+	struct {
+		uint32_t fast;	/* an op waiting for completion, by context */
+		uint32_t over;	/* ops of the slot's hash in the map */
+	} ctx_slot[1u << CTX_FAST_BITS]; /* together: one cache line a look-up */
 	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
 	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */

@@ -375,6 +375,18 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	return mt_match_complete(fd->m, &c);
 }
 
+enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
+				 struct mt_err *err)
+{
+	enum mt_status s = MT_OK;
+
+	fd->n_ev = 0;
+	while (fd->n_ev < FEED_BATCH &&
+	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK)
+		fd->n_ev++;
+	return s;
+}
+
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
 {
 	uint64_t ts = (uint64_t)(ev->ns + fd->t->procs[ev->proc].merge_offset_ns);
