@@ -70,7 +70,7 @@ static void heap_sample(void)
 
 __attribute__((noinline)) static uint64_t full(const struct mt_trace *t, uint64_t *msgs)
 {
-	static struct mt_match_msg batch[1024];
+	struct mt_match_msg *batch;
 	struct mt_trace_merge *mg;
 	struct mt_match_cfg cfg;
 	struct mt_match *m;
@@ -93,7 +93,7 @@ __attribute__((noinline)) static uint64_t full(const struct mt_trace *t, uint64_
 			if (mt_pipe_feed_event(&fd, &fd.ev[i]))
 				die("match", MT_ERR_NOMEM, NULL);
 			if (!(++n & 1023))
-				while ((k = mt_match_take(m, batch, 1024)))
+				while ((k = mt_match_take_ref(m, &batch, 1024)))
 					*msgs += k;
 			if (!(n & 65535))
 				heap_sample();
@@ -103,7 +103,7 @@ __attribute__((noinline)) static uint64_t full(const struct mt_trace *t, uint64_
 		die("merge", s, &err);
 	if (mt_match_finish(m))
 		die("finish", MT_ERR_NOMEM, NULL);
-	while ((k = mt_match_take(m, batch, 1024)))
+	while ((k = mt_match_take_ref(m, &batch, 1024)))
 		*msgs += k;
 	if (mt_match_summary(m)->by_status[MT_MATCH_ST_MATCHED] +
 	    mt_match_summary(m)->by_status[MT_MATCH_ST_CANCELLED] != *msgs)

@@ -232,7 +232,7 @@ uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 	return i;
 }
 
-enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg)
+struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
 {
 	if (m->out_head + m->out_n == m->out_cap) {
 		if (m->out_head) {
@@ -244,24 +244,33 @@ enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *
 			struct mt_match_msg *o = realloc(m->out, cap * sizeof(*o));
 
 			if (!o)
-				return MT_ERR_NOMEM;
+				return NULL;
 			m->out = o;
 			m->out_cap = cap;
 		}
 	}
-	m->out[m->out_head + m->out_n++] = *msg;
-	return MT_OK;
+	return &m->out[m->out_head + m->out_n++];
+}
+
+size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t max)
+{
+	size_t n = m->out_n < max ? m->out_n : max;
+
+	*out = m->out + m->out_head;
+	m->out_n -= n;
+	/* The next message may go where these are: the caller is done with
+	 * them by then. */
+	m->out_head = m->out_n ? m->out_head + n : 0;
+	return n;
 }
 
 size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max)
 {
-	size_t n = m->out_n < max ? m->out_n : max;
+	struct mt_match_msg *in;
+	size_t n = mt_match_take_ref(m, &in, max);
 
-	if (!n)
-		return 0;
-	memcpy(out, m->out + m->out_head, n * sizeof(*out));
-	m->out_n -= n;
-	m->out_head = m->out_n ? m->out_head + n : 0;
+	if (n)
+		memcpy(out, in, n * sizeof(*out));
 	return n;
 }
 

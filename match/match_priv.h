@@ -222,7 +222,10 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
 void mt_match_unqueue(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status);
-enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
+/* Room for one more message at the end of the output queue (counted in
+ * it at once: fill it in before returning to the caller), or NULL when out
+ * of memory. */
+struct mt_match_msg *mt_match_out_slot(struct mt_match *m);
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);

@@ -124,11 +124,11 @@ static enum mt_status to_sink(struct dest *d, struct mt_match_msg *b, size_t n,
 static enum mt_status drain(struct mt_match *m, struct dest *d,
 			    struct mt_err *err)
 {
-	static struct mt_match_msg batch[BATCH];
+	struct mt_match_msg *batch;
 	enum mt_status s;
 	size_t n;
 
-	while ((n = mt_match_take(m, batch, BATCH))) {
+	while ((n = mt_match_take_ref(m, &batch, BATCH))) {
 		if (d->spill) {
 			if (mt_pipe_clock_collect(d->cs, batch, n))
 				return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
