@@ -13,9 +13,28 @@
  * One layout left: the answer. Several: say so, guess only from the
  * endpoint's attributes (Open MPI's auto mode) and flag the guess.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "mt_decode.h"
+
+/* Every layout resolved once (without a mem_tag_format): detection checks
+ * each operation against all of them, and resolving one per check cost
+ * more than the check. */
+static struct mt_tag_layout resolved[MT_TAG_LAYOUT_COUNT];
+static pthread_once_t resolved_once = PTHREAD_ONCE_INIT;
+
+static void resolve_all(void)
+{
+	for (int i = 0; i < MT_TAG_LAYOUT_COUNT; i++)
+		mt_tag_layout_get((enum mt_tag_layout_id)i, 0, &resolved[i]);
+}
+
+static const struct mt_tag_layout *layout_of(int i)
+{
+	pthread_once(&resolved_once, resolve_all);
+	return &resolved[i];
+}
 
 void mt_tag_evidence_init(struct mt_tag_evidence *ev)
 {
@@ -78,14 +97,11 @@ static enum mt_tag_mismatch check_send(const struct mt_tag_layout *l, bool has_d
 void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
 			      uint64_t tag, uint64_t data)
 {
-	struct mt_tag_layout l;
-
 	ev->sends++;
 	ev->sends_data += has_data;
-	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++) {
-		mt_tag_layout_get((enum mt_tag_layout_id)i, 0, &l);
-		count(&ev->per[i], check_send(&l, has_data, tag, data), true, tag, data);
-	}
+	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
+		count(&ev->per[i], check_send(layout_of(i), has_data, tag, data), true,
+		      tag, data);
 }
 
 static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t tag,
@@ -114,16 +130,12 @@ static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t t
 void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
 			      uint64_t ignore, unsigned recv_in)
 {
-	struct mt_tag_layout l;
-
 	if ((recv_in & MT_TAG_RECV_CLAIM) && !(recv_in & MT_TAG_RECV_PEEK))
 		return;
 	ev->recvs++;
-	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++) {
-		mt_tag_layout_get((enum mt_tag_layout_id)i, 0, &l);
-		count(&ev->per[i], check_recv(&l, tag, ignore, recv_in), false,
+	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
+		count(&ev->per[i], check_recv(layout_of(i), tag, ignore, recv_in), false,
 		      tag, ignore);
-	}
 }
 
 const char *mt_tag_confidence_name(enum mt_tag_confidence c)

@@ -43,7 +43,9 @@ enum mt_status mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **ou
 		return MT_ERR_NOMEM;
 	m->cfg = *cfg;
 	m->n_op = m->n_key = m->n_cls = m->n_grp = 1; /* index 0: "none" */
-	if (mt_match_map_init(&m->ctx, 1024) || mt_match_map_init(&m->keys, 1024) ||
+	/* Maps start small and grow with what is in flight: a small one
+	 * stays in the cache. */
+	if (mt_match_map_init(&m->ctx, 64) || mt_match_map_init(&m->keys, 64) ||
 	    mt_match_map_init(&m->comm, 64) || mt_match_map_init(&m->claims, 64) ||
 	    mt_match_map_init(&m->owed, 64) || mt_match_map_init(&m->clsmap, 64) ||
 	    mt_match_map_init(&m->grpmap, 64)) {
@@ -160,14 +162,14 @@ static struct map_key ctx_key(int32_t proc, uint64_t context)
 static uint32_t ctx_hash(int32_t proc, uint64_t context)
 {
 	return (uint32_t)(((context >> 3) ^ (uint64_t)proc * 0x9E3779B1u) *
-			  0x9E3779B97F4A7C15ull >> 52) & (CTX_FAST - 1);
+			  0x9E3779B97F4A7C15ull >> (64 - CTX_FAST_BITS));
 }
 
 /*
  * Appends op i to the FIFO of ops of its process waiting on its context:
  * contexts are reused, and completions come back in posting order. Most
  * ops sit alone in a direct-mapped slot; the map takes collisions and
- * repeats (ctx_over counts them per slot), and an op goes to the slot only
+ * repeats (.over counts them per slot), and an op goes to the slot only
  * when the map holds nothing of that slot, so the slot's op is always the
  * oldest of its key.
  */
@@ -180,8 +182,8 @@ enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 
 	m->op[i].state |= OP_CTX;
 	m->op[i].ctx_next = NIL;
-	if (!m->ctx_fast[h] && !m->ctx_over[h]) {
-		m->ctx_fast[h] = i;
+	if (!m->ctx_slot[h].fast && !m->ctx_slot[h].over) {
+		m->ctx_slot[h].fast = i;
 		return MT_OK;
 	}
 	struct map_key k = ctx_key(proc, context);
@@ -189,7 +191,7 @@ enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 
 	if (!s)
 		return MT_ERR_NOMEM;
-	m->ctx_over[h]++;
+	m->ctx_slot[h].over++;
 	if (added) {
 		s->v = i;
 		return MT_OK;
@@ -206,14 +208,15 @@ enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 {
 	uint32_t h = ctx_hash(proc, context);
-	uint32_t i = m->ctx_fast[h];
+	uint32_t i = m->ctx_slot[h].fast;
 
 	if (i && m->op[i].p.context == context &&
 	    ep_proc(m, m->op[i].p.ep) == proc) {
-		m->ctx_fast[h] = NIL;
+		m->ctx_slot[h].fast = NIL;
 	} else {
 		struct map_key k = ctx_key(proc, context);
-		struct map_slot *s = m->ctx_over[h] ? mt_match_map_get(&m->ctx, &k) : NULL;
+		struct map_slot *s = m->ctx_slot[h].over ?
+			mt_match_map_get(&m->ctx, &k) : NULL;
 
 		if (!s)
 			return NIL;
@@ -222,14 +225,14 @@ uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
 			s->v = m->op[i].ctx_next;
 		else
 			mt_match_map_del(&m->ctx, s);
-		m->ctx_over[h]--;
+		m->ctx_slot[h].over--;
 	}
 	m->op[i].ctx_next = NIL;
 	m->op[i].state &= ~(uint32_t)OP_CTX;
 	return i;
 }
 
-enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg)
+struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
 {
 	if (m->out_head + m->out_n == m->out_cap) {
 		if (m->out_head) {
@@ -241,24 +244,33 @@ enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *
 			struct mt_match_msg *o = realloc(m->out, cap * sizeof(*o));
 
 			if (!o)
-				return MT_ERR_NOMEM;
+				return NULL;
 			m->out = o;
 			m->out_cap = cap;
 		}
 	}
-	m->out[m->out_head + m->out_n++] = *msg;
-	return MT_OK;
+	return &m->out[m->out_head + m->out_n++];
+}
+
+size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t max)
+{
+	size_t n = m->out_n < max ? m->out_n : max;
+
+	*out = m->out + m->out_head;
+	m->out_n -= n;
+	/* The next message may go where these are: the caller is done with
+	 * them by then. */
+	m->out_head = m->out_n ? m->out_head + n : 0;
+	return n;
 }
 
 size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max)
 {
-	size_t n = m->out_n < max ? m->out_n : max;
+	struct mt_match_msg *in;
+	size_t n = mt_match_take_ref(m, &in, max);
 
-	if (!n)
-		return 0;
-	memcpy(out, m->out + m->out_head, n * sizeof(*out));
-	m->out_n -= n;
-	m->out_head = m->out_n ? m->out_head + n : 0;
+	if (n)
+		memcpy(out, in, n * sizeof(*out));
 	return n;
 }
 

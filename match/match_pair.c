@@ -231,8 +231,8 @@ static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
 	wn->count++;
 }
 
-/* Queues msg for the caller and counts what it says. */
-static int account(struct mt_match *m, const struct mt_match_msg *msg)
+/* Counts what msg, queued for the caller, says. */
+static void account(struct mt_match *m, const struct mt_match_msg *msg)
 {
 	static const int8_t warn_of[MT_MATCH_ST_COUNT] = {
 		[MT_MATCH_ST_MATCHED] = -1,
@@ -259,7 +259,6 @@ static int account(struct mt_match *m, const struct mt_match_msg *msg)
 	    (msg->t_recv_done != MT_MATCH_NOTIME &&
 	     msg->t_recv_done < msg->t_recv_post))
 		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
-	return mt_match_emit_msg(m, msg);
 }
 
 static void retire(struct mt_match *m, uint32_t i)
@@ -288,25 +287,32 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i)
 	return mt_match_flush_pair(m, s, r);
 }
 
-/* Emits the paired s and r now, whatever is still missing. */
+/* Emits the paired s and r now, whatever is still missing. Messages are
+ * built in the output queue itself: no copy on the way out. */
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
 {
-	struct mt_match_msg msg;
+	struct mt_match_msg *msg = mt_match_out_slot(m);
 
-	mt_match_build_msg(m, s, r, &msg);
+	if (!msg)
+		return MT_ERR_NOMEM;
+	mt_match_build_msg(m, s, r, msg);
 	retire(m, s);
 	retire(m, r);
-	return account(m, &msg);
+	account(m, msg);
+	return MT_OK;
 }
 
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status)
 {
-	struct mt_match_msg msg;
+	struct mt_match_msg *msg = mt_match_out_slot(m);
 	int send = m->op[i].p.dir == MT_MATCH_DIR_SEND;
 
+	if (!msg)
+		return MT_ERR_NOMEM;
 	mt_match_unqueue(m, i);
-	mt_match_build_msg(m, send ? i : NIL, send ? NIL : i, &msg);
-	msg.status = (uint8_t)status;
+	mt_match_build_msg(m, send ? i : NIL, send ? NIL : i, msg);
+	msg->status = (uint8_t)status;
 	retire(m, i);
-	return account(m, &msg);
+	account(m, msg);
+	return MT_OK;
 }

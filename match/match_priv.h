@@ -131,7 +131,9 @@ struct key {
 	struct map_key k;
 };
 
-#define CTX_FAST 4096		/* direct-mapped slots of waiting contexts */
+#define CTX_FAST_BITS 10	/* 2^10 direct-mapped slots of waiting contexts:
+				 * few ops wait at once, and a small table
+				 * stays in the cache */
 #define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
 
 struct ep {
@@ -156,8 +158,10 @@ struct mt_match {
 	uint32_t n_key, cap_key, free_key;
 	struct ep *ep;
 	uint32_t n_ep;
-	uint32_t ctx_fast[CTX_FAST]; /* ops waiting for completion, by context */
-	uint32_t ctx_over[CTX_FAST]; /* ops of each slot's hash in the map */
+	struct {
+		uint32_t fast;	/* an op waiting for completion, by context */
+		uint32_t over;	/* ops of the slot's hash in the map */
+	} ctx_slot[1u << CTX_FAST_BITS]; /* together: one cache line a look-up */
 	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
 	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
@@ -218,7 +222,10 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
 void mt_match_unqueue(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status);
-enum mt_status mt_match_emit_msg(struct mt_match *m, const struct mt_match_msg *msg);
+/* Room for one more message at the end of the output queue (counted in
+ * it at once: fill it in before returning to the caller), or NULL when out
+ * of memory. */
+struct mt_match_msg *mt_match_out_slot(struct mt_match *m);
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);

@@ -253,6 +253,9 @@ enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *
 enum mt_status mt_match_close(struct mt_match *m, int32_t ep, uint64_t ts);
 /* Moves up to max finished messages into out; returns how many. */
 size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max);
+/* The same without a copy: *out points at them in m's own queue, in order,
+ * for the caller to read or correct in place until its next call on m. */
+size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t max);
 /* End of input: everything still waiting becomes unmatched or pending. */
 enum mt_status mt_match_finish(struct mt_match *m);
 const struct mt_match_summary *mt_match_summary(const struct mt_match *m);

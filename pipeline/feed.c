@@ -18,7 +18,7 @@ static int32_t ep_search(const struct feed *fd, uint32_t proc, uint64_t ep)
 }
 
 /* Processes use one endpoint (or few): remember the last one. */
-static int32_t ep_index(struct feed *fd, uint32_t proc, uint64_t ep)
+static inline int32_t ep_index(struct feed *fd, uint32_t proc, uint64_t ep)
 {
 	struct feed_proc_cache *c = &fd->pc[proc];
 
@@ -29,36 +29,43 @@ static int32_t ep_index(struct feed *fd, uint32_t proc, uint64_t ep)
 	return c->ep;
 }
 
+/* What each call is, one look-up per record (enum mt_op values < 32). */
+enum { OPK_SEND = 1, OPK_TAGGED = 2, OPK_INJECT = 4, OPK_MSG = 8, OPK_DATA = 16 };
+static const uint8_t op_kind[32] = {
+	[MT_OP_TRECV] = OPK_TAGGED, [MT_OP_TRECVV] = OPK_TAGGED,
+	[MT_OP_TRECVMSG] = OPK_TAGGED | OPK_MSG,
+	[MT_OP_TSEND] = OPK_SEND | OPK_TAGGED, [MT_OP_TSENDV] = OPK_SEND | OPK_TAGGED,
+	[MT_OP_TSENDMSG] = OPK_SEND | OPK_TAGGED | OPK_MSG,
+	[MT_OP_TINJECT] = OPK_SEND | OPK_TAGGED | OPK_INJECT,
+	[MT_OP_TSENDDATA] = OPK_SEND | OPK_TAGGED | OPK_DATA,
+	[MT_OP_TINJECTDATA] = OPK_SEND | OPK_TAGGED | OPK_INJECT | OPK_DATA,
+	[MT_OP_RECVMSG] = OPK_MSG,
+	[MT_OP_SEND] = OPK_SEND, [MT_OP_SENDV] = OPK_SEND,
+	[MT_OP_SENDMSG] = OPK_SEND | OPK_MSG, [MT_OP_INJECT] = OPK_SEND | OPK_INJECT,
+	[MT_OP_SENDDATA] = OPK_SEND | OPK_DATA,
+	[MT_OP_INJECTDATA] = OPK_SEND | OPK_INJECT | OPK_DATA,
+};
+
+static unsigned kind_of(unsigned op)
+{
+	return op < sizeof(op_kind) ? op_kind[op] : 0;
+}
+
 static int is_send(unsigned op)
 {
-	return (op >= MT_OP_TSEND && op <= MT_OP_TINJECTDATA) ||
-	       (op >= MT_OP_SEND && op <= MT_OP_INJECTDATA);
+	return (kind_of(op) & OPK_SEND) != 0;
 }
 
 static int is_tagged(unsigned op)
 {
-	return op >= MT_OP_TRECV && op <= MT_OP_TINJECTDATA;
-}
-
-static int is_inject(unsigned op)
-{
-	return op == MT_OP_TINJECT || op == MT_OP_TINJECTDATA ||
-	       op == MT_OP_INJECT || op == MT_OP_INJECTDATA;
-}
-
-static int is_msg_call(unsigned op)
-{
-	return op == MT_OP_TRECVMSG || op == MT_OP_TSENDMSG ||
-	       op == MT_OP_RECVMSG || op == MT_OP_SENDMSG;
+	return (kind_of(op) & OPK_TAGGED) != 0;
 }
 
 int mt_pipe_has_data(const struct mt_rec_op *r)
 {
-	unsigned op = r->h.aux;
+	unsigned k = kind_of(r->h.aux);
 
-	return op == MT_OP_TSENDDATA || op == MT_OP_TINJECTDATA ||
-	       op == MT_OP_SENDDATA || op == MT_OP_INJECTDATA ||
-	       (is_msg_call(op) && (r->flags & FI_REMOTE_CQ_DATA));
+	return (k & OPK_DATA) || ((k & OPK_MSG) && (r->flags & FI_REMOTE_CQ_DATA));
 }
 
 unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
@@ -231,7 +238,7 @@ void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 		masks_of(&fd->lay[0], cfg);
 }
 
-static void to_fields(const struct mt_tag_layout *l, const struct mt_tag_fields *f,
+static inline void to_fields(const struct mt_tag_layout *l, const struct mt_tag_fields *f,
 		      int tagged, uint64_t len, int any_tag, int any_src,
 		      struct mt_match_fields *o)
 {
@@ -265,21 +272,28 @@ static uint64_t op_src_id(const struct mt_tag_layout *l,
 	return MT_MATCH_NOSRC;
 }
 
-/* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
-static int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
-		       uint64_t addr)
+/* resolve() past its cache. */
+static int32_t resolve_slow(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
+			    uint64_t addr)
 {
 	const struct mt_trace_ep *r;
 	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
 
 	if (addr == FI_ADDR_UNSPEC)
 		return -1;
-	if (slot && *slot)
-		return *slot - 2;
 	r = mt_trace_resolve_ep(fd->t, proc, ep, addr);
 	if (slot)
 		*slot = r ? (int32_t)(r - fd->t->eps) + 2 : 1;
 	return r ? (int32_t)(r - fd->t->eps) : -1;
+}
+
+/* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
+static inline int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
+			      uint64_t addr)
+{
+	if (addr < FEED_ADDR_CACHE && fd->addr[e][addr])
+		return fd->addr[e][addr] - 2;
+	return resolve_slow(fd, e, proc, ep, addr);
 }
 
 static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
@@ -297,17 +311,18 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	}
 	const struct mt_tag_layout *l = &fd->lay[e];
 	const struct mt_rec_ep *er = fd->t->eps[e].rec;
-	int send = is_send(op), tagged = is_tagged(op);
+	unsigned k = kind_of(op);
+	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
 	struct mt_match_op o = {
 		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
 		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
 		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
-		.tagged = (uint8_t)tagged, .inject = (uint8_t)is_inject(op),
+		.tagged = (uint8_t)tagged, .inject = (k & OPK_INJECT) != 0,
 		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
 		.site = mt_trace_op_site(fd->t, ev),
 	};
 
-	o.flags = is_msg_call(op) ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
+	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
 	if (send) {
 		struct mt_tag_fields f;
@@ -374,6 +389,18 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	c.src_id = op_src_id(l, &f, tagged, r->len);
 	to_fields(l, &f, tagged, r->len, 0, 0, &c.f);
 	return mt_match_complete(fd->m, &c);
+}
+
+enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
+				 struct mt_err *err)
+{
+	enum mt_status s = MT_OK;
+
+	fd->n_ev = 0;
+	while (fd->n_ev < FEED_BATCH &&
+	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK)
+		fd->n_ev++;
+	return s;
 }
 
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)

@@ -11,6 +11,7 @@
 #include "mt_pipe.h"
 
 #define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
+#define FEED_BATCH 256		/* merged records read ahead of the matcher */
 
 struct feed_proc_cache {
 	uint64_t ep_id, cq_id;		/* last endpoint and CQ looked up */
@@ -29,6 +30,8 @@ struct feed {
 	/* Look-up caches: the reader's searches cost more than matching. */
 	struct feed_proc_cache *pc;	/* per process */
 	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
+	struct mt_trace_event ev[FEED_BATCH];	/* mt_pipe_feed_read's */
+	size_t n_ev;
 };
 
 /* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
@@ -41,6 +44,16 @@ void mt_pipe_feed_fini(struct feed *fd);
 /* Matcher configuration: the layout of endpoint 0, for what belongs to no
  * endpoint (mt_pipe_feed_attach gives each endpoint its own). */
 void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg);
+/*
+ * Reads the next merged records (up to FEED_BATCH) into fd->ev, fd->n_ev of
+ * them, for mt_pipe_feed_event: the merge runs ahead of decoding and
+ * matching, so that each keeps its own memory and branches warm (one
+ * record at a time, the merge ran at a third of its own speed). Returns
+ * the merge's status after them: MT_OK (more may follow), MT_END, or its
+ * error (in err; the records before the bad one are in fd->ev).
+ */
+enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
+				 struct mt_err *err);
 /* One merged record in. */
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev);
 

@@ -124,11 +124,11 @@ static enum mt_status to_sink(struct dest *d, struct mt_match_msg *b, size_t n,
 static enum mt_status drain(struct mt_match *m, struct dest *d,
 			    struct mt_err *err)
 {
-	static struct mt_match_msg batch[BATCH];
+	struct mt_match_msg *batch;
 	enum mt_status s;
 	size_t n;
 
-	while ((n = mt_match_take(m, batch, BATCH))) {
+	while ((n = mt_match_take_ref(m, &batch, BATCH))) {
 		if (d->spill) {
 			if (mt_pipe_clock_collect(d->cs, batch, n))
 				return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
@@ -192,7 +192,6 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 			     struct mt_run *run, struct mt_err *err)
 {
 	struct mt_trace_merge *mg;
-	struct mt_trace_event ev;
 	struct mt_err rerr = { { 0 } };
 	enum mt_status s = mt_trace_merge_open(t, &mg);
 	enum mt_status rc = MT_OK, mrc = MT_OK;
@@ -204,20 +203,24 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 	if (s)
 		return mt_err_set(err, s, "cannot start the merge: %s",
 				  mt_status_str(s));
-	while (!mrc && (s = mt_trace_merge_next(mg, &ev, &rerr)) == MT_OK) {
-		run->events++;
-		if ((mrc = input_fault(mt_pipe_feed_event(fd, &ev))))
-			mt_err_set(err, mrc, "matching failed: %s",
-				   mrc == MT_ERR_NOMEM ? "out of memory" :
-				   "bad operation");
-		else if ((run->events & 1023) == 0)
-			mrc = drain(m, d, err);
-		if ((run->events & (MT_PIPE_PROGRESS_EVERY - 1)) == 0)
-			progress_tick(o, run->events);
-	}
+	do {
+		s = mt_pipe_feed_read(fd, mg, &rerr);
+		for (size_t i = 0; !mrc && i < fd->n_ev; i++) {
+			run->events++;
+			if ((mrc = input_fault(mt_pipe_feed_event(fd, &fd->ev[i]))))
+				mt_err_set(err, mrc, "matching failed: %s",
+					   mrc == MT_ERR_NOMEM ? "out of memory" :
+					   "bad operation");
+			else if ((run->events & 1023) == 0)
+				mrc = drain(m, d, err);
+			if ((run->events & (MT_PIPE_PROGRESS_EVERY - 1)) == 0)
+				progress_tick(o, run->events);
+		}
+	} while (!mrc && s == MT_OK);
 	progress_end(o);
 	mt_trace_merge_close(mg);
-	if (s != MT_END && s != MT_OK) {
+	/* (A matcher failure stopped before the records read ahead.) */
+	if (!mrc && s != MT_END && s != MT_OK) {
 		/* Report, but still analyse the records before the bad one. */
 		mt_note_say(&o->note, "%s (%s); records after it are ignored",
 			    rerr.msg, mt_status_str(s));
