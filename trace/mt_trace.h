@@ -136,7 +136,8 @@ enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
  * thread_seq 0 file; threads share it and its clock. Across jobs a process
  * is (job, rank), and key numbers it for every later stage: the first
  * job's ranks as they are, each later job's ranks after the previous
- * job's highest (struct mt_trace_job).
+ * job's highest (struct mt_trace_job), forked processes after them all
+ * (struct mt_trace_fork).
  */
 struct mt_trace_proc {
 	char host[64];
@@ -195,6 +196,19 @@ struct mt_trace_job {
 };
 
 /*
+ * A forked process (its PROC record's aux is its parent's pid): it keeps
+ * its parent's job and rank, so it is keyed apart, after every job's ranks
+ * (mt_trace.fork_base + its index), and numbered n from 1 among its rank's
+ * forks: depth first (a fork, then its own forks), siblings in order of
+ * appearance (first record, then pid). Printed "3+f1".
+ */
+struct mt_trace_fork {
+	uint32_t job;
+	int32_t rank;
+	uint32_t n;
+};
+
+/*
  * A whole trace: processes sorted by key (unknown keys last, then by host
  * and pid). Timestamps merge on CLOCK_MONOTONIC ns when every
  * process ran on one host; across hosts on CLOCK_REALTIME ns derived from
@@ -206,6 +220,9 @@ struct mt_trace {
 	struct mt_trace_job *jobs;	/* in order of appearance */
 	size_t njobs;
 	size_t nlaunches;		/* jobs that are their own launch */
+	struct mt_trace_fork *forks;	/* by key - fork_base */
+	size_t nforks;
+	int64_t fork_base;		/* key of the first fork: every job's span */
 	size_t nhosts;			/* distinct host names among procs */
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
@@ -230,10 +247,12 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
 
-/* The job and rank of the process numbered key (mt_trace_proc.key): 0,
- * or -1 when no job has that key. */
+/* The job and rank of the process numbered key (mt_trace_proc.key; a
+ * fork's are its parent's): 0, or -1 when no job has that key. */
 int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
 		      int32_t *rank);
+/* n of the fork numbered key (struct mt_trace_fork), 0 when key is no fork. */
+uint32_t mt_trace_key_fork(const struct mt_trace *t, int32_t key);
 
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes

@@ -270,6 +270,7 @@ void mt_trace_close(struct mt_trace *t)
 	free(t->files);
 	free(t->procs);
 	free(t->jobs);
+	free(t->forks);
 	mt_trace_addr_free(t);
 	free(t);
 }
