@@ -117,6 +117,29 @@ static inline int mt_trace_file_clean(const struct mt_trace_file *f)
  */
 int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec);
 
+/*
+ * Reading on as a writer appends (resume.c): the records committed in f
+ * past file offset from (where the last read stopped: f->valid_end, then
+ * from + the last tail's len), read into tail->buf, which the caller keeps
+ * between calls and frees. tail->len is the whole, well-formed records
+ * read (a bad record ends f's valid records, f->scan_status says why);
+ * tail->setup says one of them is no OP or CQE (the caller then opens the
+ * trace again: the tables built from those records are as opened). f's
+ * mapping and valid range stay as opened; hdr_snap, nrecs, the counts and
+ * last_ts follow the read. A closed file (or one with a bad record) reads
+ * nothing more. MT_OK, or the file cannot be read again.
+ */
+struct mt_trace_tail {
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t from;			/* file offset of buf[0] */
+	int setup;
+};
+
+enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
+				    struct mt_trace_tail *tail,
+				    struct mt_err *err);
+
 /* Record iteration over one file; unknown types are skipped (counted). */
 struct mt_trace_cursor {
 	const struct mt_trace_file *f;
@@ -246,6 +269,10 @@ struct mt_trace {
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
+
+/* Whether each process of t seen running still runs (its files' live
+ * flags follow): after reading on with mt_trace_file_resume. */
+void mt_trace_resume_alive(struct mt_trace *t);
 
 /* The job and rank of the process numbered key (mt_trace_proc.key; a
  * fork's are its parent's): 0, or -1 when no job has that key. */
