@@ -236,7 +236,7 @@ static void number_rank_forks(struct mt_trace *t, const struct forked *f,
 			stack[sp++] = r;
 			done[r] = 1;
 			while (sp) {
-				size_t i = stack[--sp];
+				size_t i = stack[--sp], c, e;
 				struct mt_trace_fork *fk = &t->forks[t->nforks];
 
 				fk->job = f[i].job;
@@ -244,11 +244,14 @@ static void number_rank_forks(struct mt_trace *t, const struct forked *f,
 				fk->n = ++n;
 				t->procs[f[i].proc].key =
 					(int32_t)(t->fork_base + (int64_t)t->nforks++);
+				c = e = children_of(f, lo, hi, f[i].pid);
+				while (e < hi && f[e].parent == f[i].pid)
+					e++;
 				/* Pushed last to first: popped in order. */
-				for (size_t k = hi; k-- > children_of(f, lo, hi, f[i].pid);)
-					if (f[k].parent == f[i].pid && !done[k]) {
-						done[k] = 1;
-						stack[sp++] = k;
+				while (e-- > c)
+					if (!done[e]) {
+						done[e] = 1;
+						stack[sp++] = e;
 					}
 			}
 		}
