@@ -10,9 +10,10 @@
  *       publish one more receive, then one incremental view and one whole
  *       re-read are timed. Prints each round and the medians.
  *   bench_watch --check DIR NPROC
- *       a receive (user tag 4242) published between two views appears in
- *       the second, which read on rather than read the trace whole, and
- *       not in the first: exit 0, else 1 saying why.
+ *       a receive (user tag 4242) published and a file closed between two
+ *       views: the receive appears in the second view, not in the first,
+ *       the file is no longer left by a kill, and the second view read 2
+ *       records on rather than the trace whole: exit 0, else 1 saying why.
  *   bench_watch --publish DIR RANK TAG
  *       rank RANK publishes one more receive with user tag TAG (a writer
  *       for the tests of the `msgtrace watch` command).
@@ -51,6 +52,29 @@ static int up_of(int p)
 	return p ? p & ~(1 << (31 - __builtin_clz((unsigned)p))) : 1;
 }
 
+/* Process p appends record r (size bytes) and commits it; with flags,
+ * the header gets them too (MT_FILE_CLOSED: the writer closed the file). */
+static void append(int p, const void *r, size_t size, uint32_t flags)
+{
+	struct mt_file_hdr h;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench.%d.0%s", dir, 1000 + p, MT_TRACE_SUFFIX);
+	if ((fd = open(path, O_RDWR)) < 0 || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    pwrite(fd, r, size, (off_t)(h.data_off + h.committed)) != (ssize_t)size) {
+		perror(path);
+		exit(2);
+	}
+	h.committed += size;
+	h.capacity = h.committed;
+	h.flags |= flags;
+	if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h) || close(fd)) {
+		perror(path);
+		exit(2);
+	}
+}
+
 /* Process p posts one more receive from its peer (tag, at tick ts). */
 static void publish(int p, int32_t tag, uint64_t ts)
 {
@@ -58,22 +82,17 @@ static void publish(int p, int32_t tag, uint64_t ts)
 		.aux = MT_OP_TRECV, .ts = ts }, .ep = 0x10000 + (uint64_t)p * 0x100,
 		.addr = (uint64_t)up_of(p), .tag = TAG_FULL(0, tag),
 		.ignore = SYNC_FULL, .context = 0x7e0000000000ull + ts };
-	struct mt_file_hdr h;
-	char path[4096];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/bench.%d.0%s", dir, 1000 + p, MT_TRACE_SUFFIX);
-	if ((fd = open(path, O_RDWR)) < 0 || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    pwrite(fd, &o, sizeof(o), (off_t)(h.data_off + h.committed)) != sizeof(o)) {
-		perror(path);
-		exit(2);
-	}
-	h.committed += sizeof(o);
-	h.capacity = h.committed;
-	if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h) || close(fd)) {
-		perror(path);
-		exit(2);
-	}
+	append(p, &o, sizeof(o), 0);
+}
+
+/* Process p closes its file: the END clock pair, the closed flag. */
+static void finish(int p, uint64_t ts)
+{
+	struct mt_rec_clock c = { .h = { .type = MT_REC_CLOCK, .size = sizeof(c),
+		.aux = MT_CLOCK_END, .ts = ts }, .realtime_ns = ts, .monotonic_ns = ts };
+
+	append(p, &c, sizeof(c), MT_FILE_CLOSED);
 }
 
 /* One view into buf (NULL: /dev/null), incremental or whole; seconds. */
@@ -108,14 +127,19 @@ static int check(const struct mt_pipe_opts *o)
 	struct mt_pipe_live *l;
 	struct mt_err err = { { 0 } };
 	const struct mt_pipe_live_stats *st;
-	char *first = NULL, *second = NULL;
+	char *first = NULL, *second = NULL, killed[64];
 	int p = nproc / 2, bad = 0;
 
 	if (mt_pipe_live_new(o, &l, &err))
 		return fprintf(stderr, "bench_watch: %s\n", err.msg), 2;
 	view(l, o, &first);
 	publish(p, 4242, 1000000);
+	finish(p + 1, 1000001);
 	view(l, o, &second);
+	snprintf(killed, sizeof(killed), " %d left by a kill", nproc - 1);
+	if (!strstr(second, killed))
+		bad = fprintf(stderr, "FAIL: the file closed between the views is "
+			      "still left by a kill in the second:\n%s", second);
 	st = mt_pipe_live_stats(l);
 	if (strstr(first, "tag 4242"))
 		bad = fprintf(stderr, "FAIL: the first view shows a receive not yet "
@@ -123,15 +147,16 @@ static int check(const struct mt_pipe_opts *o)
 	if (!strstr(second, "tag 4242"))
 		bad = fprintf(stderr, "FAIL: the receive published between the views "
 			      "is not in the second:\n%s", second);
-	if (st->full_reads != 1 || st->resumed != 1 || st->records != 1)
+	if (st->full_reads != 1 || st->resumed != 1 || st->records != 2)
 		bad = fprintf(stderr, "FAIL: the second view read the trace whole "
 			      "(%llu whole reads, %llu read on, %llu records last)\n",
 			      (unsigned long long)st->full_reads,
 			      (unsigned long long)st->resumed,
 			      (unsigned long long)st->records);
 	if (!bad)
-		printf("PASS: rank %d's receive (tag 4242) published between two "
-		       "views is in the second, which read 1 record on\n", p);
+		printf("PASS: rank %d's receive (tag 4242) published and rank %d's "
+		       "file closed between two views are in the second, which "
+		       "read 2 records on\n", p, p + 1);
 	free(first);
 	free(second);
 	mt_pipe_live_free(l);

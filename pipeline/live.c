@@ -7,11 +7,13 @@
  * matcher, whose state stays between views: a view costs the records
  * written since plus a look at each open file's header. A view then asks
  * the matcher what is pending now (mt_match_view) without ending its
- * input. What the reader's tables are built from changing (a new file, an
- * endpoint, an address, a clock pair: any record but an operation or a
- * completion, which come mostly at start and at close) makes that view
- * read the trace anew. Times are as recorded (no clock correction: a view
- * says how long operations have waited, on the clock the trace merges on).
+ * input. A file closed meanwhile is finished by its last records (object
+ * closes, the closing clock pair, its header's closed flag). What the
+ * reader's tables are built from changing (a new file, an endpoint, an
+ * address: they come at start) makes that view read the trace anew. Times
+ * are as recorded, on each process's clock map as first read (no clock
+ * correction: a view says how long operations have waited, on the clock
+ * the trace merges on).
  */
 #include <dirent.h>
 #include <stdlib.h>

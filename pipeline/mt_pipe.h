@@ -57,8 +57,8 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
  * Views of a trace still being written (live.c, `msgtrace watch`): the
  * first reads the trace whole; each later one reads every file on from
  * where the last stopped and feeds only the new records to the matcher
- * kept from view to view (the trace is read anew when a file, an endpoint,
- * an address or a clock pair appeared meanwhile). A view hands sink the
+ * kept from view to view (the trace is read anew when a file, an endpoint
+ * or an address appeared meanwhile). A view hands sink the
  * run, the sends no receive has taken yet (consume) and the operations
  * pending now (finalize), with times as recorded. o (and its paths) must
  * outlive l.

@@ -28,9 +28,9 @@ static void usage(FILE *out)
 		"  -h, --help       this text\n\n"
 		"The first view reads the whole trace; each later one reads every\n"
 		"file on from where the last stopped, up to what its writer has\n"
-		"committed, and matches only the new records (a new file, endpoint,\n"
-		"address or clock pair makes it read the trace anew). Times are as\n"
-		"recorded: no clock correction.\n"
+		"committed, and matches only the new records (a new file, endpoint\n"
+		"or address makes it read the trace anew). Times are as recorded:\n"
+		"no clock correction.\n"
 		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
 }
 

@@ -123,8 +123,10 @@ int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec);
  * from + the last tail's len), read into tail->buf, which the caller keeps
  * between calls and frees. tail->len is the whole, well-formed records
  * read (a bad record ends f's valid records, f->scan_status says why);
- * tail->setup says one of them is no OP or CQE (the caller then opens the
- * trace again: the tables built from those records are as opened). f's
+ * tail->setup says one of them is a record the reader's tables are built
+ * from (PROC, OBJ, EP, BIND, AV: the caller then opens the trace again,
+ * those tables are as opened); OP, CQE, CLOSE and CLOCK records are not
+ * (a CLOCK pair read on leaves the process's clock map as opened). f's
  * mapping and valid range stay as opened; hdr_snap, nrecs, the counts and
  * last_ts follow the read. A closed file (or one with a bad record) reads
  * nothing more. MT_OK, or the file cannot be read again.

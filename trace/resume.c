@@ -67,7 +67,8 @@ static void take(struct mt_trace_file *f, struct mt_trace_tail *tail, size_t len
 			f->unknown++;
 		else if (r->type < MT_TRACE_TYPE_SLOTS)
 			f->type_count[r->type]++;
-		tail->setup |= min && r->type != MT_REC_OP && r->type != MT_REC_CQE;
+		tail->setup |= min && r->type != MT_REC_OP && r->type != MT_REC_CQE &&
+			       r->type != MT_REC_CLOSE && r->type != MT_REC_CLOCK;
 		off += r->size;
 	}
 	tail->len = off;

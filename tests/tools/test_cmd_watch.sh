@@ -4,8 +4,9 @@
 # `msgtrace watch` reads a running job's files on from where its last view
 # stopped (issue 16). On a hang gen_trace --hang leaves open (16 ranks):
 # 1. the pipeline's live views (bench_watch --check): a receive published
-#    between two views is in the second, which read 1 record on instead of
-#    the whole trace, and not in the first;
+#    and a file closed between two views are in the second (the receive
+#    waits, the file is no longer left by a kill), which read those 2
+#    records on instead of the whole trace; the first shows neither;
 # 2. the command: while `msgtrace watch` refreshes, rank 5 publishes a
 #    receive (user tag 4243); a later view shows rank 5 waiting on it, the
 #    first did not.
