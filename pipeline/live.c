@@ -56,9 +56,8 @@ static void drop_finished(struct mt_match *m)
 
 static void forget(struct mt_pipe_live *l)
 {
-	if (l->t)
-		for (size_t i = 0; i < l->t->nfiles; i++)
-			free(l->tail[i].buf);
+	for (size_t i = 0; l->tail && i < l->t->nfiles; i++)
+		free(l->tail[i].buf);
 	free(l->tail);
 	l->tail = NULL;
 	mt_match_free(l->m);
@@ -85,7 +84,8 @@ static enum mt_status feed_one(struct mt_pipe_live *l,
 	return MT_OK;
 }
 
-/* Reads the whole trace as it is now into a new matcher. */
+/* Reads the whole trace as it is now into a new matcher (l forgot the
+ * last one). */
 static enum mt_status read_all(struct mt_pipe_live *l, struct mt_err *err)
 {
 	struct mt_trace_merge *mg;
@@ -94,7 +94,6 @@ static enum mt_status read_all(struct mt_pipe_live *l, struct mt_err *err)
 	struct mt_match_cfg cfg;
 	enum mt_status s;
 
-	forget(l);
 	l->stats.full_reads++;
 	if ((s = mt_trace_open(l->o.paths, l->o.npaths, &l->t, err)))
 		return s;
@@ -213,8 +212,14 @@ static enum mt_status read_on(struct mt_pipe_live *l, struct mt_err *err)
 	l->nev = 0;
 	for (size_t i = 0; i < l->t->nfiles && !s && !setup; i++)
 		s = collect(l, i, &setup, err);
-	if (s || setup)
-		return s ? s : MT_END;
+	/* A file that cannot be read on (removed, rewritten) is read anew
+	 * with the rest, which says what is wrong with it. */
+	if (s == MT_ERR_IO || s == MT_ERR_CORRUPT || setup) {
+		err->msg[0] = '\0';
+		return MT_END;
+	}
+	if (s)
+		return s;
 	if (l->nev)
 		qsort(l->ev, l->nev, sizeof(*l->ev), cmp_ev);
 	for (size_t i = 0; i < l->nev && !s; i++)
@@ -295,11 +300,15 @@ enum mt_status mt_pipe_live_view(struct mt_pipe_live *l,
 {
 	enum mt_status s = l->t ? read_on(l, err) : MT_END;
 
-	if (s == MT_END)
+	if (s == MT_END) {
+		forget(l);
 		s = read_all(l, err);
-	else if (!s)
+	} else if (!s) {
 		l->stats.resumed++;
-	if (s || (s = show(l, sink, out, err)))
+	}
+	if (s) {
+		forget(l);	/* nothing half read left for the next view */
 		return s;
-	return l->bad;
+	}
+	return (s = show(l, sink, out, err)) ? s : l->bad;
 }
