@@ -38,6 +38,10 @@ e2e_check_trace "$E2E_TMP/t" 6
 "$msgtrace" report "$E2E_TMP/t" >"$E2E_TMP/report" || e2e_fail "msgtrace report failed"
 grep -q "^  6 processes (4 forked) on 1 host" "$E2E_TMP/report" ||
 	{ head -n 4 "$E2E_TMP/report" >&2; e2e_fail "report: not 6 processes, 4 forked"; }
+"$msgtrace" tags "$E2E_TMP/t" | grep -q "^msgtrace tags: 6 processes (4 forked), 6 endpoints" ||
+	e2e_fail "tags: not 6 processes, 4 forked"
+"$msgtrace" watch --once "$E2E_TMP/t" | grep -q "^msgtrace watch: 6 processes (4 forked), " ||
+	e2e_fail "watch: not 6 processes, 4 forked"
 
 # dump --summary: r+f1 is a fork of rank r's pid, r+f2 of r+f1's.
 "$msgtrace" dump --summary "$E2E_TMP/t" >"$E2E_TMP/dump" || e2e_fail "msgtrace dump failed"
