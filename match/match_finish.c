@@ -176,21 +176,66 @@ static int collect_sends(struct mt_match *m, uint32_t **out, size_t *n,
 	return MT_OK;
 }
 
+/* Into m->sum: the pending operations with their near misses; *sends the
+ * sends no receive has taken (n_sends, by destination). Reads the
+ * operations only. */
+static int diagnose(struct mt_match *m, uint32_t **sends, size_t *n_sends)
+{
+	size_t cap = 0;
+	int rc = collect_sends(m, sends, n_sends, &cap);
+
+	if (!rc && *n_sends)
+		qsort_r(*sends, *n_sends, sizeof(**sends), by_dest, m);
+	if (!rc)
+		rc = pending_recvs(m, *sends, *n_sends, &cap);
+	if (m->sum.n_pending)
+		qsort(m->sum.pending, m->sum.n_pending, sizeof(*m->sum.pending),
+		      cmp_pending);
+	return rc;
+}
+
+enum mt_status mt_match_view(struct mt_match *m, struct mt_match_summary *sum,
+			     struct mt_match_msg **unmatched, size_t *n)
+{
+	struct mt_match_summary keep = m->sum;
+	uint32_t *sends = NULL;
+	size_t n_sends = 0;
+	int rc;
+
+	m->sum.pending = NULL;
+	m->sum.n_pending = 0;
+	rc = diagnose(m, &sends, &n_sends);
+	*sum = m->sum;
+	m->sum = keep;
+	*unmatched = rc ? NULL : calloc(n_sends ? n_sends : 1, sizeof(**unmatched));
+	*n = 0;
+	if (!rc && !*unmatched)
+		rc = MT_ERR_NOMEM;
+	for (size_t i = 0; !rc && i < n_sends; i++) {
+		mt_match_build_msg(m, sends[i], NIL, &(*unmatched)[i]);
+		(*unmatched)[i].status = MT_MATCH_ST_UNMATCHED_SEND;
+		*n = i + 1;
+	}
+	free(sends);
+	if (rc) {
+		free(sum->pending);
+		sum->pending = NULL;
+		sum->n_pending = 0;
+	}
+	return rc;
+}
+
 enum mt_status mt_match_finish(struct mt_match *m)
 {
 	uint32_t *sends = NULL;
-	size_t n_sends = 0, cap = 0;
+	size_t n_sends = 0;
 	int rc = MT_OK;
 
 	/* Receives still posted will never complete: they block no one. */
 	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
 		rc = mt_match_order_end(m, (int32_t)e);
 	if (!rc)
-		rc = collect_sends(m, &sends, &n_sends, &cap);
-	if (!rc && n_sends)
-		qsort_r(sends, n_sends, sizeof(*sends), by_dest, m);
-	if (!rc)
-		rc = pending_recvs(m, sends, n_sends, &cap);
+		rc = diagnose(m, &sends, &n_sends);
 	for (uint32_t i = 1; i < m->n_op && !rc; i++) {
 		struct op *o = &m->op[i];
 
@@ -211,8 +256,5 @@ enum mt_status mt_match_finish(struct mt_match *m)
 		}
 	}
 	free(sends);
-	if (m->sum.n_pending)
-		qsort(m->sum.pending, m->sum.n_pending, sizeof(*m->sum.pending),
-		      cmp_pending);
 	return rc;
 }

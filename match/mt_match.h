@@ -258,6 +258,15 @@ size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max);
 size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t max);
 /* End of input: everything still waiting becomes unmatched or pending. */
 enum mt_status mt_match_finish(struct mt_match *m);
+/*
+ * A view of the input so far, for a trace still being written: *sum is the
+ * summary with the operations pending now (as mt_match_finish would list
+ * them, its own pending array: free(sum->pending)), *unmatched the sends no
+ * receive has taken yet (n, status MT_MATCH_ST_UNMATCHED_SEND; free it).
+ * The matcher goes on as if not asked: more input may come.
+ */
+enum mt_status mt_match_view(struct mt_match *m, struct mt_match_summary *sum,
+			     struct mt_match_msg **unmatched, size_t *n);
 const struct mt_match_summary *mt_match_summary(const struct mt_match *m);
 /* Checks the invariants; on failure returns MT_ERR_INTERNAL and says
  * which in why. */

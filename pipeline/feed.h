@@ -54,6 +54,10 @@ void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg);
  */
 enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 				 struct mt_err *err);
+/* run as the trace and the feed say before any record is read (the
+ * pipeline's pass, and each live view: pipeline.c). */
+void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
+		      const struct feed *fd, const struct mt_note *note);
 /* One merged record in. */
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev);
 

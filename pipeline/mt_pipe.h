@@ -54,6 +54,31 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 			   struct mt_err *err);
 
 /*
+ * Views of a trace still being written (live.c, `msgtrace watch`): the
+ * first reads the trace whole; each later one reads every file on from
+ * where the last stopped and feeds only the new records to the matcher
+ * kept from view to view (the trace is read anew when a file, an endpoint
+ * or an address appeared meanwhile). A view hands sink the
+ * run, the sends no receive has taken yet (consume) and the operations
+ * pending now (finalize), with times as recorded. o (and its paths) must
+ * outlive l.
+ */
+struct mt_pipe_live;
+struct mt_pipe_live_stats {
+	uint64_t full_reads;		/* views that read the trace whole */
+	uint64_t resumed;		/* views that read on */
+	uint64_t records;		/* records the last view fed */
+};
+
+enum mt_status mt_pipe_live_new(const struct mt_pipe_opts *o,
+				struct mt_pipe_live **out, struct mt_err *err);
+enum mt_status mt_pipe_live_view(struct mt_pipe_live *l,
+				 const struct mt_sink_ops *sink, FILE *out,
+				 struct mt_err *err);
+const struct mt_pipe_live_stats *mt_pipe_live_stats(const struct mt_pipe_live *l);
+void mt_pipe_live_free(struct mt_pipe_live *l);
+
+/*
  * The layout in force on each endpoint of t, with the evidence: det and lay
  * hold t->neps entries. Detected from the endpoint's attributes and first
  * tagged operations, undecided endpoints taking the job's layout

@@ -16,8 +16,8 @@
 
 #define BATCH 1024
 
-static void describe(struct mt_run *run, const struct mt_trace *t,
-		     const struct feed *fd, const struct mt_note *note)
+void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
+		      const struct feed *fd, const struct mt_note *note)
 {
 	memset(run, 0, sizeof(*run));
 	run->trace = t;
@@ -309,7 +309,7 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 		goto end;
 	}
-	describe(&run, t, &fd, &o->note);
+	mt_pipe_describe(&run, t, &fd, &o->note);
 	mt_pipe_clock_describe(d->cs, &run);
 	d->st = o->sink_arg;
 	if (mt_pipe_clock_buffers(d->cs)) {

@@ -157,15 +157,19 @@ const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
  * How every output names the process numbered key (mt_trace_proc.key,
  * mt_match_msg.send_rank ...): the first job's ranks as plain numbers
  * ("3"), other jobs' as JOB:RANK ("1:0"; jobs numbered in order of
- * appearance); an unknown key (< 0) as the number it is, "?" when no
- * job has that key. Returns buf.
+ * appearance), a forked process as its rank and "+fN" ("3+f1", "1:0+f2";
+ * struct mt_trace_fork); an unknown key (< 0) as the number it is, "?"
+ * when no job has that key. Returns buf.
  */
-#define MT_SINK_RANK_LEN 24
+#define MT_SINK_RANK_LEN 40
 const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
 			 size_t len);
 /* Whether mt_sink_rank names key by a plain number (formats that keep
  * numbers as numbers: JSON). */
 int mt_sink_rank_plain(const struct mt_trace *t, int64_t key);
+/* Whether key b continues a range of ranks ending at a ("0-3"): the next
+ * key, neither a fork. */
+int mt_sink_rank_joins(const struct mt_trace *t, int64_t a, int64_t b);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
@@ -181,6 +185,10 @@ void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
  * call site site, nothing when it has none (or sym is NULL). */
 void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
 		       uint32_t site);
+
+/* Who ran, for a report's first line: "4 ranks", "4 processes in 2 jobs",
+ * "6 processes (4 forked)". Returns buf. */
+const char *mt_sink_run_who(const struct mt_run *run, char *buf, size_t len);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);

@@ -3,7 +3,8 @@
  * out (see sink_otf2.h): clock properties (1 ns resolution, merged trace
  * clock), a system tree of the host names, one location group per process
  * (rank) and one location per traced thread, the fabric operation regions,
- * the MPI_COMM_WORLD locations group and one communicator per cid seen.
+ * the MPI_COMM_WORLD locations group and one communicator per (job, cid)
+ * seen.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +122,37 @@ static void regions(struct defs *d)
 		}
 }
 
+/*
+ * "MPI_COMM_WORLD (cid 0)", "cid 3" or "unknown communicator" for the first
+ * job's communicators as ever; another job's say which ("job 1 cid 3",
+ * "MPI_COMM_WORLD of job 1 (cid 0)"), one whose members span jobs (an
+ * intercommunicator) says all of them ("jobs 0-1 cid 3").
+ */
+static void comm_name(char *name, size_t len, const struct mt_trace *t,
+		      const struct otf2_comm *cm)
+{
+	uint32_t hi = cm->job;
+	char jobs[32] = "";
+
+	for (uint32_t i = 0; i < cm->n; i++)
+		if (t->procs[cm->member[i]].job > hi)
+			hi = t->procs[cm->member[i]].job;
+	if (hi > cm->job)
+		snprintf(jobs, sizeof(jobs), "jobs %u-%u ", cm->job, hi);
+	else if (cm->job)
+		snprintf(jobs, sizeof(jobs), "job %u ", cm->job);
+	if (cm->cid == 0 && !jobs[0])
+		snprintf(name, len, "MPI_COMM_WORLD (cid 0)");
+	else if (cm->cid == 0)
+		snprintf(name, len, "MPI_COMM_WORLD of %s(cid 0)", jobs);
+	else if (cm->cid < 0)
+		snprintf(name, len, "%sunknown communicator", jobs);
+	else
+		snprintf(name, len, "%scid %lld", jobs, (long long)cm->cid);
+}
+
 /* Group 0: MPI_COMM_WORLD's locations, one per process in rank order (the
- * thread of its first endpoint). Then one group and comm per cid. */
+ * thread of its first endpoint). Then one group and comm per (job, cid). */
 static void comms(struct defs *d, const struct otf2_out *o)
 {
 	const struct mt_trace *t = o->run->trace;
@@ -151,12 +181,7 @@ static void comms(struct defs *d, const struct otf2_out *o)
 
 		for (uint32_t i = 0; i < cm->n; i++)
 			mem[i] = (uint64_t)cm->member[i];
-		if (cm->cid == 0)
-			snprintf(name, sizeof(name), "MPI_COMM_WORLD (cid 0)");
-		else if (cm->cid < 0)
-			snprintf(name, sizeof(name), "unknown communicator");
-		else
-			snprintf(name, sizeof(name), "cid %lld", (long long)cm->cid);
+		comm_name(name, sizeof(name), t, cm);
 		s = str(d, name);
 		check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, c + 1, s,
 			OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,

@@ -280,7 +280,7 @@ const char *mt_sink_report_ranks(const struct mt_trace *t, const int32_t *r,
 			b[MT_SINK_RANK_LEN];
 		int w;
 
-		while (e + 1 < n && r[e + 1] == r[e] + 1)
+		while (e + 1 < n && mt_sink_rank_joins(t, r[e], r[e + 1]))
 			e++;
 		w = snprintf(one, sizeof(one), e > i ? "%s%s-%s" : "%s%s",
 			     k ? "," : "", mt_sink_rank(t, r[i], a, sizeof(a)),

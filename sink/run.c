@@ -20,20 +20,30 @@ static int key_rank(const struct mt_trace *t, int64_t key, uint32_t *job,
 	return 0;
 }
 
+/* n of the fork numbered key, 0 when it is none (or no trace says). */
+static uint32_t key_fork(const struct mt_trace *t, int64_t key)
+{
+	return t && key >= 0 && key <= INT32_MAX ?
+	       mt_trace_key_fork(t, (int32_t)key) : 0;
+}
+
 const char *mt_sink_rank(const struct mt_trace *t, int64_t key, char *buf,
 			 size_t len)
 {
-	uint32_t job;
+	uint32_t job, fork = key_fork(t, key);
 	int32_t rank;
+	int w;
 
 	if (key < 0)
-		snprintf(buf, len, "%" PRId64, key);
+		w = snprintf(buf, len, "%" PRId64, key);
 	else if (key_rank(t, key, &job, &rank))
-		snprintf(buf, len, "?");
+		w = snprintf(buf, len, "?");
 	else if (!job)
-		snprintf(buf, len, "%d", rank);
+		w = snprintf(buf, len, "%d", rank);
 	else
-		snprintf(buf, len, "%u:%d", job, rank);
+		w = snprintf(buf, len, "%u:%d", job, rank);
+	if (fork && w > 0 && (size_t)w < len)
+		snprintf(buf + w, len - (size_t)w, "+f%u", fork);
 	return buf;
 }
 
@@ -42,7 +52,12 @@ int mt_sink_rank_plain(const struct mt_trace *t, int64_t key)
 	uint32_t job;
 	int32_t rank;
 
-	return !key_rank(t, key, &job, &rank) && !job;
+	return !key_rank(t, key, &job, &rank) && !job && !key_fork(t, key);
+}
+
+int mt_sink_rank_joins(const struct mt_trace *t, int64_t a, int64_t b)
+{
+	return b == a + 1 && !key_fork(t, a) && !key_fork(t, b);
 }
 
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key)
@@ -57,13 +72,14 @@ void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key)
 		fprintf(o, "\"%s\"", mt_sink_rank(t, key, b, sizeof(b)));
 }
 
-/* Whether keys a and b are ranks of one job. */
+/* Whether keys a and b are ranks of one job, neither a fork. */
 static int same_job(const struct mt_trace *t, uint32_t a, uint32_t b)
 {
 	uint32_t ja, jb;
 	int32_t r;
 
-	return !key_rank(t, a, &ja, &r) && !key_rank(t, b, &jb, &r) && ja == jb;
+	return !key_rank(t, a, &ja, &r) && !key_rank(t, b, &jb, &r) && ja == jb &&
+	       !key_fork(t, a) && !key_fork(t, b);
 }
 
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
@@ -87,6 +103,23 @@ const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				      mt_sink_rank(t, e, b, sizeof(b)));
 		r = e;
 	}
+	return buf;
+}
+
+const char *mt_sink_run_who(const struct mt_run *run, char *buf, size_t len)
+{
+	const struct mt_trace *t = run->trace;
+	int w;
+
+	if (t->njobs > 1)
+		w = snprintf(buf, len, "%zu processes in %zu jobs", run->nranks, t->njobs);
+	else if (t->nforks)
+		w = snprintf(buf, len, "%zu processes", run->nranks);
+	else
+		w = snprintf(buf, len, "%zu rank%s", run->nranks,
+			     run->nranks == 1 ? "" : "s");
+	if (t->nforks && w > 0 && (size_t)w < len)
+		snprintf(buf + w, len - (size_t)w, " (%zu forked)", t->nforks);
 	return buf;
 }
 

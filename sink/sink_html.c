@@ -188,16 +188,13 @@ static uint64_t warn_total(const struct mt_match_summary *s)
 static void head(FILE *f, const struct mt_run *run, const struct report *r,
 		 const struct mt_match_summary *s)
 {
-	char b[64];
+	char b[64], who[96];
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 		"<title>msgtrace report</title><style>\n%s</style></head>\n<body><main>\n"
 		"<header><h1>msgtrace report</h1><p class=\"sub\">", css);
-	if (run->trace->njobs > 1)
-		fprintf(f, "%zu processes in %zu jobs", run->nranks, run->trace->njobs);
-	else
-		fprintf(f, "%zu rank%s", run->nranks, run->nranks == 1 ? "" : "s");
+	fputs(mt_sink_run_who(run, who, sizeof(who)), f);
 	fprintf(f, " on %zu host%s, provider ", run->nhosts, run->nhosts == 1 ? "" : "s");
 	mt_sink_esc_html(f, run->provider[0] ? run->provider : "?");
 	fputs(", fabric ", f);

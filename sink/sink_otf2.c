@@ -305,6 +305,12 @@ static uint32_t comm_index(struct otf2_comm *c, int32_t w)
 	return c->index_of[w] - 1;
 }
 
+static uint32_t comm_hash(uint32_t job, int64_t cid)
+{
+	return (uint32_t)(((uint64_t)cid + ((uint64_t)job << 40)) *
+			  0x9E3779B97F4A7C15ull >> 40);
+}
+
 static int grow_slots(struct otf2_out *o)
 {
 	uint32_t cap = o->slot_mask ? 2 * (o->slot_mask + 1) : 64;
@@ -316,7 +322,7 @@ static int grow_slots(struct otf2_out *o)
 	o->comm_of_slot = slot;
 	o->slot_mask = cap - 1;
 	for (uint32_t r = 0; r < o->ncomm; r++) {
-		uint32_t h = (uint32_t)((uint64_t)o->comm[r].cid * 0x9E3779B97F4A7C15ull >> 40);
+		uint32_t h = comm_hash(o->comm[r].job, o->comm[r].cid);
 
 		while (slot[h & o->slot_mask])
 			h++;
@@ -325,16 +331,17 @@ static int grow_slots(struct otf2_out *o)
 	return 0;
 }
 
-/* The communicator of cid (-1: unknown, filed under cid -1), added if new.
- * World is cid 0 in Open MPI; it starts with every process in rank order. */
-static struct otf2_comm *comm_of(struct otf2_out *o, int64_t cid)
+/* The communicator of (job, cid) (cid -1: unknown, filed under cid -1),
+ * added if new. World is cid 0 in Open MPI; it starts with every process
+ * of its job in rank order. */
+static struct otf2_comm *comm_of(struct otf2_out *o, uint32_t job, int64_t cid)
 {
-	uint32_t h = (uint32_t)((uint64_t)cid * 0x9E3779B97F4A7C15ull >> 40);
+	uint32_t h = comm_hash(job, cid);
 	struct otf2_comm *c;
 	int32_t r;
 
 	while (o->slot_mask && (r = o->comm_of_slot[h & o->slot_mask])) {
-		if (o->comm[r - 1].cid == cid)
+		if (o->comm[r - 1].cid == cid && o->comm[r - 1].job == job)
 			return &o->comm[r - 1];
 		h++;
 	}
@@ -348,15 +355,17 @@ static struct otf2_comm *comm_of(struct otf2_out *o, int64_t cid)
 		o->cap_comm = cap;
 		if (grow_slots(o))
 			return NULL;
-		return comm_of(o, cid);
+		return comm_of(o, job, cid);
 	}
 	c = &o->comm[o->ncomm++];
 	memset(c, 0, sizeof(*c));
+	c->job = job;
 	c->cid = cid;
 	o->comm_of_slot[h & o->slot_mask] = (int32_t)o->ncomm;
 	if (cid == 0)
 		for (size_t p = 0; p < o->run->trace->nprocs; p++)
-			comm_index(c, (int32_t)p);
+			if (o->run->trace->procs[p].job == job)
+				comm_index(c, (int32_t)p);
 	return c;
 }
 
@@ -365,6 +374,19 @@ static int32_t proc_of(const struct otf2_out *o, int32_t ep)
 {
 	return ep >= 0 && (size_t)ep < o->run->trace->neps ?
 	       (int32_t)o->run->trace->eps[ep].proc : -1;
+}
+
+/* The communicator of cid between processes a and b (-1: unknown): keyed
+ * by the earlier of their jobs (struct otf2_comm). */
+static struct otf2_comm *comm_between(struct otf2_out *o, int64_t cid,
+				      int32_t a, int32_t b)
+{
+	const struct mt_trace_proc *procs = o->run->trace->procs;
+	uint32_t ja = a >= 0 ? procs[a].job : UINT32_MAX;
+	uint32_t jb = b >= 0 ? procs[b].job : UINT32_MAX;
+	uint32_t job = ja < jb ? ja : jb;
+
+	return comm_of(o, job == UINT32_MAX ? 0 : job, cid >= 0 ? cid : -1);
 }
 
 /* One side of a message: its post then its completion (or cancel) on the
@@ -389,8 +411,8 @@ static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
 static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 {
 	struct otf2_out *o = &s->o;
-	struct otf2_comm *c = comm_of(o, m->f.cid >= 0 ? m->f.cid : -1);
 	int32_t ps = proc_of(o, m->send_ep), pr = proc_of(o, m->recv_ep);
+	struct otf2_comm *c = comm_between(o, m->f.cid, ps, pr);
 	int cancelled = m->status == MT_MATCH_ST_CANCELLED;
 	struct ev e = {
 		.req = ++s->msgs, .len = m->bytes, .recv_buf = m->recv_buf,
@@ -547,8 +569,9 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 	for (size_t i = 0; i < sum->n_pending; i++) {
 		const struct mt_match_op *op = &sum->pending[i].op;
 		size_t l = mt_sink_tracks_thread_of_ep(&s->o.tr, op->ep);
-		struct otf2_comm *c = comm_of(&s->o, op->f.cid >= 0 ? op->f.cid : -1);
 		int32_t peer = proc_of(&s->o, op->peer);
+		struct otf2_comm *c = comm_between(&s->o, op->f.cid,
+						   proc_of(&s->o, op->ep), peer);
 		struct ev e = {
 			.ts = op->ts, .req = ++s->msgs, .len = op->len,
 			.tag = (uint32_t)op->f.tag, .kind = op->f.kind,

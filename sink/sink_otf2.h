@@ -18,9 +18,14 @@ enum otf2_phase { PH_SEND, PH_SEND_DONE, PH_RECV, PH_RECV_DONE, PH_CANCEL,
 #define OTF2_REGION(phase, kind) ((OTF2_RegionRef)((phase) * MT_MATCH_KIND_COUNT + (kind)))
 #define OTF2_NREGIONS (PH_COUNT * MT_MATCH_KIND_COUNT)
 
-/* One communicator id seen: its members in order of first appearance
- * (the MPI rank fields of the events index this list). */
+/* One communicator seen, by (job, cid): cids are numbered per job, so two
+ * jobs' communicators of one cid are two. A message's job is the earlier
+ * of its two processes' jobs: an intercommunicator (whose cid both sides
+ * agree on) is one communicator, keyed by its earlier job. Its members in
+ * order of first appearance (the MPI rank fields of the events index this
+ * list). */
 struct otf2_comm {
+	uint32_t job;
 	int64_t cid;
 	uint32_t n, cap;
 	int32_t *member;	/* world ranks */
@@ -44,7 +49,7 @@ struct otf2_out {
 	uint64_t t_min, t_max;	/* timestamps written */
 	struct otf2_comm *comm;	/* by OTF2_CommRef */
 	uint32_t ncomm, cap_comm;
-	int32_t *comm_of_slot;	/* open-addressing cid -> comm ref + 1 */
+	int32_t *comm_of_slot;	/* open-addressing (job, cid) -> comm ref + 1 */
 	uint32_t slot_mask;
 	struct mt_err *err;	/* the first failure, said once */
 };

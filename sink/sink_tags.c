@@ -271,8 +271,13 @@ static enum mt_status tags_text_finalize(void *state, const struct mt_run *run,
 
 	(void)sum;
 	mt_sink_tags_finish(t, run);
-	fprintf(o, "msgtrace tags: %zu ranks, %zu endpoints, provider %s\n\n",
-		run->nranks, run->trace->neps, run->provider);
+	if (run->trace->nforks)	/* forks are processes, not ranks */
+		fprintf(o, "msgtrace tags: %zu processes (%zu forked)", run->nranks,
+			run->trace->nforks);
+	else
+		fprintf(o, "msgtrace tags: %zu ranks", run->nranks);
+	fprintf(o, ", %zu endpoints, provider %s\n\n", run->trace->neps,
+		run->provider);
 	endpoints(o, run);
 	if (run->trace->neps) {
 		fields(o, t, run);

@@ -45,13 +45,9 @@ static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
 	const struct mt_trace *t = run->trace;
-	char who[64];
+	char who[96];
 
-	if (t->njobs > 1)
-		snprintf(who, sizeof(who), "%zu processes in %zu jobs", run->nranks,
-			 t->njobs);
-	else
-		snprintf(who, sizeof(who), "%zu ranks", run->nranks);
+	mt_sink_run_who(run, who, sizeof(who));
 	fprintf(o, "RUN\n  %s on %zu host%s, provider %s, fabric %s\n", who,
 		run->nhosts, run->nhosts == 1 ? "" : "s",
 		run->provider[0] ? run->provider : "?",
@@ -136,8 +132,10 @@ static void pairs_section(FILE *o, const struct report *r)
 {
 	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
 	char ub[16], ib[16], lab[MT_SINK_RANK_LEN];
-	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's. */
-	int w = r->trace && r->trace->njobs > 1 ? 14 : 9;
+	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's, and
+	 * forks ("0+f1 -> 1+f1") more still. */
+	int w = (r->trace && r->trace->njobs > 1 ? 14 : 9) +
+		(r->trace && r->trace->nforks ? 6 : 0);
 
 	if (!idx)
 		return;

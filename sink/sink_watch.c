@@ -105,14 +105,16 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		w->now.now_monotonic_ns;
 	FILE *o = w->out;
 	enum mt_status rc;
+	char who[96];
 
 	if (mt_sink_report_hang(run, sum, &h)) {
 		free(w);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
-	fprintf(o, "%zu ranks, %zu of %zu files still being written, %zu left "
-		"by a kill,\n  last record %.1f s ago\n", run->nranks,
-		run->live_files, files, run->unclean_files, ago(now, run->t1_ns));
+	fprintf(o, "%s, %zu of %zu files still being written, %zu left "
+		"by a kill,\n  last record %.1f s ago\n",
+		mt_sink_run_who(run, who, sizeof(who)), run->live_files, files,
+		run->unclean_files, ago(now, run->t1_ns));
 	fprintf(o, "\nPENDING (hang suspects)\n");
 	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	if (sum->n_pending)

@@ -27,8 +27,7 @@ int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id
 	return -1;
 }
 
-/* A note of a library, said on stderr as the command's. */
-static void say(void *arg, const char *msg)
+void mt_cmd_say(void *arg, const char *msg)
 {
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
@@ -42,10 +41,10 @@ int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
 
 	mt_cmd_progress_init(&pg, cmd);
 	o->progress = &pg.cb;
-	o->note = (struct mt_note){ .fn = say, .arg = (void *)cmd };
+	o->note = (struct mt_note){ .fn = mt_cmd_say, .arg = (void *)cmd };
 	s = mt_pipe_run(o, sink, out, &err);
 	if (err.msg[0])
-		say((void *)cmd, err.msg);
+		mt_cmd_say((void *)cmd, err.msg);
 	return !s ? MT_EXIT_OK : s == MT_ERR_ARG ? MT_EXIT_USAGE :
 		MT_EXIT_BAD_INPUT;
 }

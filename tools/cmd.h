@@ -40,6 +40,9 @@ extern const struct mt_cmd mt_cmd_watch;
  * cmd is the command as the user typed it ("msgtrace tag"). */
 int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);
 
+/* cli.c: a note of a library (arg: the command, "msgtrace report"), said
+ * on stderr as the command's (struct mt_note's fn). */
+void mt_cmd_say(void *arg, const char *msg);
 /* cli.c: runs the pipeline for cmd ("msgtrace report"), printing its notes
  * and error as cmd's, a progress line on a terminal; returns the exit
  * status (MT_EXIT_*). */

@@ -26,8 +26,11 @@ static void usage(FILE *out)
 		"  --once           one view, then exit\n"
 		"  --layout NAME    decode tags with this layout instead of detecting it\n"
 		"  -h, --help       this text\n\n"
-		"Each view reads the trace again, each file up to what its writer\n"
-		"had committed.\n"
+		"The first view reads the whole trace; each later one reads every\n"
+		"file on from where the last stopped, up to what its writer has\n"
+		"committed, and matches only the new records (a new file, endpoint\n"
+		"or address makes it read the trace anew). Times are as recorded:\n"
+		"no clock correction.\n"
 		"Exit status: 0 success, 1 bad trace, 2 usage error.\n");
 }
 
@@ -39,32 +42,52 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Views until every writer has closed its file, or one with once. */
+/* One view; MT_EXIT_OK or the status to exit with, said. */
+static int view(const char *cmd, struct mt_pipe_live *l)
+{
+	struct mt_err err = { { 0 } };
+	enum mt_status s = mt_pipe_live_view(l, &mt_sink_watch, stdout, &err);
+
+	if (err.msg[0])
+		mt_cmd_say((void *)cmd, err.msg);
+	return !s ? MT_EXIT_OK : s == MT_ERR_ARG ? MT_EXIT_USAGE : MT_EXIT_BAD_INPUT;
+}
+
+/* Views until every writer has closed its file, or one with once; each
+ * reads on from where the last stopped (mt_pipe_live_view). */
 static int watch(const char *cmd, struct mt_pipe_opts *po,
 		 struct mt_sink_watch_opts *now, double interval, int once,
 		 int tty)
 {
 	struct timespec pause = { (time_t)interval,
 		(long)((interval - (double)(time_t)interval) * 1e9) };
+	struct mt_err err = { { 0 } };
+	struct mt_pipe_live *l;
+	int rc;
 
+	po->note = (struct mt_note){ .fn = mt_cmd_say, .arg = (void *)cmd };
+	if (mt_pipe_live_new(po, &l, &err)) {
+		mt_cmd_say((void *)cmd, err.msg);
+		return MT_EXIT_BAD_INPUT;
+	}
 	for (;;) {
-		int rc;
-
 		now->now_monotonic_ns = now_ns(CLOCK_MONOTONIC);
 		now->now_realtime_ns = now_ns(CLOCK_REALTIME);
 		if (tty && !once)
 			fputs("\033[H\033[2J", stdout);	/* home, clear */
 		printf("msgtrace watch: ");
-		rc = mt_cmd_pipe_run(cmd, po, &mt_sink_watch, stdout);
+		rc = view(cmd, l);
 		if (rc || once)
-			return rc;
+			break;
 		if (now->all_closed) {
 			printf("\nEvery writer has closed its file: the job ended.\n");
-			return MT_EXIT_OK;
+			break;
 		}
 		fflush(stdout);
 		nanosleep(&pause, NULL);
 	}
+	mt_pipe_live_free(l);
+	return rc;
 }
 
 static int run(int argc, char **argv)

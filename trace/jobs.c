@@ -1,7 +1,8 @@
 /*
  * jobs.c - which job each process belongs to, the jobs in order of
  * appearance, and the key that numbers (job, rank) for the later stages
- * (see struct mt_trace_job).
+ * (see struct mt_trace_job); forked processes keyed apart from their rank
+ * (struct mt_trace_fork).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,17 +16,58 @@ struct member {
 	char id[sizeof(((struct mt_trace_job *)0)->id)];
 	int32_t rank;
 	int orphan;		/* no PROC record: its job is unknown */
+	uint32_t fork_of;	/* pid of the process it is a fork of, or 0 */
 	int64_t start_ns;
 	size_t proc;
 };
 
-/* The job id and rank of p: the launcher's, or host:pid as rank 0. */
-static void member_of(const struct mt_trace_proc *p, size_t i, struct member *m)
+/* The process of pid on host, or NULL: procs are in (host, pid) order
+ * while jobs are built (mt_trace_open groups files so). */
+static const struct mt_trace_proc *proc_of_pid(const struct mt_trace *t,
+					       const char *host, uint32_t pid)
 {
+	size_t lo = 0, hi = t->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mt_trace_proc *p = &t->procs[mid];
+		int c = strcmp(p->host, host);
+
+		if (!c && p->pid == pid)
+			return p;
+		if (c < 0 || (!c && p->pid < pid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The process a fork descends from: up its fork_of chain as far as the
+ * trace holds it (bounded: a pid reused in a loop must not hang). */
+static const struct mt_trace_proc *fork_root(const struct mt_trace *t,
+					     const struct mt_trace_proc *p)
+{
+	for (size_t n = 0; n < t->nprocs && p->rec && p->rec->h.aux; n++) {
+		const struct mt_trace_proc *up = proc_of_pid(t, p->host, p->rec->h.aux);
+
+		if (!up)
+			break;
+		p = up;
+	}
+	return p;
+}
+
+/* The job id and rank of p: the launcher's, or host:pid as rank 0 (a
+ * fork's the process it descends from: a fork keeps its parent's rank). */
+static void member_of(const struct mt_trace *t, size_t i, struct member *m)
+{
+	const struct mt_trace_proc *p = &t->procs[i];
 	const struct mt_rec_proc *r = p->rec;
 
 	m->proc = i;
 	m->orphan = !r;
+	m->fork_of = r ? r->h.aux : 0;
 	m->rank = p->world_rank;
 	m->start_ns = r && r->start_realtime_ns <= INT64_MAX ?
 		      (int64_t)r->start_realtime_ns : INT64_MAX;
@@ -35,7 +77,8 @@ static void member_of(const struct mt_trace_proc *p, size_t i, struct member *m)
 	else if (!r || r->world_rank >= 0)
 		m->id[0] = '\0';
 	else {
-		snprintf(m->id, sizeof(m->id), "%.63s:%" PRIu32, p->host, p->pid);
+		snprintf(m->id, sizeof(m->id), "%.63s:%" PRIu32, p->host,
+			 fork_root(t, p)->pid);
 		m->rank = 0;
 	}
 }
@@ -111,13 +154,152 @@ static void number(struct mt_trace *t, struct launch *l, const struct member *m,
 		t->jobs[j].base = base;
 		base += t->jobs[j].span;
 	}
+	t->fork_base = base;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct mt_trace_proc *p = &t->procs[m[i].proc];
 		int64_t key = t->jobs[job_of[i]].base + m[i].rank;
 
 		p->job = job_of[i];
-		p->key = m[i].rank >= 0 && key <= INT32_MAX ? (int32_t)key : -1;
+		p->key = m[i].rank >= 0 && key <= INT32_MAX && !m[i].fork_of ?
+			 (int32_t)key : -1;
 	}
+}
+
+/* A forked process being numbered: its place in its parent's list. */
+struct forked {
+	uint32_t job;
+	int32_t rank;
+	uint32_t parent;	/* pid of the process it is a fork of */
+	int64_t first_ns;
+	uint32_t pid;
+	size_t proc;
+};
+
+/* By (job, rank), then siblings together in order of appearance. */
+static int cmp_forked(const void *a, const void *b)
+{
+	const struct forked *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The first of f[lo, hi) forked from pid (they are contiguous), or hi. */
+static size_t children_of(const struct forked *f, size_t lo, size_t hi,
+			  uint32_t pid)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f[mid].parent < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether f's parent is a process forked itself (then f is numbered
+ * under it) rather than its rank's own or one the trace lacks. */
+static int under_a_fork(const struct mt_trace *t, const struct forked *f)
+{
+	const struct mt_trace_proc *p = proc_of_pid(t, t->procs[f->proc].host,
+						    f->parent);
+
+	return p && p->rec && p->rec->h.aux;
+}
+
+/*
+ * Numbers the forks of f[lo, hi) (one rank's) depth first: a fork, then
+ * its own forks, siblings in order of appearance, starting from the forks
+ * of the rank's own process (then any left, a cycle of reused pids).
+ * stack holds hi - lo indices; done marks the numbered ones.
+ */
+static void number_rank_forks(struct mt_trace *t, const struct forked *f,
+			      size_t lo, size_t hi, size_t *stack, char *done)
+{
+	uint32_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t r = lo; r < hi; r++) {
+			size_t sp = 0;
+
+			if (done[r] || (!pass && under_a_fork(t, &f[r])))
+				continue;
+			stack[sp++] = r;
+			done[r] = 1;
+			while (sp) {
+				size_t i = stack[--sp], c, e;
+				struct mt_trace_fork *fk = &t->forks[t->nforks];
+
+				fk->job = f[i].job;
+				fk->rank = f[i].rank;
+				fk->n = ++n;
+				t->procs[f[i].proc].key =
+					(int32_t)(t->fork_base + (int64_t)t->nforks++);
+				c = e = children_of(f, lo, hi, f[i].pid);
+				while (e < hi && f[e].parent == f[i].pid)
+					e++;
+				/* Pushed last to first: popped in order. */
+				while (e-- > c)
+					if (!done[e]) {
+						done[e] = 1;
+						stack[sp++] = e;
+					}
+			}
+		}
+}
+
+/* Keys for the forked processes after every job's ranks (t->fork_base):
+ * grouped by (job, rank), each rank's numbered by number_rank_forks. */
+static enum mt_status number_forks(struct mt_trace *t, const struct member *m,
+				   const uint32_t *job_of)
+{
+	size_t nf = 0, k = 0;
+	struct forked *f;
+	size_t *stack;
+	char *done;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		nf += m[i].fork_of && m[i].rank >= 0;
+	t->nforks = 0;
+	if (!nf)
+		return MT_OK;
+	f = calloc(nf, sizeof(*f));
+	stack = calloc(nf, sizeof(*stack));
+	done = calloc(nf, 1);
+	t->forks = calloc(nf, sizeof(*t->forks));
+	if (!f || !stack || !done || !t->forks) {
+		free(f);
+		free(stack);
+		free(done);
+		return MT_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct mt_trace_proc *p = &t->procs[m[i].proc];
+
+		if (m[i].fork_of && m[i].rank >= 0)
+			f[k++] = (struct forked){ job_of[i], m[i].rank, m[i].fork_of,
+						  p->first_ns, p->pid, m[i].proc };
+	}
+	mt_trace_sort(f, nf, sizeof(*f), cmp_forked);
+	for (size_t lo = 0, hi; lo < nf; lo = hi) {
+		for (hi = lo + 1; hi < nf && f[hi].job == f[lo].job &&
+		     f[hi].rank == f[lo].rank; hi++)
+			;
+		number_rank_forks(t, f, lo, hi, stack, done);
+	}
+	free(f);
+	free(stack);
+	free(done);
+	return MT_OK;
 }
 
 enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
@@ -132,7 +314,7 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 	if (!m || !job_of || !jobs || !l)
 		goto nomem;
 	for (size_t i = 0; i < t->nprocs; i++)
-		member_of(&t->procs[i], i, &m[i]);
+		member_of(t, i, &m[i]);
 	mt_trace_sort(m, t->nprocs, sizeof(*m), cmp_member);
 	orphans_alone = t->nprocs && m[0].orphan;
 	t->njobs = 0;
@@ -172,6 +354,11 @@ enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err)
 	}
 	t->jobs = jobs;
 	number(t, l, m, job_of);
+	if (number_forks(t, m, job_of) != MT_OK) {
+		t->jobs = NULL;
+		free(order);
+		goto nomem;
+	}
 	free(l);
 	free(order);
 	free(job_of);
@@ -190,6 +377,12 @@ int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
 {
 	size_t lo = 0, hi = t->njobs;
 
+	if (mt_trace_key_fork(t, key)) {
+		*job = t->forks[key - t->fork_base].job;
+		*rank = t->forks[key - t->fork_base].rank;
+		return 0;
+	}
+
 	/* Bases grow with the job index: the last job whose base is at most
 	 * key is the one whose ranks can hold it. */
 	while (lo < hi) {
@@ -205,4 +398,10 @@ int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
 	*job = (uint32_t)(lo - 1);
 	*rank = (int32_t)(key - t->jobs[lo - 1].base);
 	return 0;
+}
+
+uint32_t mt_trace_key_fork(const struct mt_trace *t, int32_t key)
+{
+	return key >= t->fork_base && key - t->fork_base < (int64_t)t->nforks ?
+	       t->forks[key - t->fork_base].n : 0;
 }

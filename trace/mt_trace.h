@@ -120,6 +120,31 @@ static inline int mt_trace_file_clean(const struct mt_trace_file *f)
  */
 int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec);
 
+/*
+ * Reading on as a writer appends (resume.c): the records committed in f
+ * past file offset from (where the last read stopped: f->valid_end, then
+ * from + the last tail's len), read into tail->buf, which the caller keeps
+ * between calls and frees. tail->len is the whole, well-formed records
+ * read (a bad record ends f's valid records, f->scan_status says why);
+ * tail->setup says one of them is a record the reader's tables are built
+ * from (PROC, OBJ, EP, BIND, AV: the caller then opens the trace again,
+ * those tables are as opened); OP, CQE, CLOSE and CLOCK records are not
+ * (a CLOCK pair read on leaves the process's clock map as opened). f's
+ * mapping and valid range stay as opened; hdr_snap, nrecs, the counts and
+ * last_ts follow the read. A closed file (or one with a bad record) reads
+ * nothing more. MT_OK, or the file cannot be read again.
+ */
+struct mt_trace_tail {
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t from;			/* file offset of buf[0] */
+	int setup;
+};
+
+enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
+				    struct mt_trace_tail *tail,
+				    struct mt_err *err);
+
 /* Record iteration over one file; unknown types are skipped (counted). */
 struct mt_trace_cursor {
 	const struct mt_trace_file *f;
@@ -139,7 +164,8 @@ enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
  * thread_seq 0 file; threads share it and its clock. Across jobs a process
  * is (job, rank), and key numbers it for every later stage: the first
  * job's ranks as they are, each later job's ranks after the previous
- * job's highest (struct mt_trace_job).
+ * job's highest (struct mt_trace_job), forked processes after them all
+ * (struct mt_trace_fork).
  */
 struct mt_trace_proc {
 	char host[64];
@@ -222,6 +248,19 @@ struct mt_trace_job {
 };
 
 /*
+ * A forked process (its PROC record's aux is its parent's pid): it keeps
+ * its parent's job and rank, so it is keyed apart, after every job's ranks
+ * (mt_trace.fork_base + its index), and numbered n from 1 among its rank's
+ * forks: depth first (a fork, then its own forks), siblings in order of
+ * appearance (first record, then pid). Printed "3+f1".
+ */
+struct mt_trace_fork {
+	uint32_t job;
+	int32_t rank;
+	uint32_t n;
+};
+
+/*
  * A whole trace: processes sorted by key (unknown keys last, then by host
  * and pid). Timestamps merge on CLOCK_MONOTONIC ns when every
  * process ran on one host; across hosts on CLOCK_REALTIME ns derived from
@@ -233,6 +272,9 @@ struct mt_trace {
 	struct mt_trace_job *jobs;	/* in order of appearance */
 	size_t njobs;
 	size_t nlaunches;		/* jobs that are their own launch */
+	struct mt_trace_fork *forks;	/* by key - fork_base */
+	size_t nforks;
+	int64_t fork_base;		/* key of the first fork: every job's span */
 	size_t nhosts;			/* distinct host names among procs */
 	struct mt_trace_file **files;	/* every file, grouped by process */
 	size_t nfiles;
@@ -261,10 +303,16 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
 
-/* The job and rank of the process numbered key (mt_trace_proc.key): 0,
- * or -1 when no job has that key. */
+/* Whether each process of t seen running still runs (its files' live
+ * flags follow): after reading on with mt_trace_file_resume. */
+void mt_trace_resume_alive(struct mt_trace *t);
+
+/* The job and rank of the process numbered key (mt_trace_proc.key; a
+ * fork's are its parent's): 0, or -1 when no job has that key. */
 int mt_trace_key_rank(const struct mt_trace *t, int32_t key, uint32_t *job,
 		      int32_t *rank);
+/* n of the fork numbered key (struct mt_trace_fork), 0 when key is no fork. */
+uint32_t mt_trace_key_fork(const struct mt_trace *t, int32_t key);
 
 /*
  * Address resolution: process proc's AV av maps fi_addr to address bytes

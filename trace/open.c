@@ -115,7 +115,7 @@ static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
 
 /* Files not closed whose writer still runs are being written, not left
  * behind by a crash (/proc looked at only for such files). */
-static void live(struct mt_trace_proc *p)
+void mt_trace_proc_live(struct mt_trace_proc *p)
 {
 	size_t open = 0;
 
@@ -159,7 +159,7 @@ static void attach_identity(struct mt_trace_proc *p)
 		}
 	}
 	mt_trace_clock_setup(p);
-	live(p);
+	mt_trace_proc_live(p);
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -273,6 +273,7 @@ void mt_trace_close(struct mt_trace *t)
 	free(t->files);
 	free(t->procs);
 	free(t->jobs);
+	free(t->forks);
 	mt_trace_addr_free(t);
 	free(t);
 }

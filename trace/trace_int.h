@@ -21,6 +21,9 @@ void mt_trace_clock_setup(struct mt_trace_proc *p);
 enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err);
 void mt_trace_addr_free(struct mt_trace *t);
 
+/* p->alive and its files' live flags, from its writer as it is now. */
+void mt_trace_proc_live(struct mt_trace_proc *p);
+
 /* t->jobs, and each process's job and key (jobs.c). */
 enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err);
 

@@ -4,7 +4,10 @@
 #    message to child rank 1. The trace holds 4 processes in 2 jobs (the
 #    children's spawned in the parent's launch), and the one user message
 #    goes from 0 to 1:1 (report, CSV, JSON) - not "0 -> 1" inside one job.
-#    Traced and untraced runs print the same.
+#    Traced and untraced runs print the same. In OTF2 the communicators are
+#    per (job, cid): each job's world holds its own 2 processes, a group
+#    mixes the jobs only when it is named for both (the intercommunicator),
+#    and the message goes on it from rank 0 to 1:1.
 # 2. Two unrelated ping-pong jobs traced into one directory: 2 jobs from 2
 #    launches, kept apart: each job's messages stay between its own ranks,
 #    as many as each program sent.
@@ -26,12 +29,8 @@ user_pairs() {
 
 # --- 1. MPI_Comm_spawn --------------------------------------------------------
 E2E_NAME="jobs[spawn]"
-E2E_NP=2 e2e_run_ok "$E2E_TMP/spawn.plain" - "tcp;ofi_rxm" full "$spawn"
-E2E_NP=2 e2e_run_ok "$E2E_TMP/spawn.out" "$E2E_TMP/spawn" "tcp;ofi_rxm" full "$spawn"
-sort "$E2E_TMP/spawn.plain" >"$E2E_TMP/a"
-sort "$E2E_TMP/spawn.out" >"$E2E_TMP/b"
-e2e_same_output "$E2E_TMP/a" "$E2E_TMP/b" "traced and untraced output differ"
-grep -qx "child 1 of 2: received 64 bytes tag 7 from parent 0" "$E2E_TMP/b" ||
+E2E_NP=2 e2e_run_both "$E2E_TMP/spawn.out" "$E2E_TMP/spawn" "$spawn"
+grep -qx "child 1 of 2: received 64 bytes tag 7 from parent 0" "$E2E_TMP/spawn.out" ||
 	e2e_fail "the spawned child 1 did not report its message"
 e2e_check_trace "$E2E_TMP/spawn" 4
 "$msgtrace" report "$E2E_TMP/spawn" >"$E2E_TMP/spawn.report" ||
@@ -53,6 +52,30 @@ awk -F, '$6 == "user" && !($5 == 7 && $7 == 64) { bad = 1 } END { exit bad }' \
 	e2e_fail "msgtrace report --json failed"
 grep -q '"send_rank":0,"recv_rank":"1:1","user_msgs":1,"user_bytes":64,' \
 	"$E2E_TMP/spawn.json" || e2e_fail "JSON: no pair 0 -> \"1:1\" with the user message"
+command -v otf2-print >/dev/null ||
+	e2e_fail "otf2-print not found (Debian package otf2-tools)"
+"$msgtrace" export --otf2 -o "$E2E_TMP/spawn.otf2" "$E2E_TMP/spawn" \
+	>"$E2E_TMP/otf2.out" 2>&1 || e2e_fail "msgtrace export --otf2 failed"
+otf2-print -G "$E2E_TMP/spawn.otf2/traces.otf2" >"$E2E_TMP/spawn.defs" &&
+	otf2-print "$E2E_TMP/spawn.otf2/traces.otf2" >"$E2E_TMP/spawn.events" ||
+	e2e_fail "otf2-print cannot read the spawn archive"
+# Per communicator group: NAME|members of job 0|members of job 1.
+awk '$1 == "GROUP" && / Type: COMM_GROUP,/ {
+	name = $0; sub(/^[^"]*"/, "", name); sub(/".*/, "", name)
+	n0 = gsub(/"rank [0-9]+ thread/, "&"); n1 = gsub(/"rank 1:[0-9]+ thread/, "&")
+	print name "|" n0 "|" n1 }' "$E2E_TMP/spawn.defs" >"$E2E_TMP/spawn.groups"
+grep -qx "MPI_COMM_WORLD (cid 0)|2|0" "$E2E_TMP/spawn.groups" ||
+	{ cat "$E2E_TMP/spawn.groups" >&2
+	  e2e_fail "OTF2: MPI_COMM_WORLD (cid 0) is not the parent job's 2 processes"; }
+awk -F'|' '$2 && $3 && $1 !~ /^jobs 0-1 / { bad = 1 } END { exit bad }' \
+	"$E2E_TMP/spawn.groups" ||
+	{ cat "$E2E_TMP/spawn.groups" >&2
+	  e2e_fail "OTF2: a communicator of one job holds processes of the other"; }
+loc0=$(awk '$1 == "LOCATION" && /Name: "rank 0 thread/ { print $2; exit }' "$E2E_TMP/spawn.defs")
+grep -E "^MPI_ISEND +${loc0:-none} .*Receiver: [0-9]+ \(\"rank 1:1 thread .*Communicator: \"jobs 0-1 cid [0-9]+\" .*Tag: 7, Length: 64," \
+	"$E2E_TMP/spawn.events" >/dev/null ||
+	{ grep "Tag: 7," "$E2E_TMP/spawn.events" >&2
+	  e2e_fail "OTF2: the user message is not 0 -> 1:1 on the intercommunicator"; }
 
 # --- 2. two unrelated jobs in one directory -----------------------------------
 E2E_NAME="jobs[two]"
@@ -72,4 +95,4 @@ e2e_messages_csv "$msgtrace" "$E2E_TMP/one" "$E2E_TMP/two.csv"
 printf '%s\n' "0 1 15" "1 0 15" "1:0 1:1 15" "1:1 1:0 15" >"$E2E_TMP/want"
 user_pairs "$E2E_TMP/two.csv" >"$E2E_TMP/got"
 e2e_same_output "$E2E_TMP/want" "$E2E_TMP/got" "CSV: user messages not kept within each job"
-e2e_note "spawn: 0 -> 1:1 in 2 jobs; two launches: 15 messages each way within each job"
+e2e_note "spawn: 0 -> 1:1 in 2 jobs, OTF2 communicators per job; two launches: 15 messages each way within each job"

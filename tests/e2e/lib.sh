@@ -111,6 +111,20 @@ e2e_run_ok() {
 	e2e_fail "mpirun exited with status $status: ${*:5}"
 }
 
+# e2e_run_both OUT TRACEDIR PROGRAM [ARGS...]: PROGRAM untraced (stdout in
+# OUT.plain) then traced into TRACEDIR (stdout in OUT), both on tcp;ofi_rxm
+# with E2E_NP ranks, each exiting 0; their outputs (lines in any order, as
+# ranks interleave them) must be the same.
+e2e_run_both() {
+	local out=$1 tracedir=$2
+	shift 2
+	e2e_run_ok "$out.plain" - "tcp;ofi_rxm" full "$@"
+	e2e_run_ok "$out" "$tracedir" "tcp;ofi_rxm" full "$@"
+	sort "$out.plain" >"$E2E_TMP/a"
+	sort "$out" >"$E2E_TMP/b"
+	e2e_same_output "$E2E_TMP/a" "$E2E_TMP/b" "traced and untraced output differ"
+}
+
 # e2e_check_trace TRACEDIR NP: the hook must have written files for NP
 # processes (file names are <host>.<pid>.<thread>.mt).
 e2e_check_trace() {

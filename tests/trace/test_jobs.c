@@ -13,22 +13,30 @@
 
 #include "tw.h"
 
-/* A process: PROC with rank, job id and start time, saved as host.pid.0.mt. */
-static void proc(const char *dir, uint32_t pid, int32_t rank, const char *job,
-		 uint64_t start)
+/* A process forked from pid parent (0: none), first record at tick ts:
+ * PROC with rank, job id and start time, saved as host.pid.0.mt. */
+static void forked(const char *dir, uint32_t pid, uint32_t parent, int32_t rank,
+		   const char *job, uint64_t start, uint64_t ts)
 {
 	struct mt_rec_proc *p;
 	char name[64];
 	struct tw w;
 
 	tw_init(&w, pid, 0);
-	tw_proc(&w, 100, rank, 1000000000, "h");
+	tw_proc(&w, ts, rank, 1000000000, "h");
 	p = (struct mt_rec_proc *)(w.buf + tw_hdr(&w)->data_off);
 	snprintf(p->job_id, sizeof(p->job_id), "%s", job);
 	p->start_realtime_ns = start;
+	p->h.aux = parent;
 	snprintf(name, sizeof(name), "h.%u.0.mt", pid);
 	free(tw_save(&w, dir, name));
 	tw_free(&w);
+}
+
+static void proc(const char *dir, uint32_t pid, int32_t rank, const char *job,
+		 uint64_t start)
+{
+	forked(dir, pid, 0, rank, job, start, 100);
 }
 
 static struct mt_trace *open_dir(const char *dir)
@@ -123,6 +131,58 @@ Test(jobs, no_launcher)
 	cr_assert_eq(by_pid(t, 40)->key, 0);
 	cr_assert_eq(by_pid(t, 41)->key, 1);
 	cr_assert_eq(by_pid(t, 41)->job, 1);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
+
+/*
+ * Forked processes keep their parent's job and rank (and start time) but
+ * are keyed apart, after every job's ranks: each rank's forks depth first
+ * (a fork, then its own), siblings in order of appearance. Rank 0 of job
+ * "5" forks 40 (which forks 41) and, appearing earlier, 42; a process with
+ * no launcher (a job of its own, h:50) forks 51, which stays in its job.
+ */
+Test(jobs, forks_keyed_apart)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+	uint32_t job;
+	int32_t rank;
+
+	proc(dir, 10, 0, "5", 1000);
+	proc(dir, 11, 1, "5", 1000);
+	forked(dir, 40, 10, 0, "5", 1000, 100);
+	forked(dir, 41, 40, 0, "5", 1000, 200);
+	forked(dir, 42, 10, 0, "5", 1000, 50);
+	proc(dir, 50, -1, "", 2000);
+	forked(dir, 51, 50, -1, "", 2000, 300);
+	t = open_dir(dir);
+	cr_assert_eq(t->njobs, 2, "forks make no job of their own");
+	cr_assert_eq(t->jobs[0].nprocs, 5);
+	cr_assert_eq(t->jobs[1].nprocs, 2);
+	cr_assert_str_eq(t->jobs[1].id, "h:50", "the fork counts in its root's job");
+	cr_assert_eq(by_pid(t, 10)->key, 0);
+	cr_assert_eq(by_pid(t, 11)->key, 1);
+	cr_assert_eq(by_pid(t, 50)->key, 2);
+	cr_assert_eq(t->fork_base, 3);
+	cr_assert_eq(t->nforks, 4);
+	cr_assert_eq(by_pid(t, 42)->key, 3, "the first fork to appear is f1");
+	cr_assert_eq(by_pid(t, 40)->key, 4);
+	cr_assert_eq(by_pid(t, 41)->key, 5, "a fork's own forks follow it");
+	cr_assert_eq(by_pid(t, 51)->key, 6);
+	cr_assert_eq(by_pid(t, 51)->job, 1);
+	cr_assert_eq(mt_trace_key_fork(t, 0), 0);
+	cr_assert_eq(mt_trace_key_fork(t, 3), 1);
+	cr_assert_eq(mt_trace_key_fork(t, 4), 2);
+	cr_assert_eq(mt_trace_key_fork(t, 5), 3);
+	cr_assert_eq(mt_trace_key_fork(t, 6), 1);
+	cr_assert_eq(mt_trace_key_fork(t, 7), 0);
+	cr_assert_eq(mt_trace_key_rank(t, 5, &job, &rank), 0);
+	cr_assert(job == 0 && rank == 0, "41 is a fork of job 0's rank 0");
+	cr_assert_eq(mt_trace_key_rank(t, 6, &job, &rank), 0);
+	cr_assert(job == 1 && rank == 0);
+	for (size_t i = 0; i + 1 < t->nprocs; i++)
+		cr_assert_lt(t->procs[i].key, t->procs[i + 1].key, "sorted by key");
 	mt_trace_close(t);
 	tw_rmdir(dir);
 }

@@ -1,0 +1,263 @@
+/*
+ * fork_fabric - forked processes that use libfabric themselves, inside a
+ * real MPI job. Each of the 2 ranks exchanges MPI_MSGS messages with its
+ * peer over MPI, then forks a child; the child forks a grandchild. Child
+ * and grandchild open RDM endpoints of their own (MPI is not usable after
+ * fork, libfabric is): the grandchild hands its address to the child
+ * through a pipe, the child hands its own to its rank, the ranks swap them
+ * over MPI; the child hands its own to the grandchild. Then each child
+ * sends CHILD_MSGS tagged messages (tag 10 + rank) to the other rank's
+ * child and receives as many, and sends GRAND_MSGS (tag 20) to its own
+ * grandchild, which sends as many back (tag 21). Every process prints what
+ * it did, so the test can hold the trace against it.
+ *
+ * Usage: mpirun -np 2 fork_fabric
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#define MPI_MSGS 4
+#define CHILD_MSGS 3
+#define GRAND_MSGS 2
+#define NAME_LEN 256
+
+struct fab {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	char name[NAME_LEN];		/* this endpoint's address */
+};
+
+static const char *who = "?";
+
+static void die(const char *what, long ret)
+{
+	fprintf(stderr, "fork_fabric %s: %s: %s\n", who, what,
+		ret < 0 ? fi_strerror((int)-ret) : "failed");
+	_exit(1);
+}
+
+static void open_fabric(struct fab *f)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
+	size_t len = sizeof(f->name);
+	int ret;
+
+	hints->caps = FI_TAGGED;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	hints->mode = FI_CONTEXT;
+	hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE, hints, &f->info);
+	fi_freeinfo(hints);
+	if (ret)
+		die("fi_getinfo", ret);
+	if ((ret = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)) ||
+	    (ret = fi_domain(f->fabric, f->info, &f->domain, NULL)) ||
+	    (ret = fi_cq_open(f->domain, &cq_attr, &f->cq, NULL)) ||
+	    (ret = fi_av_open(f->domain, &av_attr, &f->av, NULL)) ||
+	    (ret = fi_endpoint(f->domain, f->info, &f->ep, NULL)) ||
+	    (ret = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+	    (ret = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
+	    (ret = fi_enable(f->ep)))
+		die("opening the endpoint", ret);
+	memset(f->name, 0, sizeof(f->name));
+	if ((ret = fi_getname(&f->ep->fid, f->name, &len)))
+		die("fi_getname", ret);
+}
+
+static void close_fabric(struct fab *f)
+{
+	fi_close(&f->ep->fid);
+	fi_close(&f->av->fid);
+	fi_close(&f->cq->fid);
+	fi_close(&f->domain->fid);
+	fi_close(&f->fabric->fid);
+	fi_freeinfo(f->info);
+}
+
+static fi_addr_t insert(struct fab *f, const char *name)
+{
+	fi_addr_t a;
+
+	if (fi_av_insert(f->av, name, 1, &a, 0, NULL) != 1)
+		die("fi_av_insert", -FI_EOTHER);
+	return a;
+}
+
+static void put(int fd, const void *b, size_t n)
+{
+	if (write(fd, b, n) != (ssize_t)n)
+		die("pipe write", 0);
+}
+
+static void get(int fd, void *b, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)b + got, n - got);
+
+		if (r <= 0)
+			die("pipe read", 0);
+		got += (size_t)r;
+	}
+}
+
+/* Posts nrecv receives of tag rtag from anyone and nsend sends of tag stag
+ * to dest, then waits for every completion. */
+static void exchange(struct fab *f, int nsend, fi_addr_t dest, uint64_t stag,
+		     int nrecv, uint64_t rtag)
+{
+	struct fi_context ctx[16];
+	uint64_t out[8], in[8];
+	struct fi_cq_tagged_entry e;
+	int left = nsend + nrecv;
+	ssize_t ret;
+
+	for (int i = 0; i < nrecv; i++)
+		while ((ret = fi_trecv(f->ep, &in[i], sizeof(in[i]), NULL,
+				       FI_ADDR_UNSPEC, rtag, 0, &ctx[i])) == -FI_EAGAIN)
+			fi_cq_read(f->cq, &e, 1);
+	for (int i = 0; i < nsend; i++) {
+		out[i] = stag * 100 + (uint64_t)i;
+		while ((ret = fi_tsend(f->ep, &out[i], sizeof(out[i]), NULL, dest,
+				       stag, &ctx[8 + i])) == -FI_EAGAIN)
+			fi_cq_read(f->cq, &e, 1);
+		if (ret)
+			die("fi_tsend", ret);
+	}
+	while (left) {
+		ret = fi_cq_read(f->cq, &e, 1);
+		if (ret == 1)
+			left--;
+		else if (ret != -FI_EAGAIN)
+			die("fi_cq_read", ret);
+	}
+}
+
+/* The grandchild: its address to the child and the child's from it,
+ * GRAND_MSGS received and sent back. */
+static void grandchild(int rank, int up, int down)
+{
+	static char w[32];
+	char parent[NAME_LEN];
+	struct fab f;
+
+	snprintf(w, sizeof(w), "rank %d grandchild", rank);
+	who = w;
+	open_fabric(&f);
+	put(up, f.name, sizeof(f.name));
+	get(down, parent, sizeof(parent));
+	exchange(&f, GRAND_MSGS, insert(&f, parent), 21, GRAND_MSGS, 20);
+	printf("%s: received %d messages tag 20 from its parent, sent %d tag 21 back\n",
+	       who, GRAND_MSGS, GRAND_MSGS);
+	fflush(stdout);
+	close_fabric(&f);
+	exit(0);
+}
+
+/* The child: forks the grandchild, trades addresses, exchanges with the
+ * other rank's child and sends to its grandchild; leaves when its rank
+ * says that both children are done. */
+static void child(int rank, int up, int down)
+{
+	static char w[32];
+	char gname[NAME_LEN], peer[NAME_LEN], done = 'd';
+	int gp[2], gd[2], status;
+	pid_t g;
+	struct fab f;
+
+	snprintf(w, sizeof(w), "rank %d child", rank);
+	who = w;
+	if (pipe(gp) || pipe(gd))
+		die("pipe", 0);
+	if ((g = fork()) < 0)
+		die("fork", 0);
+	if (!g)
+		grandchild(rank, gp[1], gd[0]);
+	open_fabric(&f);
+	get(gp[0], gname, sizeof(gname));
+	put(gd[1], f.name, sizeof(f.name));
+	put(up, f.name, sizeof(f.name));
+	get(down, peer, sizeof(peer));
+	exchange(&f, CHILD_MSGS, insert(&f, peer), 10 + (uint64_t)rank,
+		 CHILD_MSGS, 10 + (uint64_t)(1 - rank));
+	exchange(&f, GRAND_MSGS, insert(&f, gname), 20, GRAND_MSGS, 21);
+	if (waitpid(g, &status, 0) != g || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("the grandchild failed", 0);
+	printf("%s: sent %d messages tag %d to rank %d's child, received %d, "
+	       "sent %d tag 20 to its grandchild, received %d back\n", who,
+	       CHILD_MSGS, 10 + rank, 1 - rank, CHILD_MSGS, GRAND_MSGS, GRAND_MSGS);
+	fflush(stdout);
+	put(up, &done, 1);
+	get(down, &done, 1);	/* the other child is done too */
+	close_fabric(&f);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	char name[NAME_LEN], peer_name[NAME_LEN], c;
+	int rank, size, up[2], down[2], status;
+	long buf[MPI_MSGS];
+	pid_t pid;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size != 2) {
+		fprintf(stderr, "fork_fabric: needs 2 ranks\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	for (int i = 0; i < MPI_MSGS; i++) {
+		long v = rank * 100 + i;
+
+		MPI_Sendrecv(&v, 1, MPI_LONG, 1 - rank, 1, &buf[i], 1, MPI_LONG,
+			     1 - rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+	printf("rank %d: sent %d messages tag 1 to rank %d, received %d\n", rank,
+	       MPI_MSGS, 1 - rank, MPI_MSGS);
+	fflush(stdout);
+	if (pipe(up) || pipe(down)) {
+		perror("pipe");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if ((pid = fork()) < 0) {
+		perror("fork");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (!pid)
+		child(rank, up[1], down[0]);
+	who = rank ? "rank 1" : "rank 0";
+	get(up[0], name, sizeof(name));
+	MPI_Sendrecv(name, NAME_LEN, MPI_BYTE, 1 - rank, 2, peer_name, NAME_LEN,
+		     MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	put(down[1], peer_name, sizeof(peer_name));
+	get(up[0], &c, 1);
+	MPI_Barrier(MPI_COMM_WORLD);
+	put(down[1], &c, 1);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "fork_fabric rank %d: the child failed\n", rank);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Finalize();
+	return 0;
+}
