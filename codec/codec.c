@@ -316,7 +316,6 @@ int mt_codec_compact(int dirfd, const char *name, unsigned mode,
 		h2.hdr_size = sizeof(h2);
 		h2.data_off = MT_CODEC_DATA_OFF;
 		h2.committed = o->off - MT_CODEC_DATA_OFF;
-		h2.capacity = h2.committed;
 		h2.raw_bytes = hdr->committed;
 		if (pwrite(o->fd, &h2, sizeof(h2), 0) != (ssize_t)sizeof(h2))
 			err = errno ? errno : EIO;

@@ -19,8 +19,9 @@
  * Version 2 (MT_TRACE_VERSION_COMPACT) is a closed version 1 file compacted
  * when its writer closed it (or by `msgtrace compact`): the same header
  * with version 2, hdr_size = sizeof(struct mt_file_hdr), data_off =
- * MT_CODEC_DATA_OFF, committed = capacity = the bytes of the compact stream
- * that follows, raw_bytes = the version 1 record bytes it decodes to. The
+ * MT_CODEC_DATA_OFF, committed = the bytes of the compact stream that
+ * follows (capacity is kept: it bounds raw_bytes), raw_bytes = the version
+ * 1 record bytes it decodes to. The
  * stream (codec/mt_codec.h) decodes to exactly the version 1 records, in
  * order, whatever their type. A writer produces it as "<name>.tmp" and
  * renames it over the version 1 file, so a file is always one or the other,
