@@ -92,22 +92,29 @@ for ((r = 0; r < runs; r++)); do
 done
 
 sizes=$(awk '{print $1}' "$work/lat.${modes[0]}" | sort -un)
-printf '\nping-pong: one-way latency, us (median of %d)\n%-6s' "$runs" size
+printf '\nping-pong: one-way latency, us (median of %d; spread: max - min over runs, per mode)\n%-6s' "$runs" size
 for m in "${modes[@]}"; do printf ' %10s' "$m"; done
 for m in "${modes[@]}"; do [ "$m" = none ] || printf ' %9s %9s' "$m/none" "+us"; done
 echo
 for s in $sizes; do
-	declare -A lat=()
+	declare -A lat=() spread=()
 	for m in "${modes[@]}"; do
 		lat[$m]=$(awk -v s="$s" '$1 == s {print $2}' "$work/lat.$m" | median)
 	done
 	printf '%-6s' "$s"
 	for m in "${modes[@]}"; do printf ' %10.3f' "${lat[$m]}"; done
+	# The spread over runs (max - min) says how far the medians can be trusted.
+	for m in "${modes[@]}"; do
+		spread[$m]=$(awk -v s="$s" '$1 == s {v = $2; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v}
+			END {printf "%.3f", hi - lo}' "$work/lat.$m")
+	done
 	for m in "${modes[@]}"; do
 		[ "$m" = none ] && continue
 		awk -v a="${lat[$m]}" -v b="${lat[none]:-0}" \
 			'BEGIN {if (b > 0) printf " %9.4f %+9.3f", a / b, a - b; else printf " %9s %9s", "-", "-"}'
 	done
+	printf '   spread'
+	for m in "${modes[@]}"; do printf ' %s' "${spread[$m]}"; done
 	echo
 done
 
@@ -115,7 +122,7 @@ printf '\nmessage rate: msgs/s (median of %d)\n' "$runs"
 declare -A rate=()
 for m in "${modes[@]}"; do
 	rate[$m]=$(median <"$work/rate.$m")
-	printf '%-10s %12.0f' "$m" "${rate[$m]}"
+	printf '%-10s %12.0f (runs %s)' "$m" "${rate[$m]}" "$(sort -g "$work/rate.$m" | tr '\n' ' ' | sed 's/ $//')"
 	[ "$m" = none ] || [ -z "${rate[none]:-}" ] ||
 		awk -v a="${rate[$m]}" -v b="${rate[none]}" 'BEGIN {printf "   %.4f of untraced", a / b}'
 	echo

@@ -35,16 +35,18 @@ static void build(struct tw *w, uint32_t seq, uint64_t t0)
 					     t0 + 10 + (uint64_t)i * 7,
 					     0x10000 + (uint64_t)(i % 5));
 		struct mt_rec_cqe *c;
+		uint64_t tag = op->tag;
 
 		op->len = (uint64_t)i * 100;
 		op->context = 0x5550 + (uint64_t)i * 64;
 		op->ret = i == 17 ? -5 : 0;
+		/* tw_add may move the buffer: op is not used after it. */
 		c = tw_add(w, MT_REC_CQE, MT_CQ_READFROM, sizeof(*c),
 			   t0 + 12 + (uint64_t)i * 7);
 		c->cq = 0x7000 + seq;
-		c->context = op->context;
-		c->tag = op->tag;
-		c->len = op->len;
+		c->context = 0x5550 + (uint64_t)i * 64;
+		c->tag = tag;
+		c->len = (uint64_t)i * 100;
 	}
 	tw_add(w, 12, 3, 40, t0 + 400);	/* a type this reader does not know */
 	tw_clock(w, MT_CLOCK_END, t0 + 500, 1500, 5500);
