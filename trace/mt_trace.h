@@ -123,9 +123,11 @@ static inline const struct mt_rec_hdr *mt_trace_file_setup(const struct mt_trace
 /* Whether rec (a setup record) belongs to f. */
 static inline int mt_trace_file_owns(const struct mt_trace_file *f, const void *rec)
 {
-	const uint8_t *r = rec;
+	/* As integers: a compacted file without setup records has no
+	 * setup_base (NULL, setup_len 0). */
+	uintptr_t r = (uintptr_t)rec, base = (uintptr_t)f->setup_base;
 
-	return r >= f->setup_base && r < f->setup_base + f->setup_len;
+	return r - base < f->setup_len;
 }
 static inline int mt_trace_file_clean(const struct mt_trace_file *f)
 {
