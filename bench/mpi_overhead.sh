@@ -13,8 +13,8 @@
 # median round trip of a run) and a message rate test (median window); the
 # script prints the medians over runs, the ratios to untraced, the added
 # one-way latency per message, and trace bytes per message (all files each
-# tracer wrote, divided by the messages the program counted) from the same
-# runs. EZTrace is installed only for this bench (scripts/quickstart bench).
+# tracer wrote, divided by the messages the program counted; for msgtrace
+# also before its compaction at exit) from the same runs. EZTrace is installed only for this bench (scripts/quickstart bench).
 #
 # Usage: bench/mpi_overhead.sh BUILD_DIR
 #   env: RUNS (5) PP_ITERS (2000 round trips per size) RATE_ITERS (300
@@ -66,6 +66,21 @@ run() {
 		bytes=$(find "$tdir" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
 		msgs=$(awk '$1 == "msgs" {print $2}' "$out")
 		awk -v b="$bytes" -v m="$msgs" 'BEGIN {printf "%.1f\n", b / m}' >>"$work/bpm.$mode.$test"
+		# msgtrace compacts its files at exit: what they held before
+		# (a compacted header's raw_bytes at offset 104, after the
+		# 4096-byte version 1 header).
+		if [ "$mode" = msgtrace ]; then
+			bytes=0
+			for f in "$tdir"/*.mt; do
+				if [ "$(od -An -tu4 -j8 -N4 "$f" | tr -d ' ')" = 2 ]; then
+					bytes=$((bytes + 4096 + $(od -An -tu8 -j104 -N8 "$f" | tr -d ' ')))
+				else
+					bytes=$((bytes + $(stat -c %s "$f")))
+				fi
+			done
+			awk -v b="$bytes" -v m="$msgs" 'BEGIN {printf "%.1f\n", b / m}' \
+				>>"$work/bpm.msgtrace-v1.$test"
+		fi
 	fi
 }
 
@@ -80,22 +95,29 @@ for ((r = 0; r < runs; r++)); do
 done
 
 sizes=$(awk '{print $1}' "$work/lat.${modes[0]}" | sort -un)
-printf '\nping-pong: one-way latency, us (median of %d)\n%-6s' "$runs" size
+printf '\nping-pong: one-way latency, us (median of %d; spread: max - min over runs, per mode)\n%-6s' "$runs" size
 for m in "${modes[@]}"; do printf ' %10s' "$m"; done
 for m in "${modes[@]}"; do [ "$m" = none ] || printf ' %9s %9s' "$m/none" "+us"; done
 echo
 for s in $sizes; do
-	declare -A lat=()
+	declare -A lat=() spread=()
 	for m in "${modes[@]}"; do
 		lat[$m]=$(awk -v s="$s" '$1 == s {print $2}' "$work/lat.$m" | median)
 	done
 	printf '%-6s' "$s"
 	for m in "${modes[@]}"; do printf ' %10.3f' "${lat[$m]}"; done
+	# The spread over runs (max - min) says how far the medians can be trusted.
+	for m in "${modes[@]}"; do
+		spread[$m]=$(awk -v s="$s" '$1 == s {v = $2; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v}
+			END {printf "%.3f", hi - lo}' "$work/lat.$m")
+	done
 	for m in "${modes[@]}"; do
 		[ "$m" = none ] && continue
 		awk -v a="${lat[$m]}" -v b="${lat[none]:-0}" \
 			'BEGIN {if (b > 0) printf " %9.4f %+9.3f", a / b, a - b; else printf " %9s %9s", "-", "-"}'
 	done
+	printf '   spread'
+	for m in "${modes[@]}"; do printf ' %s' "${spread[$m]}"; done
 	echo
 done
 
@@ -103,15 +125,16 @@ printf '\nmessage rate: msgs/s (median of %d)\n' "$runs"
 declare -A rate=()
 for m in "${modes[@]}"; do
 	rate[$m]=$(median <"$work/rate.$m")
-	printf '%-10s %12.0f' "$m" "${rate[$m]}"
+	printf '%-10s %12.0f (runs %s)' "$m" "${rate[$m]}" "$(sort -g "$work/rate.$m" | tr '\n' ' ' | sed 's/ $//')"
 	[ "$m" = none ] || [ -z "${rate[none]:-}" ] ||
 		awk -v a="${rate[$m]}" -v b="${rate[none]}" 'BEGIN {printf "   %.4f of untraced", a / b}'
 	echo
 done
 
 printf '\ntrace bytes per message (median of %d, all files the tracer wrote)\n' "$runs"
-for m in "${modes[@]}"; do
-	[ "$m" = none ] && continue
-	printf '%-10s ping-pong %8.1f   rate %8.1f\n' "$m" \
+for m in "${modes[@]}" msgtrace-v1; do
+	[ "$m" = none ] || [ ! -f "$work/bpm.$m.rate" ] && continue
+	printf '%-12s ping-pong %8.1f   rate %8.1f\n' "$m" \
 		"$(median <"$work/bpm.$m.pingpong")" "$(median <"$work/bpm.$m.rate")"
 done
+echo "(msgtrace: the files as compacted at exit; msgtrace-v1: the same before compaction)"

@@ -39,6 +39,7 @@
 
 #include <linux/membarrier.h>
 
+#include "mt_codec.h"
 #include "mt_proc.h"
 #include "mt_rec.h"
 
@@ -57,7 +58,7 @@
 #define FINI_WAIT_NS 1000000000ull
 
 
-enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COUNT };
+enum warn_cause { W_INIT, W_CREATE, W_GROW, W_FULL, W_COMPACT, W_COUNT };
 
 static struct {
 	pthread_mutex_t lock;
@@ -303,7 +304,7 @@ static void unmap_buf(struct mt_rec_buf *b)
 /* Creates the calling thread's file; called with g.lock held. */
 static struct mt_rec_buf *create_buf(void)
 {
-	char name[sizeof(g.host) + 48];
+	char name[sizeof(((struct mt_rec_buf *)0)->name)];
 	struct mt_rec_buf *b;
 	struct mt_file_hdr *h;
 	uint32_t seq = g.next_seq;
@@ -334,6 +335,7 @@ static struct mt_rec_buf *create_buf(void)
 		return NULL;
 	}
 	b->fd = fd;
+	memcpy(b->name, name, sizeof(name));
 	b->hdr = map;
 	b->map_end = (char *)map + g.conf.buffer_size;
 	b->grown_end = (char *)map;
@@ -494,8 +496,27 @@ void mt_rec_reopen(void)
 	mt_rec_leave();
 }
 
-/* Writes CLOCK END, marks the file closed and gives back the unused,
- * preallocated tail. The mapping stays: other threads may still hold it. */
+/*
+ * Replaces a closed file by its compact form (a new file renamed over it:
+ * a process killed meanwhile leaves the version 1 file whole). Only files
+ * whose writer is done with them get here (finish_buf); the application's
+ * errno survives.
+ */
+static void compact(struct mt_rec_buf *b)
+{
+	int saved = errno;
+
+	if (g.conf.compact && g.dirfd >= 0 &&
+	    mt_codec_compact(g.dirfd, b->name, g.conf.file_mode, b->hdr,
+			     (const uint8_t *)mt_rec_at(b, 0)))
+		warn_once(W_COMPACT, "msgtrace: cannot compact trace file '%s/%s' (%s): it stays uncompacted",
+			  g.dir, b->name, strerror(errno));
+	errno = saved;
+}
+
+/* Writes CLOCK END, marks the file closed, gives back the unused,
+ * preallocated tail and compacts it. The mapping stays: other threads may
+ * still hold it. */
 static void finish_buf(struct mt_rec_buf *b)
 {
 	char *end;
@@ -514,6 +535,7 @@ static void finish_buf(struct mt_rec_buf *b)
 	end = mt_rec_next(b);
 	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
 		b->grown_end = end;
+	compact(b);
 }
 
 static void unlink_buf(struct mt_rec_buf *b)

@@ -37,6 +37,8 @@ struct mt_rec_conf {
 	uint32_t file_flags;		/* enum mt_file_flags set in every header */
 	uint32_t fi_version;		/* stored in MT_REC_PROC */
 	void (*warn)(const char *msg);	/* one line naming the cause */
+	int compact;			/* rewrite each file closed normally in
+					 * the compact form (codec/mt_codec.h) */
 };
 
 /*
@@ -58,6 +60,7 @@ struct mt_rec_buf {
 					 * did not leave its record in time */
 	const uint32_t *busy;		/* the owner's mt_rec_tls.busy */
 	struct mt_rec_buf *link;	/* process-wide list, under a mutex */
+	char name[112];			/* file name in the trace directory */
 };
 
 /* Per-thread state. initial-exec: one %fs-relative load, no __tls_get_addr. */
@@ -85,8 +88,9 @@ extern int mt_rec_clock_tsc;		/* 1: h.ts holds TSC ticks */
  * recording possible; it returns 0, or -1 after one conf->warn naming the
  * cause (recording then stays off and every record is dropped silently).
  * mt_rec_fini() finishes every file of the process (CLOCK END, MT_FILE_CLOSED,
- * truncated to its used size), other threads' once they are outside any
- * record (mt_buf.c), and warns once if records were lost; records made
+ * truncated to its used size, then compacted if conf->compact), other
+ * threads' once they are outside any record (mt_buf.c), and warns once if
+ * records were lost; records made
  * after it are past the trace's end.
  * mt_rec_thread_close() does the same for the calling thread's file only.
  */

@@ -10,10 +10,8 @@
 /* The file whose mapping holds rec: the thread that wrote it. */
 static size_t file_of(const struct mt_trace_proc *p, const void *rec)
 {
-	const uint8_t *r = rec;
-
 	for (size_t f = 0; f < p->nfiles; f++)
-		if (r >= p->files[f]->map && r < p->files[f]->map + p->files[f]->map_len)
+		if (mt_trace_file_owns(p->files[f], rec))
 			return f;
 	return 0;
 }

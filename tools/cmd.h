@@ -35,6 +35,7 @@ extern const struct mt_cmd mt_cmd_report;
 extern const struct mt_cmd mt_cmd_export;
 extern const struct mt_cmd mt_cmd_tags;
 extern const struct mt_cmd mt_cmd_watch;
+extern const struct mt_cmd mt_cmd_compact;
 
 /* cli.c: parses --layout NAME, printing the valid names when unknown;
  * cmd is the command as the user typed it ("msgtrace tag"). */

@@ -17,6 +17,7 @@ static const struct mt_cmd *const cmds[] = {
 	&mt_cmd_export,
 	&mt_cmd_tags,
 	&mt_cmd_watch,
+	&mt_cmd_compact,
 	NULL
 };
 

@@ -119,8 +119,7 @@ static int collect(struct mt_trace *t, uint32_t p, struct tables *tb)
 		const struct mt_trace_file *f = pr->files[i];
 
 		for (size_t j = 0; j < f->nsetup; j++) {
-			const struct mt_rec_hdr *r =
-				(const void *)(f->map + f->setup_off[j]);
+			const struct mt_rec_hdr *r = mt_trace_file_setup(f, j);
 			struct obj_ent *o;
 			struct mt_trace_ep *e;
 			struct av_ent *a;

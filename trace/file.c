@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,11 +66,12 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 	if (memcmp(h->magic, MT_TRACE_MAGIC, sizeof(h->magic)))
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
-	if (h->version != MT_TRACE_VERSION)
+	if (h->version != MT_TRACE_VERSION && h->version != MT_TRACE_VERSION_COMPACT)
 		return mt_err_set(err, MT_ERR_VERSION,
 				  "%s: offset %" PRIu64 ": format version %" PRIu32
-				  ", this reader reads version %u", p,
-				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION);
+				  ", this reader reads versions %u and %u", p,
+				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION,
+				  MT_TRACE_VERSION_COMPACT);
 	if (h->hdr_size < sizeof(*h) || h->hdr_size > h->data_off)
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": header size %" PRIu32
@@ -89,12 +91,27 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 	return MT_OK;
 }
 
+/* The record's size against its type's struct: MT_OK or MT_ERR_CORRUPT
+ * in f->scan_err ("at" names where the record is). */
+static enum mt_status check_type_size(struct mt_trace_file *f,
+				      const struct mt_rec_hdr *r, const char *at)
+{
+	size_t min = mt_trace_rec_min_size(r->type);
+
+	if (r->size < min)
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
+				  "%s: %s: %s record size %u is smaller than its "
+				  "struct (%zu bytes)", f->path, at,
+				  mt_trace_rec_name(r->type), r->size, min);
+	return MT_OK;
+}
+
 /* MT_OK, or MT_ERR_CORRUPT with f->scan_err saying what is wrong at off. */
 static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				   uint64_t end)
 {
 	const struct mt_rec_hdr *r;
-	size_t min;
+	char at[48];
 
 	if (off + sizeof(*r) > f->map_len)
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
@@ -122,19 +139,63 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				  "%s: offset %" PRIu64 ": record size %u runs past "
 				  "the end of the file (%zu bytes; truncated copy?)",
 				  f->path, off, r->size, f->map_len);
-	min = mt_trace_rec_min_size(r->type);
-	if (r->size < min)
-		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
-				  "%s: offset %" PRIu64 ": %s record size %u is "
-				  "smaller than its struct (%zu bytes)", f->path, off,
-				  mt_trace_rec_name(r->type), r->size, min);
-	return MT_OK;
+	snprintf(at, sizeof(at), "offset %" PRIu64, off);
+	return check_type_size(f, r, at);
 }
 
 static int is_setup(unsigned type)
 {
 	return type != MT_REC_OP && type != MT_REC_CQE &&
 	       mt_trace_rec_min_size(type);
+}
+
+/* Count one good record r and index it if it is a setup record: off is
+ * its offset in the mapping (version 1), or it is copied (compacted). */
+static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
+			    uint64_t off, size_t *cap, size_t *buf_cap,
+			    struct mt_err *err)
+{
+	if (!f->nrecs) {
+		f->first_ts = r->ts;
+		f->setup_first = is_setup(r->type);
+	}
+	f->last_ts = r->ts;
+	f->nrecs++;
+	if (!mt_trace_rec_min_size(r->type))
+		f->unknown++;
+	else if (r->type < MT_TRACE_TYPE_SLOTS)
+		f->type_count[r->type]++;
+	if (is_setup(r->type)) {
+		uint64_t *slot = mt_trace_push((void **)&f->setup_off,
+					       &f->nsetup, cap, sizeof(*slot));
+
+		if (slot && f->compact) {
+			if (f->setup_len + r->size > *buf_cap) {
+				size_t nc = *buf_cap ? *buf_cap * 2 : 4096;
+				uint8_t *nb;
+
+				while (nc < f->setup_len + r->size)
+					nc *= 2;
+				nb = realloc(f->setup_buf, nc);
+				if (!nb)
+					slot = NULL;
+				else {
+					f->setup_buf = nb;
+					*buf_cap = nc;
+				}
+			}
+			if (slot) {
+				memcpy(f->setup_buf + f->setup_len, r, r->size);
+				off = f->setup_len;
+				f->setup_len += r->size;
+			}
+		}
+		if (!slot)
+			return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory",
+					  f->path);
+		*slot = off;
+	}
+	return MT_OK;
 }
 
 /* Validate every record, count them and index the non-hot ones. */
@@ -150,27 +211,67 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 		if (f->scan_status != MT_OK)
 			break;
 		r = (const struct mt_rec_hdr *)(f->map + off);
-		if (!f->nrecs)
-			f->first_ts = r->ts;
-		f->last_ts = r->ts;
-		f->nrecs++;
-		if (!mt_trace_rec_min_size(r->type))
-			f->unknown++;
-		else if (r->type < MT_TRACE_TYPE_SLOTS)
-			f->type_count[r->type]++;
-		if (is_setup(r->type)) {
-			uint64_t *slot = mt_trace_push((void **)&f->setup_off,
-						    &f->nsetup, &cap, sizeof(*slot));
-
-			if (!slot)
-				return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory",
-						  f->path);
-			*slot = off;
-		}
+		if (count(f, r, off, &cap, NULL, err) != MT_OK)
+			return MT_ERR_NOMEM;
 		off += r->size;
 	}
 	f->valid_end = off;
+	f->setup_base = f->map;
+	f->setup_len = f->map_len;
 	return MT_OK;
+}
+
+/* scan() of a compacted file: the stream decoded once, in a bounded state;
+ * the setup records kept (copied), the rest only counted. */
+static enum mt_status scan_compact(struct mt_trace_file *f, struct mt_err *err)
+{
+	uint64_t off = f->hdr->data_off, end = off + f->hdr->committed;
+	uint64_t lim = end < f->map_len ? end : f->map_len, raw = 0;
+	struct mt_codec_state *s = malloc(sizeof(*s));
+	size_t cap = 0, buf_cap = 0;
+	enum mt_status st = MT_OK;
+
+	if (!s)
+		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", f->path);
+	mt_codec_reset(s);
+	f->valid_end = off;
+	while (off < end) {
+		const struct mt_rec_hdr *r;
+		const char *why;
+		uint64_t at = off;
+		char where[64];
+
+		r = mt_codec_decode(s, f->map, &off, lim, &why);
+		snprintf(where, sizeof(where), "offset %" PRIu64 ": record %" PRIu64,
+			 at, f->nrecs);
+		if (!r) {
+			if (lim < end)
+				f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
+					"%s: %s: %s: the file ends at %zu but the header "
+					"says the stream ends at %" PRIu64 " (truncated copy?)",
+					f->path, where, why, f->map_len, end);
+			else
+				f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
+					"%s: %s: %s", f->path, where, why);
+			break;
+		}
+		f->scan_status = check_type_size(f, r, where);
+		if (f->scan_status != MT_OK)
+			break;
+		st = count(f, r, 0, &cap, &buf_cap, err);
+		if (st != MT_OK)
+			break;
+		raw += r->size;
+		f->valid_end = off;
+	}
+	if (st == MT_OK && f->scan_status == MT_OK && raw != f->hdr->raw_bytes)
+		f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
+			"%s: offset %" PRIu64 ": the stream decodes to %" PRIu64
+			" record bytes, the header says %" PRIu64, f->path,
+			HDR_FIELD_OFF(raw_bytes), raw, f->hdr->raw_bytes);
+	free(s);
+	f->setup_base = f->setup_buf;
+	return st;
 }
 
 /* Bytes to map: the committed records as the header snapshot says (all of
@@ -250,8 +351,10 @@ enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				", the file name says pid %" PRIu32 " thread %" PRIu32,
 				path, HDR_FIELD_OFF(pid), f->hdr->pid,
 				f->hdr->thread_seq, pid, seq);
-	if (st == MT_OK)
-		st = scan(f, err);
+	if (st == MT_OK) {
+		f->compact = f->hdr->version == MT_TRACE_VERSION_COMPACT;
+		st = f->compact ? scan_compact(f, err) : scan(f, err);
+	}
 	if (st != MT_OK) {
 		mt_trace_file_close(f);
 		return st;
@@ -267,6 +370,7 @@ void mt_trace_file_close(struct mt_trace_file *f)
 	if (f->map)
 		munmap((void *)f->map, f->map_len);
 	free(f->setup_off);
+	free(f->setup_buf);
 	free(f->path);
 	free(f);
 }
@@ -276,6 +380,7 @@ void mt_trace_cursor_init(struct mt_trace_cursor *c,
 {
 	c->f = f;
 	c->off = f->hdr->data_off;
+	mt_codec_reset(&c->dec);
 }
 
 enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
@@ -285,10 +390,18 @@ enum mt_status mt_trace_cursor_next(struct mt_trace_cursor *c,
 	const struct mt_trace_file *f = c->f;
 
 	while (c->off < f->valid_end) {
-		const struct mt_rec_hdr *r =
-			(const struct mt_rec_hdr *)(f->map + c->off);
+		const struct mt_rec_hdr *r;
+		const char *why;
 
-		c->off += r->size;
+		if (f->compact)
+			/* Validated by the scan: decodes as it did then. */
+			r = mt_codec_decode(&c->dec, f->map, &c->off, f->valid_end, &why);
+		else {
+			r = (const struct mt_rec_hdr *)(f->map + c->off);
+			c->off += r->size;
+		}
+		if (!r)
+			break;
 		if (mt_trace_rec_min_size(r->type)) {
 			*rec = r;
 			return MT_OK;

@@ -15,6 +15,17 @@
  * store-release of hdr.committed after the record bytes, so a file cut short
  * by a crash or SIGKILL always holds a valid prefix of whole records.
  * Readers skip (and count) record types they do not know.
+ *
+ * Version 2 (MT_TRACE_VERSION_COMPACT) is a closed version 1 file compacted
+ * when its writer closed it (or by `msgtrace compact`): the same header
+ * with version 2, hdr_size = sizeof(struct mt_file_hdr), data_off =
+ * MT_CODEC_DATA_OFF, committed = the bytes of the compact stream that
+ * follows (capacity is kept: it bounds raw_bytes), raw_bytes = the version
+ * 1 record bytes it decodes to. The
+ * stream (codec/mt_codec.h) decodes to exactly the version 1 records, in
+ * order, whatever their type. A writer produces it as "<name>.tmp" and
+ * renames it over the version 1 file, so a file is always one or the other,
+ * whole; files left open (crash, abandoned at exit) stay version 1.
  * All integers are little-endian host order of the recording machine (x86-64).
  */
 #ifndef MT_FORMAT_H
@@ -25,6 +36,7 @@
 
 #define MT_TRACE_MAGIC "MSGTRACE"	/* 8 bytes, no terminator on disk */
 #define MT_TRACE_VERSION 1u
+#define MT_TRACE_VERSION_COMPACT 2u
 #define MT_FILE_HDR_SIZE 4096u
 #define MT_TRACE_SUFFIX ".mt"
 
@@ -59,6 +71,9 @@ struct mt_file_hdr {
 	 * in a signal handler while the thread was inside another record,
 	 * dropped so that they never tear it. */
 	uint64_t lost_nested;
+	/* Version 2 only (0 in version 1): the record bytes the compact
+	 * stream decodes to, the version 1 file's committed. */
+	uint64_t raw_bytes;
 };
 
 /* Record types. Values are stable: never renumber, only append. */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mt_codec.h"
 #include "mt_format.h"
 #include "mt_status.h"
 
@@ -90,8 +91,17 @@ struct mt_trace_file {
 	uint64_t type_count[MT_TRACE_TYPE_SLOTS];	/* per record type */
 	uint64_t unknown;		/* records of types this reader skips */
 	uint64_t first_ts, last_ts;	/* ticks of first/last good record */
-	uint64_t *setup_off;		/* offsets of records other than OP/CQE */
+	uint64_t *setup_off;		/* offsets of records other than OP/CQE,
+					 * in setup_base (mt_trace_file_setup) */
 	size_t nsetup;
+	int setup_first;		/* the first record is setup_off[0]'s */
+	/* Version 2 (compacted) files: the stream is decoded on the fly
+	 * (valid_end is a stream offset), its setup records are copied here
+	 * at open; version 1: setup_base is map. */
+	int compact;
+	const uint8_t *setup_base;
+	uint8_t *setup_buf;
+	size_t setup_len;
 	uint32_t proc;			/* index in its trace's procs[] (mt_trace_open) */
 	uint32_t index;			/* index in its process's files[] (mt_trace_open) */
 	uint32_t *site_ids;		/* its MT_REC_SITE index - 1 -> trace site
@@ -107,6 +117,21 @@ struct mt_trace_file {
 enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				  struct mt_err *err);
 void mt_trace_file_close(struct mt_trace_file *f);
+/* Setup record j of f (a pointer valid while f is open). */
+static inline const struct mt_rec_hdr *mt_trace_file_setup(const struct mt_trace_file *f,
+							   size_t j)
+{
+	return (const struct mt_rec_hdr *)(f->setup_base + f->setup_off[j]);
+}
+/* Whether rec (a setup record) belongs to f. */
+static inline int mt_trace_file_owns(const struct mt_trace_file *f, const void *rec)
+{
+	/* As integers: a compacted file without setup records has no
+	 * setup_base (NULL, setup_len 0). */
+	uintptr_t r = (uintptr_t)rec, base = (uintptr_t)f->setup_base;
+
+	return r - base < f->setup_len;
+}
 static inline int mt_trace_file_clean(const struct mt_trace_file *f)
 {
 	return (f->hdr->flags & MT_FILE_CLOSED) != 0;
@@ -145,10 +170,13 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 				    struct mt_trace_tail *tail,
 				    struct mt_err *err);
 
-/* Record iteration over one file; unknown types are skipped (counted). */
+/* Record iteration over one file; unknown types are skipped (counted). A
+ * record handed out is valid until the next call (a compacted file's is
+ * decoded into dec: memory stays bounded whatever the file's size). */
 struct mt_trace_cursor {
 	const struct mt_trace_file *f;
 	uint64_t off;
+	struct mt_codec_state dec;
 };
 
 void mt_trace_cursor_init(struct mt_trace_cursor *c,

@@ -107,12 +107,6 @@ static int cmp_proc(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static const struct mt_rec_hdr *rec_at(const struct mt_trace_file *f,
-				       uint64_t off)
-{
-	return (const struct mt_rec_hdr *)(f->map + off);
-}
-
 /* Files not closed whose writer still runs are being written, not left
  * behind by a crash (/proc looked at only for such files). */
 void mt_trace_proc_live(struct mt_trace_proc *p)
@@ -132,9 +126,8 @@ static void attach_identity(struct mt_trace_proc *p)
 	const struct mt_trace_file *f0 = p->files[0];
 
 	if (f0->hdr->thread_seq == 0 && f0->nsetup &&
-	    f0->setup_off[0] == f0->hdr->data_off &&
-	    rec_at(f0, f0->setup_off[0])->type == MT_REC_PROC)
-		p->rec = (const struct mt_rec_proc *)rec_at(f0, f0->setup_off[0]);
+	    f0->setup_first && mt_trace_file_setup(f0, 0)->type == MT_REC_PROC)
+		p->rec = (const struct mt_rec_proc *)mt_trace_file_setup(f0, 0);
 	p->world_rank = p->rec ? p->rec->world_rank : -1;
 	if (!p->host[0] && p->rec)
 		memcpy(p->host, p->rec->hostname,
@@ -143,7 +136,7 @@ static void attach_identity(struct mt_trace_proc *p)
 		const struct mt_trace_file *f = p->files[i];
 
 		for (size_t j = 0; j < f->nsetup; j++) {
-			const struct mt_rec_hdr *r = rec_at(f, f->setup_off[j]);
+			const struct mt_rec_hdr *r = mt_trace_file_setup(f, j);
 			const struct mt_rec_clock *c = (const void *)r;
 
 			if (r->type != MT_REC_CLOCK)

@@ -94,8 +94,10 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
 				  strerror(errno));
 	got = pread(fd, &h, sizeof(h), 0);
+	/* A file closed meanwhile may have been compacted into version 2 and
+	 * renamed over the path: that is a new file, to be opened anew. */
 	if (got != (ssize_t)sizeof(h) || memcmp(h.magic, f->hdr_snap.magic, sizeof(h.magic)) ||
-	    h.pid != f->hdr_snap.pid || h.data_off != f->hdr_snap.data_off ||
+	    h.version != f->hdr_snap.version || h.pid != f->hdr_snap.pid || h.data_off != f->hdr_snap.data_off ||
 	    h.committed < f->hdr_snap.committed ||
 	    h.committed > UINT64_MAX - h.data_off) {
 		close(fd);

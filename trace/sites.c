@@ -9,17 +9,10 @@
 
 #include "trace_int.h"
 
-/* Setup record k of f (MAP and SITE records are setup records). */
-static const struct mt_rec_hdr *setup_rec(const struct mt_trace_file *f,
-					  size_t k)
-{
-	return (const struct mt_rec_hdr *)(f->map + f->setup_off[k]);
-}
-
 static enum mt_status add_map(struct mt_trace *t, const struct mt_trace_file *f,
 			      size_t k, size_t *cap, struct mt_err *err)
 {
-	const struct mt_rec_map *r = (const void *)setup_rec(f, k);
+	const struct mt_rec_map *r = (const void *)mt_trace_file_setup(f, k);
 	uint64_t off = f->setup_off[k];
 	size_t room = r->h.size - offsetof(struct mt_rec_map, path);
 	struct mt_trace_map *m;
@@ -75,7 +68,7 @@ static const struct mt_trace_map *map_of(const struct mt_trace *t,
 static enum mt_status add_site(struct mt_trace *t, struct mt_trace_file *f,
 			       size_t k, size_t *cap, struct mt_err *err)
 {
-	const struct mt_rec_site *r = (const void *)setup_rec(f, k);
+	const struct mt_rec_site *r = (const void *)mt_trace_file_setup(f, k);
 	uint64_t off = f->setup_off[k];
 	uint32_t i = r->h.aux;
 	struct mt_trace_site *s;
@@ -185,11 +178,11 @@ enum mt_status mt_trace_sites_build(struct mt_trace *t, struct mt_err *err)
 
 	for (size_t i = 0; i < t->nfiles && st == MT_OK; i++)
 		for (size_t k = 0; k < t->files[i]->nsetup && st == MT_OK; k++)
-			if (setup_rec(t->files[i], k)->type == MT_REC_MAP)
+			if (mt_trace_file_setup(t->files[i], k)->type == MT_REC_MAP)
 				st = add_map(t, t->files[i], k, &mcap, err);
 	for (size_t i = 0; i < t->nfiles && st == MT_OK; i++)
 		for (size_t k = 0; k < t->files[i]->nsetup && st == MT_OK; k++)
-			if (setup_rec(t->files[i], k)->type == MT_REC_SITE)
+			if (mt_trace_file_setup(t->files[i], k)->type == MT_REC_SITE)
 				st = add_site(t, t->files[i], k, &scap, err);
 	/* The maps are all in place (sorted for map_of): pointers into them
 	 * stay valid. */

@@ -92,6 +92,9 @@ e2e_run() {
 		# mpirun passes the environment to every rank.
 		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR
 			"${args[@]}")
+		# A test that edits records in place records them uncompacted.
+		[ -z "${FI_OFI_HOOK_MSGTRACE_COMPACT:-}" ] ||
+			args=(-x FI_OFI_HOOK_MSGTRACE_COMPACT "${args[@]}")
 	fi
 	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
 		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err"

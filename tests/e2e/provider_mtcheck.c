@@ -8,8 +8,9 @@
  *   cqe <name> layer <l> <RECV|SEND|OTHER> tag <hex> len <n> err <e>
  *   type <name> layer <l> <TYPENAME> <count>
  *
- * Exit 1 with a message naming file and offset when a file is invalid:
- * bad magic/version, committed beyond the file, or a record whose size is
+ * Reads version 1 files and compacted ones (version 2, decoded with
+ * codec/mt_codec.h). Exit 1 with a message naming file and offset when a
+ * file is invalid: bad magic/version, committed beyond the file, or a record whose size is
  * not a multiple of 8, below the record header, or crossing 'committed'.
  *
  * Usage: provider_mtcheck FILE...
@@ -23,6 +24,7 @@
 
 #include <rdma/fabric.h>
 
+#include "mt_codec.h"
 #include "mt_format.h"
 
 static const char *op_name(unsigned op)
@@ -52,8 +54,9 @@ static int check(const char *path)
 	const struct mt_file_hdr *h;
 	unsigned long records = 0;
 	struct stat st;
-	uint64_t off;
-	int fd, t, l;
+	struct mt_codec_state cs;
+	uint64_t off, pos;
+	int fd, t, l, v2;
 	char *map;
 
 	fd = open(path, O_RDONLY);
@@ -61,7 +64,7 @@ static int check(const char *path)
 		fprintf(stderr, "%s: cannot open\n", path);
 		return 1;
 	}
-	if ((size_t)st.st_size < MT_FILE_HDR_SIZE) {
+	if ((size_t)st.st_size < sizeof(*h)) {
 		fprintf(stderr, "%s: shorter than the file header\n", path);
 		return 1;
 	}
@@ -70,20 +73,31 @@ static int check(const char *path)
 	if (map == MAP_FAILED)
 		return 1;
 	h = (const void *)map;
-	if (memcmp(h->magic, MT_TRACE_MAGIC, 8) || h->version != MT_TRACE_VERSION ||
-	    h->data_off != MT_FILE_HDR_SIZE ||
+	v2 = h->version == MT_TRACE_VERSION_COMPACT;
+	if (memcmp(h->magic, MT_TRACE_MAGIC, 8) ||
+	    (h->version != MT_TRACE_VERSION && !v2) ||
+	    h->data_off != (v2 ? MT_CODEC_DATA_OFF : MT_FILE_HDR_SIZE) ||
 	    h->data_off + h->committed > (uint64_t)st.st_size) {
 		fprintf(stderr, "%s: bad header (magic, version or committed=%llu beyond size %lld)\n",
 			path, (unsigned long long)h->committed, (long long)st.st_size);
 		return 1;
 	}
-	for (off = 0; off < h->committed;) {
+	/* A compacted file (version 2): its stream decodes to the records
+	 * version 1 holds, checked alike; off counts the decoded bytes. */
+	mt_codec_reset(&cs);
+	pos = h->data_off;
+	for (off = 0; v2 ? pos < h->data_off + h->committed : off < h->committed;) {
 		const struct mt_rec_hdr *r = (const void *)(map + h->data_off + off);
+		const char *why = "";
 
-		if (h->committed - off < sizeof(*r) || r->size < sizeof(*r) ||
-		    r->size % 8 || r->size > h->committed - off || r->layer > 1) {
-			fprintf(stderr, "%s: bad record at offset %llu\n", path,
-				(unsigned long long)off);
+		if (v2)
+			r = mt_codec_decode(&cs, (const uint8_t *)map, &pos,
+					    h->data_off + h->committed, &why);
+		if (!r || (!v2 && (h->committed - off < sizeof(*r) ||
+				   r->size < sizeof(*r) || r->size % 8 ||
+				   r->size > h->committed - off)) || r->layer > 1) {
+			fprintf(stderr, "%s: bad record at offset %llu%s%s\n", path,
+				(unsigned long long)(v2 ? pos : off), *why ? ": " : "", why);
 			return 1;
 		}
 		counts[r->layer][r->type < 16 ? r->type : 0]++;
@@ -113,6 +127,11 @@ static int check(const char *path)
 			       (unsigned long long)c->len, c->err);
 		}
 		off += r->size;
+	}
+	if (v2 && off != h->raw_bytes) {
+		fprintf(stderr, "%s: the stream decodes to %llu bytes, the header says %llu\n",
+			path, (unsigned long long)off, (unsigned long long)h->raw_bytes);
+		return 1;
 	}
 	printf("file %s mode %o seq %u flags %u closed %u records %lu\n", name,
 	       (unsigned)(st.st_mode & 07777), h->thread_seq, h->flags,

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mt_codec.h"
 #include "mt_rec.h"
 
 static char tmp[PATH_MAX];
@@ -55,6 +56,7 @@ static struct mt_rec_conf conf(uint64_t buffer_size, uint64_t chunk)
 	struct mt_rec_conf c = {
 		.dir = dir, .buffer_size = buffer_size, .chunk_size = chunk,
 		.file_mode = 0600, .fi_version = 0x10011, .warn = collect,
+		.compact = 1,	/* the provider's default */
 	};
 	return c;
 }
@@ -67,7 +69,49 @@ static void path_of(char *buf, size_t len, pid_t pid, unsigned seq)
 	snprintf(buf, len, "%s/%s.%d.%u.mt", dir, host, (int)pid, seq);
 }
 
-/* Reads a whole trace file; *size gets its length. */
+/* Files compacted at close (conf.compact, format version 2) seen so far. */
+static int ncompact;
+
+/*
+ * A compacted file (version 2) as the version 1 file it was: the header
+ * with version 1 and the decoded records at MT_FILE_HDR_SIZE, so that
+ * every check below reads both alike.
+ */
+static char *expand(char *data, size_t *size)
+{
+	struct mt_file_hdr *h = (void *)data;
+	struct mt_codec_state cs;
+	uint64_t pos = h->data_off, end = h->data_off + h->committed, out = 0;
+	char *v1;
+
+	cr_assert_leq(end, *size, "compacted file shorter than its header says");
+	v1 = malloc(MT_FILE_HDR_SIZE + h->raw_bytes + 1);
+	mt_codec_reset(&cs);
+	while (pos < end) {
+		const char *why = "";
+		const struct mt_rec_hdr *r = mt_codec_decode(&cs, (const uint8_t *)data,
+							     &pos, end, &why);
+
+		cr_assert_not_null(r, "compacted stream at %llu: %s",
+				   (unsigned long long)pos, why);
+		cr_assert_leq(out + r->size, h->raw_bytes, "stream longer than raw_bytes");
+		memcpy(v1 + MT_FILE_HDR_SIZE + out, r, r->size);
+		out += r->size;
+	}
+	cr_assert_eq(out, h->raw_bytes);
+	memset(v1, 0, MT_FILE_HDR_SIZE);
+	memcpy(v1, h, sizeof(*h));
+	h = (void *)v1;
+	h->version = MT_TRACE_VERSION;
+	h->hdr_size = h->data_off = MT_FILE_HDR_SIZE;
+	h->committed = out;
+	free(data);
+	*size = MT_FILE_HDR_SIZE + out;
+	ncompact++;
+	return v1;
+}
+
+/* Reads a whole trace file (compacted ones expanded); *size gets its length. */
 static char *slurp(const char *path, size_t *size)
 {
 	struct stat st;
@@ -80,6 +124,9 @@ static char *slurp(const char *path, size_t *size)
 	cr_assert_eq(read(fd, data, (size_t)st.st_size), st.st_size);
 	close(fd);
 	*size = (size_t)st.st_size;
+	if (*size >= sizeof(struct mt_file_hdr) &&
+	    ((struct mt_file_hdr *)data)->version == MT_TRACE_VERSION_COMPACT)
+		data = expand(data, size);
 	return data;
 }
 
@@ -172,6 +219,112 @@ Test(rec, records_round_trip)
 	cr_assert_eq(op->context, 7);
 	cr_assert_eq(((const struct mt_rec_proc *)(data + h->data_off))->fi_version, 0x10011);
 	cr_assert_eq(nwarn, 0, "unexpected warning: %s", warnings[0]);
+	cr_assert_eq(ncompact, 1, "the closed file was compacted");
+	free(data);
+}
+
+/* Whether dir holds a file whose name ends with suffix. */
+static int dir_has(const char *suffix)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '%s$'", dir, suffix);
+	return system(cmd) == 0;
+}
+
+/* FI_OFI_HOOK_MSGTRACE_COMPACT=0 keeps version 1; on, the file is replaced
+ * by its compact form (renamed over: no .tmp left), much smaller, same
+ * mode, decoding to the same records. */
+Test(rec, compaction_at_close_and_off)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	struct stat st;
+	int counts[16];
+	size_t size;
+	char *data;
+
+	c.compact = 0;
+	c.file_mode = 0640;
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1000);
+	mt_rec_thread_close();
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	cr_assert_eq(ncompact, 0, "compaction off: version 1");
+	cr_assert_eq(walk(data, size, counts), 1000 + 3);
+	free(data);
+
+	c.compact = 1;
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1000);
+	mt_rec_thread_close();
+	path_of(path, sizeof(path), getpid(), 1);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640);
+	cr_assert_lt((size_t)st.st_size, size / 4, "compacted to %lld of %zu bytes",
+		     (long long)st.st_size, size);
+	data = slurp(path, &size);
+	cr_assert_eq(ncompact, 1);
+	cr_assert_eq(walk(data, size, counts), 1000 + 2, "no PROC in seq 1");
+	cr_assert_eq(counts[MT_REC_OP], 1000);
+	cr_assert(((struct mt_file_hdr *)data)->flags & MT_FILE_CLOSED);
+	cr_assert(!dir_has(".tmp"), "no temporary file left");
+	cr_assert_eq(nwarn, 0, "unexpected warning: %s", warnings[0]);
+	free(data);
+}
+
+static void *stay_inside(void *arg)
+{
+	int *entered = arg;
+
+	write_ops(3);
+	mt_rec_enter();		/* as if a record never ended */
+	__atomic_store_n(entered, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* At exit, a file whose owner stays inside a record is abandoned: left
+ * version 1 and open (never compacted under its writer); the others are
+ * compacted. */
+Test(rec, abandoned_file_is_not_compacted)
+{
+	pid_t pid = fork();
+	char path[PATH_MAX + 128];
+	int status, counts[16];
+	size_t size;
+	char *data;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct mt_rec_conf c = conf(1 << 20, 4096);
+		static int entered;
+		pthread_t t;
+
+		if (mt_rec_init(&c))
+			_exit(3);
+		write_ops(5);
+		if (pthread_create(&t, NULL, stay_inside, &entered))
+			_exit(4);
+		while (!__atomic_load_n(&entered, __ATOMIC_ACQUIRE))
+			sched_yield();
+		mt_rec_fini();
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+	path_of(path, sizeof(path), pid, 0);
+	data = slurp(path, &size);
+	cr_assert_eq(ncompact, 1, "the exiting thread's file is compacted");
+	cr_assert_eq(walk(data, size, counts), 5 + 3);
+	free(data);
+	path_of(path, sizeof(path), pid, 1);
+	data = slurp(path, &size);
+	cr_assert_eq(ncompact, 1, "the abandoned file stays version 1");
+	cr_assert(!(((struct mt_file_hdr *)data)->flags & MT_FILE_CLOSED));
+	cr_assert_eq(walk(data, size, counts), 3 + 1, "its records up to the end");
 	free(data);
 }
 

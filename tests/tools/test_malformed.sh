@@ -93,9 +93,9 @@ for ((off = DATA; off < size; off += 4 * stride)); do
 done
 
 # Named defects (little-endian fields of struct mt_file_hdr / mt_rec_hdr).
-cp "$seed" "$f"; put 8 02 00 00 00
-check "version 2" 1
-grep -q "format version 2" "$work/err" || fail "version 2 not named: $(cat "$work/err")"
+cp "$seed" "$f"; put 8 03 00 00 00
+check "version 3" 1
+grep -q "format version 3" "$work/err" || fail "version 3 not named: $(cat "$work/err")"
 cp "$seed" "$f"; put 16 f8 ff ff ff ff ff ff 7f
 check "data offset near 2^63" 1
 cp "$seed" "$f"; put 24 00 00 00 00 00 00 00 40

@@ -99,8 +99,8 @@ Test(trace_file, wrong_version)
 	struct tw w;
 
 	build_small(&w);
-	tw_hdr(&w)->version = 2;
-	expect(&w, MT_ERR_VERSION, 0, "offset 8: format version 2");
+	tw_hdr(&w)->version = 3;
+	expect(&w, MT_ERR_VERSION, 0, "offset 8: format version 3");
 }
 
 Test(trace_file, header_size_too_small)
