@@ -398,8 +398,17 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 
 	fd->n_ev = 0;
 	while (fd->n_ev < FEED_BATCH &&
-	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK)
+	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK) {
+		struct mt_trace_event *ev = &fd->ev[fd->n_ev];
+		const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
+		const uint8_t *p = (const uint8_t *)ev->rec;
+
+		if (p < f->map || p >= f->map + f->map_len) {
+			memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
+			ev->rec = (const void *)fd->decoded[fd->n_ev];
+		}
 		fd->n_ev++;
+	}
 	return s;
 }
 

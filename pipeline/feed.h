@@ -31,6 +31,9 @@ struct feed {
 	struct feed_proc_cache *pc;	/* per process */
 	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
 	struct mt_trace_event ev[FEED_BATCH];	/* mt_pipe_feed_read's */
+	/* Their records, where the merge decoded them (compacted files):
+	 * the merge's copy lasts until its next record only. */
+	uint64_t decoded[FEED_BATCH][MT_TRACE_DECODED_MAX / 8];
 	size_t n_ev;
 };
 

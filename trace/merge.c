@@ -13,6 +13,9 @@
 
 #include "trace_int.h"
 
+_Static_assert(MT_TRACE_DECODED_MAX == MT_CODEC_REF_MAX,
+	       "the merge hands out decoded records up to the codec's limit");
+
 #define DONE UINT64_MAX		/* key of an exhausted source */
 #define PREFETCH_MIN_FILES 8	/* bench_trace_merge: slower below, faster above */
 

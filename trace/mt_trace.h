@@ -384,7 +384,13 @@ struct mt_trace_merge;
  */
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out);
-/* MT_OK with *ev set, MT_END when all files are done, or a file's error. */
+/*
+ * MT_OK with *ev set, MT_END when all files are done, or a file's error.
+ * ev->rec of a compacted file's record is decoded into the merge and valid
+ * until the next call (at most MT_TRACE_DECODED_MAX bytes; a larger record
+ * stays in the file's mapping, as every record of a version 1 file does).
+ */
+#define MT_TRACE_DECODED_MAX 256u
 enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
 				   struct mt_trace_event *ev,
 				   struct mt_err *err);
