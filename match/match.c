@@ -256,6 +256,9 @@ size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t m
 {
 	size_t n = m->out_n < max ? m->out_n : max;
 
+	*out = NULL;
+	if (!n)		/* the queue may not exist yet (m->out NULL) */
+		return 0;
 	*out = m->out + m->out_head;
 	m->out_n -= n;
 	/* The next message may go where these are: the caller is done with
