@@ -31,7 +31,6 @@
 #define MT_SITE_SKIP_DEFAULT \
 	"libmpi*:libopen-*:mca_*:libpmix*:libmpich*:libfabric*:libmsgtrace-fi*:" \
 	"libucp*:libucs*:libuct*:libpsm*:libhcoll*:libnccl*"
-#define MT_SITE_MAX 4096	/* distinct sites per thread */
 
 /* The thread's site table: open addressing over (app, entry), indexes
  * 1..n in insertion order. Preallocated; full: MT_SITE_LOST. */

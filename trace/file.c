@@ -91,18 +91,41 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 	return MT_OK;
 }
 
-/* The record's size against its type's struct: MT_OK or MT_ERR_CORRUPT
- * in f->scan_err ("at" names where the record is). */
-static enum mt_status check_type_size(struct mt_trace_file *f,
-				      const struct mt_rec_hdr *r, const char *at)
+/* What is wrong with a MAP record on its own, or NULL. */
+static const char *map_fault(const struct mt_rec_map *m)
+{
+	if (m->build_id_len > sizeof(m->build_id))
+		return "has a build id longer than 32 bytes";
+	if (m->start > m->end)
+		return "ends before it starts";
+	if (!memchr(mt_trace_map_path(m), 0,
+		    m->h.size - offsetof(struct mt_rec_map, path)))
+		return "has a path without its terminating NUL";
+	return NULL;
+}
+
+/* The record's size against its type's struct, and what its fields must
+ * hold whatever the other records say: MT_OK or MT_ERR_CORRUPT in
+ * f->scan_err ("at" names where the record is). Every reader of the file
+ * goes through here, so they all give one verdict on it. */
+static enum mt_status check_contents(struct mt_trace_file *f,
+				     const struct mt_rec_hdr *r, const char *at)
 {
 	size_t min = mt_trace_rec_min_size(r->type);
+	const char *fault;
 
 	if (r->size < min)
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: %s: %s record size %u is smaller than its "
 				  "struct (%zu bytes)", f->path, at,
 				  mt_trace_rec_name(r->type), r->size, min);
+	if (r->type == MT_REC_MAP && (fault = map_fault((const void *)r)))
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT, "%s: %s: MAP "
+				  "record %s", f->path, at, fault);
+	if (r->type == MT_REC_SITE && (!r->aux || r->aux > MT_SITE_MAX))
+		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT, "%s: %s: SITE "
+				  "record index %" PRIu32 " out of range (1 to %u)",
+				  f->path, at, r->aux, MT_SITE_MAX);
 	return MT_OK;
 }
 
@@ -140,7 +163,7 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				  "the end of the file (%zu bytes; truncated copy?)",
 				  f->path, off, r->size, f->map_len);
 	snprintf(at, sizeof(at), "offset %" PRIu64, off);
-	return check_type_size(f, r, at);
+	return check_contents(f, r, at);
 }
 
 static int is_setup(unsigned type)
@@ -255,7 +278,7 @@ static enum mt_status scan_compact(struct mt_trace_file *f, struct mt_err *err)
 					"%s: %s: %s", f->path, where, why);
 			break;
 		}
-		f->scan_status = check_type_size(f, r, where);
+		f->scan_status = check_contents(f, r, where);
 		if (f->scan_status != MT_OK)
 			break;
 		st = count(f, r, 0, &cap, &buf_cap, err);

@@ -245,6 +245,7 @@ struct mt_rec_op {
  */
 #define MT_SITE_NONE 0u			/* no application frame on the stack */
 #define MT_SITE_LOST UINT32_MAX		/* the thread's site table was full */
+#define MT_SITE_MAX 4096u		/* a file's site indexes: 1..MT_SITE_MAX */
 struct mt_rec_op_site {
 	struct mt_rec_op op;
 	uint32_t site;			/* MT_REC_SITE index, or NONE / LOST */

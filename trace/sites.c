@@ -13,19 +13,9 @@ static enum mt_status add_map(struct mt_trace *t, const struct mt_trace_file *f,
 			      size_t k, size_t *cap, struct mt_err *err)
 {
 	const struct mt_rec_map *r = (const void *)mt_trace_file_setup(f, k);
-	uint64_t off = f->setup_off[k];
-	size_t room = r->h.size - offsetof(struct mt_rec_map, path);
-	struct mt_trace_map *m;
+	struct mt_trace_map *m = mt_trace_push((void **)&t->maps, &t->nmaps,
+						cap, sizeof(*m));
 
-	if (!memchr(mt_trace_map_path(r), 0, room) || r->build_id_len > sizeof(r->build_id) ||
-	    r->start > r->end)
-		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64 ": MAP "
-				  "record %s", f->path, off,
-				  r->start > r->end ? "ends before it starts" :
-				  r->build_id_len > sizeof(r->build_id) ?
-				  "has a build id longer than 32 bytes" :
-				  "has a path without its terminating NUL");
-	m = mt_trace_push((void **)&t->maps, &t->nmaps, cap, sizeof(*m));
 	if (!m)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	m->proc = f->proc;
@@ -69,14 +59,9 @@ static enum mt_status add_site(struct mt_trace *t, struct mt_trace_file *f,
 			       size_t k, size_t *cap, struct mt_err *err)
 {
 	const struct mt_rec_site *r = (const void *)mt_trace_file_setup(f, k);
-	uint64_t off = f->setup_off[k];
-	uint32_t i = r->h.aux;
+	uint32_t i = r->h.aux;	/* 1..MT_SITE_MAX: the file's scan checked */
 	struct mt_trace_site *s;
 
-	if (!i || i == MT_SITE_LOST || i > f->nrecs)
-		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64 ": SITE "
-				  "record index %" PRIu32 " out of range", f->path,
-				  off, i);
 	if (i > f->nsite_ids) {
 		uint32_t *v = realloc(f->site_ids, (size_t)i * 2 * sizeof(*v));
 

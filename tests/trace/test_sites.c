@@ -4,7 +4,8 @@
  * the same executable, loaded at other addresses, get one site number;
  * another place gets another; OPs name them through their own file's
  * indexes; 88-byte OPs and a lost table name none. Bad MAP and SITE
- * records fail the open, naming the file and the offset.
+ * records end the merge and the file's own cursor alike, after the records
+ * before them, with one error naming the file and the offset.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -116,22 +117,72 @@ Test(trace_sites, one_number_per_place_in_the_code)
 	tw_rmdir(dir);
 }
 
+/* A reader gave the PROC record, then the error naming the file, the
+ * offset and why. */
+static void expect_stopped(const char *reader, enum mt_status st, size_t n,
+			   const struct mt_err *err, const char *why)
+{
+	cr_assert_eq(st, MT_ERR_CORRUPT, "%s: status %d after %zu records",
+		     reader, st, n);
+	cr_assert_eq(n, 1, "%s: records before the bad one: %zu", reader, n);
+	cr_assert(strstr(err->msg, "h.7.0.mt: offset "), "%s: %s", reader, err->msg);
+	cr_assert(strstr(err->msg, why), "%s: '%s' does not say '%s'", reader,
+		  err->msg, why);
+}
+
+/* The file alone, record by record. */
+static void expect_cursor_stops(const char *path, const char *why)
+{
+	struct mt_trace_file *f;
+	struct mt_trace_cursor c;
+	const struct mt_rec_hdr *r;
+	struct mt_err err = { "" };
+	enum mt_status st;
+	size_t n = 0;
+
+	cr_assert_eq(mt_trace_file_open(path, &f, &err), MT_OK, "%s", err.msg);
+	mt_trace_cursor_init(&c, f);
+	while ((st = mt_trace_cursor_next(&c, &r, &err)) == MT_OK)
+		n++;
+	mt_trace_file_close(f);
+	expect_stopped("cursor", st, n, &err, why);
+}
+
+/* The whole trace, in time order. */
+static void expect_merge_stops(const char *dir, const char *why)
+{
+	const char *paths[] = { dir };
+	struct mt_trace_merge *m;
+	struct mt_trace_event ev;
+	struct mt_err err = { "" };
+	struct mt_trace *t;
+	enum mt_status st;
+	size_t n = 0;
+
+	cr_assert_eq(mt_trace_open(paths, 1, &t, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_trace_merge_open(t, &m), MT_OK);
+	while ((st = mt_trace_merge_next(m, &ev, &err)) == MT_OK)
+		n++;
+	mt_trace_merge_close(m);
+	mt_trace_close(t);
+	expect_stopped("merge", st, n, &err, why);
+}
+
+/* A bad call-site record: both readers give the records before it, then
+ * the same error. */
 static void expect_corrupt(void (*make)(struct tw *w), const char *why)
 {
-	char *dir = tw_tmpdir();
-	const char *paths[] = { dir };
-	struct mt_trace *t;
-	struct mt_err err;
+	char *dir = tw_tmpdir(), *path;
 	struct tw w;
 
 	tw_init(&w, 7, 0);
 	tw_proc(&w, 1, 0, 1000000000, "h");
 	make(&w);
-	free(tw_save(&w, dir, "h.7.0.mt"));
+	path = tw_save(&w, dir, "h.7.0.mt");
 	tw_free(&w);
-	cr_assert_eq(mt_trace_open(paths, 1, &t, &err), MT_ERR_CORRUPT);
-	cr_assert(strstr(err.msg, "h.7.0.mt: offset "), "%s", err.msg);
-	cr_assert(strstr(err.msg, why), "'%s' does not say '%s'", err.msg, why);
+	expect_merge_stops(dir, why);
+	expect_cursor_stops(path, why);
+	free(path);
 	tw_rmdir(dir);
 }
 
@@ -147,6 +198,29 @@ static void site_index_zero(struct tw *w)
 	site(w, 0, 0x1000, 0);
 }
 
+/* The bit flips of trace_file.random_bit_flips_never_crash, seed
+ * 1795577830, made a record a MAP with such a length. */
+static void build_id_too_long(struct tw *w)
+{
+	struct mt_rec_map *m = tw_add(w, MT_REC_MAP, 0, sizeof(*m), 2);
+
+	m->build_id_len = sizeof(m->build_id) + 1;
+}
+
+static void map_ends_before_start(struct tw *w)
+{
+	struct mt_rec_map *m = tw_add(w, MT_REC_MAP, 0, sizeof(*m), 2);
+
+	m->start = 0x2000;
+	m->end = 0x1000;
+}
+
+/* A file numbers its sites 1..MT_SITE_MAX. */
+static void site_index_past_max(struct tw *w)
+{
+	site(w, MT_SITE_MAX + 1, 0x1000, 0);
+}
+
 Test(trace_sites, map_path_without_nul)
 {
 	expect_corrupt(unterminated_path, "path without its terminating NUL");
@@ -155,4 +229,19 @@ Test(trace_sites, map_path_without_nul)
 Test(trace_sites, site_index_zero)
 {
 	expect_corrupt(site_index_zero, "SITE record index 0 out of range");
+}
+
+Test(trace_sites, map_build_id_too_long)
+{
+	expect_corrupt(build_id_too_long, "MAP record has a build id longer than 32 bytes");
+}
+
+Test(trace_sites, map_ends_before_start)
+{
+	expect_corrupt(map_ends_before_start, "MAP record ends before it starts");
+}
+
+Test(trace_sites, site_index_past_max)
+{
+	expect_corrupt(site_index_past_max, "SITE record index 4097 out of range");
 }
