@@ -41,7 +41,8 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static long pingpong(int rank, int iters, char *buf, double *t)
+static __attribute__((noinline)) long pingpong(int rank, int iters, char *buf,
+					       double *t)
 {
 	long msgs = 0;
 

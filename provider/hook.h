@@ -86,7 +86,6 @@ extern const struct fi_ops_tagged mt_hook_tagged_ops;
 /* The same recording call sites (mt_site.h). */
 extern const struct fi_ops_msg mt_hook_msg_ops_cs;
 extern const struct fi_ops_tagged mt_hook_tagged_ops_cs;
-extern const struct fi_ops_cq mt_hook_cq_ops;
 extern const struct fi_ops_av mt_hook_av_ops;
 
 static inline struct hook_clone *hook_clone_of(const void *table)

@@ -6,7 +6,8 @@
  *
  * h.ts of a CQE is taken when the read returned, not before the call: that
  * is when the application learned of the completion, and it keeps rdtsc off
- * the empty polls.
+ * the empty polls. Each CQ format has its own set of reading hooks, chosen
+ * when the CQ is opened, so a read tests no format.
  */
 #include <string.h>
 
@@ -99,65 +100,52 @@ static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
 	}
 }
 
-/* All entries of one read in one reservation and one publication. */
+/* All entries of one read in one reservation and one publication. format
+ * is a constant of the hook (one set of hooks per CQ format), the layer
+ * comes from the clone the hook was called through. */
 static inline __attribute__((always_inline)) void
-record(struct fid_cq *cq, enum mt_cq_call call, const char *buf, ssize_t n,
-       const fi_addr_t *src)
+record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
+       ssize_t n, const fi_addr_t *src)
 {
-	const struct hook_obj *o = HOOK_OBJ(cq->ops);
+	const struct hook_clone *c = hook_clone_of(cq->ops);
 	struct mt_file_hdr *h;
-	uint64_t end, ts;
+	uint64_t end;
 	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h, &end);
-	const uint8_t layer = o->layer;
-	const int format = o->u.cq.format;
-	const uint64_t id = (uint64_t)(uintptr_t)cq;
 
 	if (MT_UNLIKELY(!r)) {
-		record_slow(o, call, buf, n, src);
+		record_slow(c->obj, call, buf, n, src);
 		return;
 	}
-	ts = __builtin_ia32_rdtsc();
-	switch (format) {
-	case FI_CQ_FORMAT_TAGGED:
-		fill_n(r, n, layer, FI_CQ_FORMAT_TAGGED, id, call, ts, buf, src);
-		break;
-	case FI_CQ_FORMAT_DATA:
-		fill_n(r, n, layer, FI_CQ_FORMAT_DATA, id, call, ts, buf, src);
-		break;
-	case FI_CQ_FORMAT_MSG:
-		fill_n(r, n, layer, FI_CQ_FORMAT_MSG, id, call, ts, buf, src);
-		break;
-	default:
-		fill_n(r, n, layer, FI_CQ_FORMAT_CONTEXT, id, call, ts, buf, src);
-	}
+	fill_n(r, n, (uint8_t)(c->layer_bits >> 8), format,
+	       (uint64_t)(uintptr_t)cq, call, __builtin_ia32_rdtsc(), buf, src);
 	mt_rec_publish(h, end);
 }
 
 static inline __attribute__((always_inline)) ssize_t
-finish(struct fid_cq *cq, enum mt_cq_call call, const void *buf, ssize_t ret,
-       const fi_addr_t *src)
+finish(struct fid_cq *cq, int format, enum mt_cq_call call, const void *buf,
+       ssize_t ret, const fi_addr_t *src)
 {
 	if (ret > 0)
-		record(cq, call, buf, ret, src);
+		record(cq, format, call, buf, ret, src);
 	else if (ret == -FI_EAGAIN)
 		mt_rec_empty_poll();
 	return ret;
 }
 
 /*
- * CQ_READ defines the hook 'name' of cq->ops->entry: a read made from
- * inside a hooked call on the same CQ (util sread looping on
- * fi_cq_readfrom) goes straight to the provider; any other runs in
+ * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
+ * a read made from inside a hooked call on the same CQ (util sread looping
+ * on fi_cq_readfrom) goes straight to the provider; any other runs in
  * name_rec with the CQ marked as the one we are inside, and is recorded.
  */
-#define CQ_READ(name, entry, call, params, args, src)			\
+#define CQ_READ(name, fmt, entry, call, params, args, src)		\
 	static __attribute__((noinline)) ssize_t name##_rec params	\
 	{								\
 		const void *prev = hook_inside(cq);			\
 		ssize_t ret = ORIG(cq)->entry args;			\
 									\
 		hook_outside(prev);					\
-		return finish(cq, call, buf, ret, src);			\
+		return finish(cq, fmt, call, buf, ret, src);		\
 	}								\
 	static ssize_t name params					\
 	{								\
@@ -166,19 +154,38 @@ finish(struct fid_cq *cq, enum mt_cq_call call, const void *buf, ssize_t ret,
 		return name##_rec args;					\
 	}
 
-CQ_READ(cq_read, read, MT_CQ_READ,
-	(struct fid_cq *cq, void *buf, size_t count), (cq, buf, count), NULL)
-CQ_READ(cq_readfrom, readfrom, MT_CQ_READFROM,
-	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src),
-	(cq, buf, count, src), src)
-CQ_READ(cq_sread, sread, MT_CQ_SREAD,
-	(struct fid_cq *cq, void *buf, size_t count, const void *cond,
-	 int timeout),
-	(cq, buf, count, cond, timeout), NULL)
-CQ_READ(cq_sreadfrom, sreadfrom, MT_CQ_SREADFROM,
-	(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src,
-	 const void *cond, int timeout),
-	(cq, buf, count, src, cond, timeout), src)
+static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
+			  uint64_t flags);
+
+/* The four reading hooks of one CQ format and their table. */
+#define CQ_OPS(sfx, fmt)						\
+	CQ_READ(cq_read##sfx, fmt, read, MT_CQ_READ,			\
+		(struct fid_cq *cq, void *buf, size_t count),		\
+		(cq, buf, count), NULL)					\
+	CQ_READ(cq_readfrom##sfx, fmt, readfrom, MT_CQ_READFROM,	\
+		(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src), \
+		(cq, buf, count, src), src)				\
+	CQ_READ(cq_sread##sfx, fmt, sread, MT_CQ_SREAD,			\
+		(struct fid_cq *cq, void *buf, size_t count, const void *cond, \
+		 int timeout),						\
+		(cq, buf, count, cond, timeout), NULL)			\
+	CQ_READ(cq_sreadfrom##sfx, fmt, sreadfrom, MT_CQ_SREADFROM,	\
+		(struct fid_cq *cq, void *buf, size_t count, fi_addr_t *src, \
+		 const void *cond, int timeout),			\
+		(cq, buf, count, src, cond, timeout), src)		\
+	static const struct fi_ops_cq cq_ops##sfx = {			\
+		.size = sizeof(struct fi_ops_cq),			\
+		.read = cq_read##sfx,					\
+		.readfrom = cq_readfrom##sfx,				\
+		.readerr = cq_readerr,					\
+		.sread = cq_sread##sfx,					\
+		.sreadfrom = cq_sreadfrom##sfx,				\
+	};
+
+CQ_OPS(_ctx, FI_CQ_FORMAT_CONTEXT)
+CQ_OPS(_msg, FI_CQ_FORMAT_MSG)
+CQ_OPS(_data, FI_CQ_FORMAT_DATA)
+CQ_OPS(_tagged, FI_CQ_FORMAT_TAGGED)
 
 static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 			  uint64_t flags)
@@ -211,14 +218,20 @@ static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
 	return ret;
 }
 
-const struct fi_ops_cq mt_hook_cq_ops = {
-	.size = sizeof(struct fi_ops_cq),
-	.read = cq_read,
-	.readfrom = cq_readfrom,
-	.readerr = cq_readerr,
-	.sread = cq_sread,
-	.sreadfrom = cq_sreadfrom,
-};
+/* The hooks of a CQ of format fmt (effective_format: never UNSPEC). */
+static const struct fi_ops_cq *cq_ops(int fmt)
+{
+	switch (fmt) {
+	case FI_CQ_FORMAT_MSG:
+		return &cq_ops_msg;
+	case FI_CQ_FORMAT_DATA:
+		return &cq_ops_data;
+	case FI_CQ_FORMAT_TAGGED:
+		return &cq_ops_tagged;
+	default:
+		return &cq_ops_ctx;
+	}
+}
 
 void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		    const struct fi_cq_attr *attr)
@@ -229,5 +242,6 @@ void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		return;
 	o->u.cq.format = effective_format(attr);
 	mt_hook_obj_announce(o, (uint64_t)o->u.cq.format);
-	HOOK_INSTALL(o, HOOK_OPS, cq->ops, mt_hook_cq_ops);
+	mt_hook_install(o, HOOK_OPS, (void **)&cq->ops, cq_ops(o->u.cq.format),
+			sizeof(struct fi_ops_cq));
 }

@@ -367,10 +367,10 @@ static struct mt_rec_buf *create_buf(void)
 	h->tid = (uint32_t)syscall(SYS_gettid);
 	h->thread_seq = seq;
 	h->flags = g.conf.file_flags;
-	h->empty_polls = mt_rec_tls.empty_polls;
 	h->eagain = mt_rec_tls.eagain;
-	mt_rec_tls.empty_polls = mt_rec_tls.eagain = 0;
+	mt_rec_tls.eagain = 0;
 	b->busy = g.key_ok ? &mt_rec_tls.busy : NULL;
+	b->empty_polls = g.key_ok ? &mt_rec_tls.empty_polls : NULL;
 	g.next_seq++;
 	if (seq == 0)
 		write_proc(b);
@@ -514,6 +514,22 @@ static void compact(struct mt_rec_buf *b)
 	errno = saved;
 }
 
+/* The empty polls its owner counted since its last file was finished go
+ * into b's header. The owner's counter restarts only when the caller is
+ * the owner (closing its file, or exiting); another thread's keeps running,
+ * read once: the process is ending. Without a thread key the owner may be
+ * gone: its count is not read. */
+static void take_polls(struct mt_rec_buf *b)
+{
+	if (b->empty_polls == &mt_rec_tls.empty_polls) {
+		b->hdr->empty_polls += mt_rec_tls.empty_polls;
+		mt_rec_tls.empty_polls = 0;
+	} else if (b->empty_polls) {
+		b->hdr->empty_polls += __atomic_load_n(b->empty_polls,
+						       __ATOMIC_RELAXED);
+	}
+}
+
 /* Writes CLOCK END, marks the file closed, gives back the unused,
  * preallocated tail and compacts it. The mapping stays: other threads may
  * still hold it. */
@@ -524,6 +540,7 @@ static void finish_buf(struct mt_rec_buf *b)
 
 	if (b->closed)
 		return;
+	take_polls(b);
 	write_clock(b, MT_CLOCK_END);
 	b->closing = 1;
 	b->closed = 1;

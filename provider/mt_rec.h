@@ -59,6 +59,7 @@ struct mt_rec_buf {
 	int abandoned;			/* left unfinished at exit: its owner
 					 * did not leave its record in time */
 	const uint32_t *busy;		/* the owner's mt_rec_tls.busy */
+	uint64_t *empty_polls;		/* the owner's mt_rec_tls.empty_polls */
 	struct mt_rec_buf *link;	/* process-wide list, under a mutex */
 	char name[112];			/* file name in the trace directory */
 };
@@ -74,9 +75,12 @@ struct mt_rec_tls {
 					 * closed (limit 0) */
 	uint32_t busy;			/* inside a record: reserved, not yet
 					 * published (mt_rec_enter) */
-	uint64_t empty_polls, eagain;	/* header counters while the thread has
+	uint64_t eagain;		/* header counter while the thread has
 					 * no file; moved into its file when
 					 * it is created */
+	uint64_t empty_polls;		/* CQ reads that returned nothing, not
+					 * yet in a file: added to the file's
+					 * header when it is finished */
 };
 
 extern __thread struct mt_rec_tls mt_rec_tls
@@ -329,16 +333,16 @@ static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
 		r->ret = ret;
 }
 
-/* A CQ read returned no entry. Placeholders (fd -1) are shared by every
- * thread without a file: such a thread counts in its own mt_rec_tls. */
+/* A CQ read returned no entry: counted in the thread's own counter (one
+ * add, no test), which reaches the header of the thread's file when the
+ * file is finished (mt_buf.c). Relaxed atomics: mt_rec_fini() reads the
+ * counters of threads still running. */
 static inline void mt_rec_empty_poll(void)
 {
-	struct mt_rec_buf *b = mt_rec_tls.buf;
-
-	if (MT_LIKELY(b->fd >= 0))
-		b->hdr->empty_polls++;
-	else
-		mt_rec_tls.empty_polls++;
+	__atomic_store_n(&mt_rec_tls.empty_polls,
+			 __atomic_load_n(&mt_rec_tls.empty_polls,
+					 __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 }
 
 #endif /* MT_REC_H */

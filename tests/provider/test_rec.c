@@ -1083,3 +1083,64 @@ Test(rec, counters_before_the_first_record_are_kept)
 		free(data);
 	}
 }
+
+/*
+ * Empty polls are counted by the thread (one add on the hot path) and reach
+ * its file's header when the file is finished: by the thread closing it,
+ * and by mt_rec_fini() for a thread still running then. A thread's next
+ * file counts only the polls made after its previous one was finished.
+ */
+static pthread_barrier_t polls_bar;
+
+static void *poll_and_stay(void *arg)
+{
+	int i;
+
+	(void)arg;
+	write_ops(1);
+	for (i = 0; i < 7; i++)
+		mt_rec_empty_poll();
+	pthread_barrier_wait(&polls_bar);	/* polled: main finishes */
+	pthread_barrier_wait(&polls_bar);	/* finished: exit */
+	return NULL;
+}
+
+Test(rec, empty_polls_reach_the_header_when_the_file_is_finished)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	char path[PATH_MAX + 128];
+	pthread_t t;
+	size_t size;
+	char *data;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	mt_rec_empty_poll();
+	mt_rec_empty_poll();
+	cr_assert_eq(mt_rec_tls.buf->hdr->empty_polls, 0, "not in the header yet");
+	mt_rec_thread_close();
+	cr_assert_eq(mt_rec_tls.empty_polls, 0, "moved into the closed file");
+	mt_rec_empty_poll();
+	write_ops(1);			/* the thread's second file */
+	cr_assert_eq(pthread_barrier_init(&polls_bar, NULL, 2), 0);
+	cr_assert_eq(pthread_create(&t, NULL, poll_and_stay, NULL), 0);
+	pthread_barrier_wait(&polls_bar);
+	mt_rec_fini();
+	pthread_barrier_wait(&polls_bar);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+
+	path_of(path, sizeof(path), getpid(), 0);
+	data = slurp(path, &size);
+	cr_assert_eq(((const struct mt_file_hdr *)data)->empty_polls, 2);
+	free(data);
+	path_of(path, sizeof(path), getpid(), 1);
+	data = slurp(path, &size);
+	cr_assert_eq(((const struct mt_file_hdr *)data)->empty_polls, 1,
+		     "only the poll made after the first file was closed");
+	free(data);
+	path_of(path, sizeof(path), getpid(), 2);
+	data = slurp(path, &size);
+	cr_assert_eq(((const struct mt_file_hdr *)data)->empty_polls, 7,
+		     "a thread still running at exit: read by mt_rec_fini");
+	free(data);
+}
