@@ -27,7 +27,12 @@
  * reach; the linear stage's drift prior can move its line beyond it (seen
  * on real graphs at events whose reach is below the 0.5 floor, up to 1.4
  * times the reach), which the floor absorbs but where the reach is the
- * target the prior's pull counts against it. The median target stays.
+ * target the prior's pull counts against it. Likewise the median error
+ * is held to the larger of 0.1 of the smallest latency and the median of
+ * the events' reaches: the synthetic graphs' latencies are the same law
+ * both ways, a real run's are not (one direction's fastest messages were
+ * up to 1.7 us slower than the other's here), and half that difference is
+ * an offset error no data can reveal, at every event of the domain.
  */
 #include <getopt.h>
 #include <math.h>
@@ -53,6 +58,7 @@ struct figures {
 	int64_t max_err_seen, max_target, max_t; /* the err_max event's */
 	uint64_t wide;			/* events whose target exceeds 0.5 latmin */
 	uint64_t open;			/* events the messages leave unbounded */
+	double median_target;		/* 0.1 latmin, or the median reach */
 	int64_t target_max;		/* largest finite target */
 	struct mt_clock_result res;
 };
@@ -108,18 +114,26 @@ static int domain_bands(const struct synth *s, const struct mt_clock_result *r,
 	return 0;
 }
 
-/* The max-error target of event t of a process in domain d: 0.5 of the
- * smallest latency, or the band's reach there (plus the event's own jitter
- * and rounding) where that is larger; INFINITY where the band is open. */
-static double target(const struct figures *f, const struct band *b, uint32_t d,
-		     int64_t t, int64_t jitter)
+/* How far from the truth the band of domain d's messages with its
+ * reference reaches at time t, plus the event's own jitter and rounding:
+ * that jitter alone in a reference domain, INFINITY where the band is
+ * open. */
+static double reach(const struct figures *f, const struct band *b, uint32_t d,
+		    int64_t t, int64_t jitter)
 {
-	double lo, hi, t5 = 0.5 * (double)f->lat_min;
+	double lo, hi;
 
 	if (f->res.domains[d].ref == d)
-		return t5;
+		return (double)jitter + 1;
 	band_at(&b[d], t, &lo, &hi);
-	return fmax(t5, fmax(hi, -lo) + (double)jitter + 1);
+	return fmax(hi, -lo) + (double)jitter + 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* Errors and intervals; with jitter >= 0 also the per-event targets of a
@@ -129,13 +143,15 @@ static int compare(const struct synth *s, const struct perturbed *pt,
 {
 	const struct mt_clock_result *r = &f->res;
 	int64_t *err = malloc((f->events + 1) * sizeof(*err));
+	double *reaches = malloc((f->events + 1) * sizeof(*reaches));
 	struct band *b = calloc(r->ndomains + 1, sizeof(*b));
 	uint64_t k = 0;
 	double changed = 0, length = 0;
 
 	f->banded = jitter >= 0;
-	if (!err || !b || (f->banded && domain_bands(s, r, jitter, b))) {
+	if (!err || !reaches || !b || (f->banded && domain_bands(s, r, jitter, b))) {
 		free(err);
+		free(reaches);
 		free(b);
 		return -1;
 	}
@@ -147,7 +163,8 @@ static int compare(const struct synth *s, const struct perturbed *pt,
 		for (uint64_t j = 0; j < s->n[p]; j++) {
 			err[k] = llabs(out[p][j] - llround(perturbed_clock(pt, ref, s->t[p][j])));
 			if (f->banded) {
-				double want = target(f, b, d, s->t[p][j], jitter);
+				double want = fmax(0.5 * (double)f->lat_min,
+						   reaches[k] = reach(f, b, d, s->t[p][j], jitter));
 
 				f->wide += want > 0.5 * (double)f->lat_min;
 				if (isinf(want))
@@ -183,6 +200,11 @@ static int compare(const struct synth *s, const struct perturbed *pt,
 	free(b);
 	qsort(err, k, sizeof(*err), cmp_i64);
 	f->err_median = k ? err[k / 2] : 0;
+	if (f->banded && k) {
+		qsort(reaches, k, sizeof(*reaches), cmp_double);
+		f->median_target = fmax(0.1 * (double)f->lat_min, reaches[k / 2]);
+	}
+	free(reaches);
 	f->err_max = k ? err[k - 1] : 0;
 	f->interval_change = length > 0 ? changed / length : 0;
 	free(err);
@@ -275,7 +297,8 @@ static int check(const struct figures *f, int wander)
 	if (wander)
 		return f->viol_after == 0 && f->interval_change < 0.01;
 	return f->viol_after == 0 &&
-	       (double)f->err_median < 0.1 * (double)f->lat_min &&
+	       (double)f->err_median < (f->banded ? f->median_target :
+					0.1 * (double)f->lat_min) &&
 	       (f->banded ? f->worst < 1 :
 		(double)f->err_max < 0.5 * (double)f->lat_min) &&
 	       f->interval_change < 0.01 && f->interval_max < 0.01;
@@ -327,7 +350,8 @@ static void usage(FILE *to)
 		"With --wander only no violation and the 1%% sum are asserted.\n"
 		"With --messages the max error is checked per event, against the\n"
 		"larger of 0.5 of the smallest latency and how far from the truth\n"
-		"the linear corrections the messages allow reach at that event.\n");
+		"the linear corrections the messages allow reach at that event;\n"
+		"the median against the larger of 0.1 of it and the median reach.\n");
 }
 
 /* The event graph of a real run (see clock_csv.h) as a struct synth. */
@@ -379,6 +403,9 @@ static int run_csv(const char *path, uint32_t per_host,
 		ok = check(&f, pc->wander_ns > 0);
 		header();
 		row(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &f, ok);
+		printf("median error against the larger of 0.1 latmin and the median "
+		       "reach: %lld ns against %.0f ns\n", (long long)f.err_median,
+		       f.median_target);
 		printf("max error per event: err_max %lld ns at %.6f s against a target "
 		       "of %lld ns; the closest, %lld ns against %lld ns (%.2f of it) at "
 		       "%.6f s; targets above 0.5 latmin at %llu of %llu events "
