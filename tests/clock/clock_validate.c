@@ -13,7 +13,29 @@
  * Without options it runs a suite of runs and exits 1 if any misses a target.
  * With --messages it takes the event graph of a real run instead: the
  * matched messages of `msgtrace messages --csv` on a one-host trace, whose
- * times are the truth (one clock).
+ * times are the truth (one clock). A real run's latencies are not the
+ * synthetic graphs' (dense, the same law all along): a loaded stretch
+ * leaves only slow messages, so the lines consistent with the data fan out
+ * there and beyond, and half the smallest latency of the run is no longer
+ * something any correction can promise (clock_band.h). There the maximum
+ * error is checked per event instead, against the larger of 0.5 of the
+ * smallest latency and the band's reach at that event: how far from the
+ * truth the farthest linear correction making no message between the
+ * domain and its reference shorter than their smallest true latency (less
+ * twice the jitter put on the times: each delay carries two events') lies,
+ * plus the event's own jitter. The widest-gap line is always within that
+ * reach; the linear stage's drift prior can move its line beyond it: over
+ * 110 recorded ping-pong graphs and 30 perturbation seeds each, up to 1.4
+ * times the reach where the 0.5 floor absorbed it, and once (of 3300) 1.10
+ * times a target set by the reach, a miss that is the estimator's. With
+ * more than two domains the least-squares combination of pairs decides a
+ * domain's line, not its direct pair alone, and only the direct pair's
+ * band is taken: not checked beyond two ranks. Likewise the median error
+ * is held to the larger of 0.1 of the smallest latency and the median of
+ * the events' reaches: the synthetic graphs' latencies are the same law
+ * both ways, a real run's are not (one direction's fastest messages were
+ * up to 1.7 us slower than the other's here), and half that difference is
+ * an offset error no data can reveal, at every event of the domain.
  */
 #include <getopt.h>
 #include <math.h>
@@ -21,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_band.h"
 #include "clock_csv.h"
 #include "clock_synth.h"
 
@@ -31,6 +54,15 @@ struct figures {
 	int64_t lat_min;
 	int64_t err_median, err_max;
 	double interval_change, interval_max;
+	/* --messages: the per-event max-error targets (see the header) */
+	int banded;
+	double worst;			/* largest error / target */
+	int64_t worst_err, worst_target, worst_t;
+	int64_t max_err_seen, max_target, max_t; /* the err_max event's */
+	uint64_t wide;			/* events whose target exceeds 0.5 latmin */
+	uint64_t open;			/* events the messages leave unbounded */
+	double median_target;		/* 0.1 latmin, or the median reach */
+	int64_t target_max;		/* largest finite target */
 	struct mt_clock_result res;
 };
 
@@ -41,22 +73,120 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Per domain mapped onto another (its reference), the band its messages
+ * with the reference leave (clock_band.h), for the smallest true latency
+ * between the two less twice the jitter (each delay carries two events'):
+ * b[d].bounded 0 for the references and for domains that do not exchange
+ * messages both ways with theirs. */
+static int domain_bands(const struct synth *s, const struct mt_clock_result *r,
+			int64_t jitter, struct band *b)
+{
+	struct band_msg *m = malloc((s->nm + 1) * sizeof(*m));
+
+	if (!m)
+		return -1;
+	for (uint32_t d = 0; d < r->ndomains; d++) {
+		uint32_t ref = r->domains[d].ref;
+		int64_t lmin = INT64_MAX;
+		uint64_t n = 0;
+
+		memset(&b[d], 0, sizeof(b[d]));
+		if (ref == d)
+			continue;
+		for (uint64_t i = 0; i < s->nm; i++) {
+			const struct mt_clock_msg *x = &s->msgs[i];
+			uint32_t ds = r->proc_domain[x->send_proc];
+			uint32_t dr = r->proc_domain[x->recv_proc];
+			int64_t ts = s->t[x->send_proc][x->send_ev];
+
+			if (!(ds == d && dr == ref) && !(ds == ref && dr == d))
+				continue;
+			m[n] = (struct band_msg){
+				ts, s->t[x->recv_proc][x->recv_ev] - ts, dr == d };
+			lmin = m[n].lat < lmin ? m[n].lat : lmin;
+			n++;
+		}
+		if (n && band_build(m, n, (double)(lmin - 2 * jitter), &b[d])) {
+			while (d--)
+				band_free(&b[d]);
+			free(m);
+			return -1;
+		}
+	}
+	free(m);
+	return 0;
+}
+
+/* How far from the truth the band of domain d's messages with its
+ * reference reaches at time t, plus the event's own jitter and rounding:
+ * that jitter alone in a reference domain, INFINITY where the band is
+ * open. */
+static double reach(const struct figures *f, const struct band *b, uint32_t d,
+		    int64_t t, int64_t jitter)
+{
+	double lo, hi;
+
+	if (f->res.domains[d].ref == d)
+		return (double)jitter + 1;
+	band_at(&b[d], t, &lo, &hi);
+	return fmax(hi, -lo) + (double)jitter + 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Errors and intervals; with jitter >= 0 also the per-event targets of a
+ * real run (banded). */
 static int compare(const struct synth *s, const struct perturbed *pt,
-		   int64_t *const *out, struct figures *f)
+		   int64_t *const *out, int64_t jitter, struct figures *f)
 {
 	const struct mt_clock_result *r = &f->res;
 	int64_t *err = malloc((f->events + 1) * sizeof(*err));
+	double *reaches = malloc((f->events + 1) * sizeof(*reaches));
+	struct band *b = calloc(r->ndomains + 1, sizeof(*b));
 	uint64_t k = 0;
 	double changed = 0, length = 0;
 
-	if (!err)
+	f->banded = jitter >= 0;
+	if (!err || !reaches || !b || (f->banded && domain_bands(s, r, jitter, b))) {
+		free(err);
+		free(reaches);
+		free(b);
 		return -1;
+	}
 	f->interval_max = 0;
 	for (uint32_t p = 0; p < s->np; p++) {
-		uint32_t ref = r->domains[r->domains[r->proc_domain[p]].ref].first_proc;
+		uint32_t d = r->proc_domain[p];
+		uint32_t ref = r->domains[r->domains[d].ref].first_proc;
 
 		for (uint64_t j = 0; j < s->n[p]; j++) {
-			err[k++] = llabs(out[p][j] - llround(perturbed_clock(pt, ref, s->t[p][j])));
+			err[k] = llabs(out[p][j] - llround(perturbed_clock(pt, ref, s->t[p][j])));
+			if (f->banded) {
+				double want = fmax(0.5 * (double)f->lat_min,
+						   reaches[k] = reach(f, b, d, s->t[p][j], jitter));
+
+				f->wide += want > 0.5 * (double)f->lat_min;
+				if (isinf(want))
+					f->open++;
+				else if (want > (double)f->target_max)
+					f->target_max = (int64_t)want;
+				if (err[k] >= f->max_err_seen) {
+					f->max_err_seen = err[k];
+					f->max_target = isinf(want) ? INT64_MAX : (int64_t)want;
+					f->max_t = s->t[p][j];
+				}
+				if ((double)err[k] / want > f->worst) {
+					f->worst = (double)err[k] / want;
+					f->worst_err = err[k];
+					f->worst_target = (int64_t)want;
+					f->worst_t = s->t[p][j];
+				}
+			}
+			k++;
 			if (!j)
 				continue;
 			double want = (double)(s->t[p][j] - s->t[p][j - 1]);
@@ -68,8 +198,16 @@ static int compare(const struct synth *s, const struct perturbed *pt,
 				f->interval_max = d / want;
 		}
 	}
+	for (uint32_t d = 0; f->banded && d < r->ndomains; d++)
+		band_free(&b[d]);
+	free(b);
 	qsort(err, k, sizeof(*err), cmp_i64);
 	f->err_median = k ? err[k / 2] : 0;
+	if (f->banded && k) {
+		qsort(reaches, k, sizeof(*reaches), cmp_double);
+		f->median_target = fmax(0.1 * (double)f->lat_min, reaches[k / 2]);
+	}
+	free(reaches);
 	f->err_max = k ? err[k - 1] : 0;
 	f->interval_change = length > 0 ? changed / length : 0;
 	free(err);
@@ -107,7 +245,7 @@ static void explain(const struct mt_clock_result *r, const struct perturbed *pt)
 
 /* Perturbs, corrects and compares one event graph. */
 static int run_one(const struct synth *s, const struct perturb_cfg *pc,
-		   enum mt_clock_mode mode, struct figures *f)
+		   enum mt_clock_mode mode, int banded, struct figures *f)
 {
 	struct perturbed pt;
 	struct mt_clock_proc *procs = calloc(s->np, sizeof(*procs));
@@ -142,7 +280,7 @@ static int run_one(const struct synth *s, const struct perturb_cfg *pc,
 	f->viol_linear = f->res.viol_linear;
 	f->viol_after = f->res.viol_after;
 	f->lat_min = s->lat_min_ns;
-	rc = compare(s, &pt, out, f);
+	rc = compare(s, &pt, out, banded ? pc->jitter_ns : -1, f);
 	mt_clock_result_free(&f->res);
 done:
 	for (uint32_t p = 0; p < s->np; p++)
@@ -155,14 +293,17 @@ done:
 
 /* All targets; with a wandering clock (not a linear error) only those a
  * correction can promise without a reference clock: causality restored,
- * local intervals kept within 1% overall. */
+ * local intervals kept within 1% overall. A real run's maximum error is
+ * checked per event (banded: see the header). */
 static int check(const struct figures *f, int wander)
 {
 	if (wander)
 		return f->viol_after == 0 && f->interval_change < 0.01;
 	return f->viol_after == 0 &&
-	       (double)f->err_median < 0.1 * (double)f->lat_min &&
-	       (double)f->err_max < 0.5 * (double)f->lat_min &&
+	       (double)f->err_median < (f->banded ? f->median_target :
+					0.1 * (double)f->lat_min) &&
+	       (f->banded ? f->worst < 1 :
+		(double)f->err_max < 0.5 * (double)f->lat_min) &&
 	       f->interval_change < 0.01 && f->interval_max < 0.01;
 }
 
@@ -209,7 +350,11 @@ static void usage(FILE *to)
 		"Targets: no violation after correction; median error < 0.1 and max\n"
 		"< 0.5 of the smallest true one-way latency; local intervals changed\n"
 		"by < 1%% (sum over all, and each interval of 10 us or more).\n"
-		"With --wander only no violation and the 1%% sum are asserted.\n");
+		"With --wander only no violation and the 1%% sum are asserted.\n"
+		"With --messages the max error is checked per event, against the\n"
+		"larger of 0.5 of the smallest latency and how far from the truth\n"
+		"the linear corrections the messages allow reach at that event;\n"
+		"the median against the larger of 0.1 of it and the median reach.\n");
 }
 
 /* The event graph of a real run (see clock_csv.h) as a struct synth. */
@@ -253,10 +398,27 @@ static int run_csv(const char *path, uint32_t per_host,
 			!s.host ? "out of memory" :
 			s.lat_min_ns <= 0 ? "a message is received before it is sent: not one clock" :
 			"needs messages between at least two ranks");
-	} else if (!run_one(&s, pc, mode, &f)) {
+	} else if (!run_one(&s, pc, mode, 1, &f)) {
+		int64_t t1 = INT64_MAX;	/* the run's first event */
+
+		for (uint32_t p = 0; p < np; p++)
+			t1 = s.n[p] && s.t[p][0] < t1 ? s.t[p][0] : t1;
 		ok = check(&f, pc->wander_ns > 0);
 		header();
 		row(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &f, ok);
+		printf("median error against the larger of 0.1 latmin and the median "
+		       "reach: %lld ns against %.0f ns\n", (long long)f.err_median,
+		       f.median_target);
+		printf("max error per event: err_max %lld ns at %.6f s against a target "
+		       "of %lld ns; the closest, %lld ns against %lld ns (%.2f of it) at "
+		       "%.6f s; targets above 0.5 latmin at %llu of %llu events "
+		       "(largest %lld ns), unbounded at %llu\n",
+		       (long long)f.max_err_seen, (double)(f.max_t - t1) * 1e-9,
+		       (long long)f.max_target,
+		       (long long)f.worst_err, (long long)f.worst_target, f.worst,
+		       (double)(f.worst_t - t1) * 1e-9,
+		       (unsigned long long)f.wide, (unsigned long long)f.events,
+		       (long long)f.target_max, (unsigned long long)f.open);
 	}
 	free(s.host);
 	mt_clock_graph_free(&g);
@@ -361,7 +523,7 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "p%u/h%u/seed%llu%s", sc.nprocs,
 			 sc.per_host, (unsigned long long)sc.seed,
 			 pc.wander_ns > 0 ? "/wander" : "");
-		if (synth_generate(&sc, &s) || run_one(&s, &pc, mode, &f)) {
+		if (synth_generate(&sc, &s) || run_one(&s, &pc, mode, 0, &f)) {
 			fprintf(stderr, "clock_validate: %s: could not run\n", name);
 			return 1;
 		}
