@@ -176,6 +176,8 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 		fd->proc_ep[p] = -1;
 		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
 	}
+	for (size_t f = 0; f < t->nfiles; f++)
+		fd->compact |= t->files[f]->compact != 0;
 	for (size_t i = 0; i < t->neps; i++)
 		if (fd->proc_ep[t->eps[i].proc] < 0)
 			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
@@ -391,6 +393,18 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	return mt_match_complete(fd->m, &c);
 }
 
+/* The feed's own copy of ev's record if the merge decoded it. */
+static void keep_decoded(struct feed *fd, struct mt_trace_event *ev)
+{
+	const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
+	const uint8_t *p = (const uint8_t *)ev->rec;
+
+	if (p < f->map || p >= f->map + f->map_len) {
+		memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
+		ev->rec = (const void *)fd->decoded[fd->n_ev];
+	}
+}
+
 enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 				 struct mt_err *err)
 {
@@ -399,14 +413,9 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 	fd->n_ev = 0;
 	while (fd->n_ev < FEED_BATCH &&
 	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK) {
-		struct mt_trace_event *ev = &fd->ev[fd->n_ev];
-		const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
-		const uint8_t *p = (const uint8_t *)ev->rec;
-
-		if (p < f->map || p >= f->map + f->map_len) {
-			memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
-			ev->rec = (const void *)fd->decoded[fd->n_ev];
-		}
+		/* Records of uncompacted files stay in their mappings. */
+		if (fd->compact)
+			keep_decoded(fd, &fd->ev[fd->n_ev]);
 		fd->n_ev++;
 	}
 	return s;

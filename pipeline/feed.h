@@ -35,6 +35,7 @@ struct feed {
 	 * the merge's copy lasts until its next record only. */
 	uint64_t decoded[FEED_BATCH][MT_TRACE_DECODED_MAX / 8];
 	size_t n_ev;
+	int compact;			/* some file is compacted: records to copy */
 };
 
 /* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
