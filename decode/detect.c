@@ -94,16 +94,6 @@ static enum mt_tag_mismatch check_send(const struct mt_tag_layout *l, bool has_d
 	return MT_TAG_MISMATCH_NONE;
 }
 
-void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
-			      uint64_t tag, uint64_t data)
-{
-	ev->sends++;
-	ev->sends_data += has_data;
-	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
-		count(&ev->per[i], check_send(layout_of(i), has_data, tag, data), true,
-		      tag, data);
-}
-
 static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t tag,
 			   uint64_t ignore, unsigned recv_in)
 {
@@ -125,6 +115,53 @@ static enum mt_tag_mismatch check_recv(const struct mt_tag_layout *l, uint64_t t
 	return MT_TAG_MISMATCH_NONE;
 }
 
+/*
+ * What every layout says of one operation, remembered: programs repeat the
+ * same few tags, and checking one operation against every layout costs
+ * about 1,500 instructions (detection looks at 4096 operations per file,
+ * every command pays it). Direct-mapped by the operation's values, per
+ * thread; the checks are pure, so a hit says what they would.
+ */
+#define MEMO_SLOTS 256
+
+struct memo {
+	uint64_t tag, aux;
+	unsigned kind;		/* 0: empty; send: 1 | has_data << 1;
+				 * receive: 4 | recv_in << 3 */
+	uint8_t why[MT_TAG_LAYOUT_COUNT];	/* enum mt_tag_mismatch */
+};
+
+static _Thread_local struct memo memo[MEMO_SLOTS];
+
+static const struct memo *checked(bool send, uint64_t tag, uint64_t aux,
+				  unsigned in)
+{
+	unsigned kind = send ? 1u | in << 1 : 4u | in << 3;
+	uint64_t h = (tag ^ aux * 0x9E3779B97F4A7C15ull ^ kind) * 0xC2B2AE3D27D4EB4Full;
+	struct memo *e = &memo[h >> 56];
+
+	if (e->kind == kind && e->tag == tag && e->aux == aux)
+		return e;
+	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
+		e->why[i] = (uint8_t)(send ? check_send(layout_of(i), in, tag, aux) :
+				      check_recv(layout_of(i), tag, aux, in));
+	e->tag = tag;
+	e->aux = aux;
+	e->kind = kind;
+	return e;
+}
+
+void mt_tag_evidence_add_send(struct mt_tag_evidence *ev, bool has_data,
+			      uint64_t tag, uint64_t data)
+{
+	const struct memo *c = checked(true, tag, data, has_data);
+
+	ev->sends++;
+	ev->sends_data += has_data;
+	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
+		count(&ev->per[i], (enum mt_tag_mismatch)c->why[i], true, tag, data);
+}
+
 /* An mrecv (FI_CLAIM without FI_PEEK) reuses a probe's match: its tag and
  * mask say nothing and are not counted. */
 void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
@@ -132,10 +169,11 @@ void mt_tag_evidence_add_recv(struct mt_tag_evidence *ev, uint64_t tag,
 {
 	if ((recv_in & MT_TAG_RECV_CLAIM) && !(recv_in & MT_TAG_RECV_PEEK))
 		return;
+	const struct memo *c = checked(false, tag, ignore, recv_in);
+
 	ev->recvs++;
 	for (int i = MT_TAG_LAYOUT_RAW + 1; i < MT_TAG_LAYOUT_COUNT; i++)
-		count(&ev->per[i], check_recv(layout_of(i), tag, ignore, recv_in), false,
-		      tag, ignore);
+		count(&ev->per[i], (enum mt_tag_mismatch)c->why[i], false, tag, ignore);
 }
 
 const char *mt_tag_confidence_name(enum mt_tag_confidence c)

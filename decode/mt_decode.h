@@ -420,6 +420,41 @@ static inline enum mt_tag_proto mt_tag_proto_of_(const struct mt_tag_layout *l,
 	return (enum mt_tag_proto)l->proto_of[(tag & l->proto_mask) >> l->proto_shift];
 }
 
+/* The source rank of a message with protocol proto (MT_RANK_UNDEF when it
+ * carries none), and the flags that say how it was found. */
+static inline mt_rank_t mt_tag_source_(const struct mt_tag_layout *l, uint64_t tag,
+				       uint64_t data, unsigned in,
+				       enum mt_tag_proto proto, uint8_t *flags)
+{
+	if (l->src_in == MT_SRC_TAG) {
+		*flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
+		return (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
+	}
+	if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
+	    proto != MT_PROTO_SSEND_ACK) {
+		uint64_t s = data & l->data_src_mask;
+		if (s != data)
+			*flags |= MT_F_DATA_EXTRA;
+		if (s <= l->src_max)
+			return (mt_rank_t)s;
+	}
+	return MT_RANK_UNDEF;
+}
+
+/*
+ * The source alone, as mt_tag_decode gives it in out->source (MT_RANK_UNDEF
+ * when out->valid would leave it out): for callers that need nothing else
+ * of a message yet.
+ */
+static inline mt_rank_t mt_tag_decode_source(const struct mt_tag_layout *l,
+					     uint64_t tag, uint64_t data, unsigned in)
+{
+	uint8_t flags = 0;
+
+	return mt_tag_source_(l, tag, data, in, l->id != MT_TAG_LAYOUT_RAW ?
+			      mt_tag_proto_of_(l, tag) : MT_PROTO_NORMAL, &flags);
+}
+
 /*
  * Decode one message: the tag of a send call or of a receive completion,
  * with the CQ data when `in` has MT_TAG_IN_DATA. Fields the layout or the
@@ -434,7 +469,7 @@ static inline void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag,
 {
 	uint8_t valid = 0, flags = 0;
 	mt_comm_t cid = MT_COMM_UNDEF;
-	mt_rank_t source = MT_RANK_UNDEF;
+	mt_rank_t source;
 	int32_t t = 0;
 	enum mt_tag_proto proto = MT_PROTO_NORMAL;
 
@@ -455,20 +490,9 @@ static inline void mt_tag_decode(const struct mt_tag_layout *l, uint64_t tag,
 		    !internal && l->tag_signed && l->tag_bits < 32)
 			flags |= MT_F_MAYBE_ALIASED;
 	}
-	if (l->src_in == MT_SRC_TAG) {
-		source = (mt_rank_t)((tag & l->src_mask) >> l->src_shift);
+	source = mt_tag_source_(l, tag, data, in, proto, &flags);
+	if (source != MT_RANK_UNDEF)	/* the source fields hold no -1 */
 		valid |= MT_V_SOURCE;
-		flags |= (proto == MT_PROTO_SSEND_ACK) * MT_F_SOURCE_IS_DEST;
-	} else if (l->src_in == MT_SRC_DATA && (in & MT_TAG_IN_DATA) &&
-		   proto != MT_PROTO_SSEND_ACK) {
-		uint64_t s = data & l->data_src_mask;
-		if (s != data)
-			flags |= MT_F_DATA_EXTRA;
-		if (s <= l->src_max) {
-			source = (mt_rank_t)s;
-			valid |= MT_V_SOURCE;
-		}
-	}
 	out->cid = cid;
 	out->source = source;
 	out->tag = t;

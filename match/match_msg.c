@@ -24,6 +24,21 @@ int32_t mt_match_comm_rank(const struct mt_match *m, int32_t ep,
 	return s ? (int32_t)s->v - 1 : -1;
 }
 
+/* The fields of receive r's completion. */
+static void completion_fields(const struct mt_match *m, const struct op *r,
+			      struct mt_match_fields *f)
+{
+	if (!m->cfg.fields) {
+		*f = r->rf;
+		return;
+	}
+	struct mt_match_cqe c = { .ep = r->rc.ep, .tag = r->rc.tag,
+				  .data = r->rc.data, .flags = r->rc.flags,
+				  .len = r->done_len };
+
+	m->cfg.fields(m->cfg.fields_arg, &c, f);
+}
+
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 			struct mt_match_msg *msg)
 {
@@ -54,7 +69,10 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 			int done = (ro->state & OP_DONE) || (ro->state & OP_FINAL);
 
 			msg->send_ep = ro->rsrc_ep;
-			msg->f = done ? ro->rf : ro->p.f;
+			if (done)
+				completion_fields(m, ro, &msg->f);
+			else
+				msg->f = ro->p.f;
 			msg->raw_tag = done ? ro->rtag : ro->p.tag;
 			msg->bytes = ro->done_len;
 		}

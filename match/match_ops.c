@@ -138,13 +138,21 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	return mt_match_ctx_push(m, i);
 }
 
-static void take_completion(struct op *o, const struct mt_match_cqe *c)
+static void take_completion(const struct mt_match *m, struct op *o,
+			    const struct mt_match_cqe *c)
 {
 	o->done_ts = c->ts;
 	o->done_len = c->len;
 	o->rtag = o->p.tagged ? c->tag : 0;
 	o->rsrc = c->src_id;
-	o->rf = c->f;
+	if (m->cfg.fields) {	/* decoded if a message needs them */
+		o->rc.tag = c->tag;
+		o->rc.data = c->data;
+		o->rc.ep = c->ep;
+		o->rc.flags = (uint8_t)(c->flags & (FI_TAGGED | FI_MSG));
+	} else {
+		o->rf = c->f;
+	}
 	o->rsrc_ep = c->src_ep >= 0 ? c->src_ep : o->p.peer;
 }
 
@@ -181,7 +189,7 @@ static int probe_done(struct mt_match *m, uint32_t i,
 			m->sum.claims++;
 			m->posted_recvs++;
 			m->live_recvs++;
-			take_completion(o, c);
+			take_completion(m, o, c);
 			o->done_ts = MT_MATCH_NOTIME;
 			o->state = OP_CLAIMED | OP_FINAL;
 			if (mt_match_map_put(&m->claims, &k, i))
@@ -214,7 +222,7 @@ static int recv_done(struct mt_match *m, uint32_t i,
 {
 	struct op *o = &m->op[i];
 
-	take_completion(o, c);
+	take_completion(m, o, c);
 	if (c->err == FI_ETRUNC) {
 		o->state |= OP_TRUNC;
 	} else if (c->err) {

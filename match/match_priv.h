@@ -65,7 +65,14 @@ struct op {
 	uint64_t done_len;
 	uint64_t rtag;		/* receive: tag of its completion */
 	uint64_t rsrc;		/* receive: source identity of its completion */
-	struct mt_match_fields rf; /* receive: completion decoded */
+	union {			/* receive: its completion */
+		struct mt_match_fields rf; /* decoded (no cfg.fields) */
+		struct {	/* as given, for cfg.fields */
+			uint64_t tag, data;
+			int32_t ep;
+			uint8_t flags;	/* FI_TAGGED and FI_MSG */
+		} rc;
+	};
 	int32_t rsrc_ep;	/* receive: known source endpoint, or -1 */
 	uint32_t seq;		/* posting sequence number (1, 2, ...) */
 	uint32_t ctx_next;	/* same-context FIFO; free list */

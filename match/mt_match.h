@@ -79,6 +79,9 @@ enum mt_match_warning {
 	MT_MATCH_W_COUNT
 };
 
+struct mt_match_cqe;
+struct mt_match_fields;
+
 /* Tag fields the near-miss diagnosis names (masks come with the layout). */
 enum mt_match_field { MT_MATCH_F_CID, MT_MATCH_F_SRC, MT_MATCH_F_PROTO,
 		      MT_MATCH_F_TAG, MT_MATCH_F_COUNT };
@@ -91,6 +94,15 @@ struct mt_match_cfg {
 				 * replaced by these */
 	uint64_t field_mask[MT_MATCH_F_COUNT]; /* 0 when the layout lacks it */
 	int check;		/* keep what mt_match_check needs (tests) */
+	/* Optional: a receive completion's fields decoded when they are
+	 * needed (only a receive that ends without a send shows them), not
+	 * for every completion. The caller then leaves mt_match_cqe.f unset
+	 * and gives .data; fields(fields_arg, c, f) gets a completion with
+	 * ep, tag, data, len and the FI_TAGGED and FI_MSG bits of flags as
+	 * given (no other member). */
+	void (*fields)(const void *arg, const struct mt_match_cqe *c,
+		       struct mt_match_fields *f);
+	const void *fields_arg;
 };
 
 /* Tag fields decoded by the caller. cid/comm_src -1 when unknown. */
@@ -149,6 +161,7 @@ struct mt_match_cqe {
 	uint64_t flags;
 	uint64_t len;
 	uint64_t tag;
+	uint64_t data;		/* CQ data (read only by cfg.fields) */
 	uint64_t src_id;
 	uint64_t olen;
 	int32_t ep;

@@ -176,6 +176,8 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 		fd->proc_ep[p] = -1;
 		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
 	}
+	for (size_t f = 0; f < t->nfiles; f++)
+		fd->compact |= t->files[f]->compact != 0;
 	for (size_t i = 0; i < t->neps; i++)
 		if (fd->proc_ep[t->eps[i].proc] < 0)
 			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
@@ -231,13 +233,6 @@ void mt_pipe_feed_fini(struct feed *fd)
 	free(fd->addr);
 }
 
-void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	if (fd->t->neps)
-		masks_of(&fd->lay[0], cfg);
-}
-
 static inline void to_fields(const struct mt_tag_layout *l, const struct mt_tag_fields *f,
 		      int tagged, uint64_t len, int any_tag, int any_src,
 		      struct mt_match_fields *o)
@@ -255,20 +250,16 @@ static inline void to_fields(const struct mt_tag_layout *l, const struct mt_tag_
 		(f->flags & MT_F_INTERNAL) ? MT_MATCH_COLL : MT_MATCH_USER;
 }
 
-static uint64_t src_id(const struct mt_tag_fields *f)
+/* Source identity of an operation whose decoded source is source
+ * (MT_RANK_UNDEF: none): that of tagged traffic; of untagged traffic only
+ * Open MPI 5's handshake, whose *data variants carry the sender's rank in
+ * CQ data as tagged sends do (ofi_tag_full). */
+static uint64_t op_src_id(const struct mt_tag_layout *l, mt_rank_t source,
+			  int tagged, uint64_t len)
 {
-	return (f->valid & MT_V_SOURCE) && f->source >= 0 ?
-		(uint64_t)f->source : MT_MATCH_NOSRC;
-}
-
-/* Source identity of an operation: the decoded source of tagged traffic;
- * of untagged traffic only Open MPI 5's handshake, whose *data variants
- * carry the sender's rank in CQ data as tagged sends do (ofi_tag_full). */
-static uint64_t op_src_id(const struct mt_tag_layout *l,
-			  const struct mt_tag_fields *f, int tagged, uint64_t len)
-{
-	if (tagged || (l->src_in == MT_SRC_DATA && mt_tag_untagged_handshake(l, len)))
-		return src_id(f);
+	if (source >= 0 &&
+	    (tagged || (l->src_in == MT_SRC_DATA && mt_tag_untagged_handshake(l, len))))
+		return (uint64_t)source;
 	return MT_MATCH_NOSRC;
 }
 
@@ -328,7 +319,8 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		struct mt_tag_fields f;
 
 		mt_tag_decode(l, o.tag, r->data, mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
-		o.src_id = op_src_id(l, &f, tagged, r->len);
+		o.src_id = op_src_id(l, f.valid & MT_V_SOURCE ? f.source : MT_RANK_UNDEF,
+				     tagged, r->len);
 		to_fields(l, &f, tagged, r->len, 0, 0, &o.f);
 	} else {
 		struct mt_tag_filter flt;
@@ -357,6 +349,31 @@ static int32_t cqe_ep(struct feed *fd, uint32_t proc, uint64_t cq)
 	return c->cq_ep;
 }
 
+static int cqe_tagged(uint64_t flags)
+{
+	return (flags & FI_TAGGED) || !(flags & FI_MSG);
+}
+
+/* Open MPI trusts the CQ data as the source even without
+ * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */
+static unsigned cqe_in(const struct mt_tag_layout *l, uint64_t tag)
+{
+	return l->src_in == MT_SRC_DATA && !(tag & l->ack) ? MT_TAG_IN_DATA : 0;
+}
+
+/* A receive completion decoded, when the matcher needs it (cfg.fields):
+ * the source, all the matching needs, is decoded at once by feed_cqe. */
+static void cqe_fields(const void *arg, const struct mt_match_cqe *c,
+		       struct mt_match_fields *o)
+{
+	const struct feed *fd = arg;
+	const struct mt_tag_layout *l = &fd->lay[c->ep];
+	struct mt_tag_fields f;
+
+	mt_tag_decode(l, c->tag, c->data, cqe_in(l, c->tag), &f);
+	to_fields(l, &f, cqe_tagged(c->flags), c->len, 0, 0, o);
+}
+
 static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		    uint64_t ts)
 {
@@ -368,11 +385,9 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		return MT_OK;
 	}
 	const struct mt_tag_layout *l = &fd->lay[e];
-	int tagged = (r->flags & FI_TAGGED) || !(r->flags & FI_MSG);
-	struct mt_tag_fields f;
 	struct mt_match_cqe c = {
 		.ts = ts, .context = r->context, .flags = r->flags, .len = r->len,
-		.tag = r->tag, .olen = r->olen, .ep = e,
+		.tag = r->tag, .data = r->data, .olen = r->olen, .ep = e,
 		.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0,
 		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
 			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
@@ -380,15 +395,31 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	/* Send completions carry no reliable tag: sends are decoded at post. */
 	if (r->flags & FI_SEND)
 		return mt_match_complete(fd->m, &c);
-	/* Open MPI trusts the CQ data as the source even without
-	 * FI_REMOTE_CQ_DATA; the Ssend ACK alone never carries any. */
-	unsigned in = l->src_in == MT_SRC_DATA && !(r->tag & l->ack) ?
-		MT_TAG_IN_DATA : 0;
-
-	mt_tag_decode(l, r->tag, r->data, in, &f);
-	c.src_id = op_src_id(l, &f, tagged, r->len);
-	to_fields(l, &f, tagged, r->len, 0, 0, &c.f);
+	c.src_id = op_src_id(l, mt_tag_decode_source(l, r->tag, r->data,
+						     cqe_in(l, r->tag)),
+			     cqe_tagged(r->flags), r->len);
 	return mt_match_complete(fd->m, &c);
+}
+
+void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	if (fd->t->neps)
+		masks_of(&fd->lay[0], cfg);
+	cfg->fields = cqe_fields;
+	cfg->fields_arg = fd;
+}
+
+/* The feed's own copy of ev's record if the merge decoded it. */
+static void keep_decoded(struct feed *fd, struct mt_trace_event *ev)
+{
+	const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
+	const uint8_t *p = (const uint8_t *)ev->rec;
+
+	if (p < f->map || p >= f->map + f->map_len) {
+		memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
+		ev->rec = (const void *)fd->decoded[fd->n_ev];
+	}
 }
 
 enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
@@ -399,14 +430,9 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 	fd->n_ev = 0;
 	while (fd->n_ev < FEED_BATCH &&
 	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK) {
-		struct mt_trace_event *ev = &fd->ev[fd->n_ev];
-		const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
-		const uint8_t *p = (const uint8_t *)ev->rec;
-
-		if (p < f->map || p >= f->map + f->map_len) {
-			memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
-			ev->rec = (const void *)fd->decoded[fd->n_ev];
-		}
+		/* Records of uncompacted files stay in their mappings. */
+		if (fd->compact)
+			keep_decoded(fd, &fd->ev[fd->n_ev]);
 		fd->n_ev++;
 	}
 	return s;

@@ -35,6 +35,7 @@ struct feed {
 	 * the merge's copy lasts until its next record only. */
 	uint64_t decoded[FEED_BATCH][MT_TRACE_DECODED_MAX / 8];
 	size_t n_ev;
+	int compact;			/* some file is compacted: records to copy */
 };
 
 /* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
@@ -45,7 +46,9 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m);
 void mt_pipe_feed_fini(struct feed *fd);
 /* Matcher configuration: the layout of endpoint 0, for what belongs to no
- * endpoint (mt_pipe_feed_attach gives each endpoint its own). */
+ * endpoint (mt_pipe_feed_attach gives each endpoint its own), and the
+ * decoding of receive completions when a message needs it (cfg.fields:
+ * fd must outlive the matcher). */
 void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg);
 /*
  * Reads the next merged records (up to FEED_BATCH) into fd->ev, fd->n_ev of
