@@ -30,7 +30,8 @@ esac
 
 # Only the jobs run under the limit (msgtrace's own output may be larger).
 (ulimit -f "$limit" && reliab_run plain.out - -- "${prog[@]}")
-[ "$(cat plain.out.rc)" = 0 ] || e2e_fail "untraced run failed: $(tail -5 plain.out.err)"
+[ "$(cat plain.out.rc)" = 0 ] ||
+	e2e_fail "untraced run failed (status $(cat plain.out.rc)): $(tail -5 plain.out.err)"
 (ulimit -f "$limit" && reliab_run traced.out "$E2E_TMP/trace" -- "${prog[@]}")
 reliab_same_as_plain plain.out traced.out
 grep -q 'File size limit' traced.out.err && e2e_fail "a rank got SIGXFSZ"
