@@ -38,9 +38,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpiinstr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 command -v valgrind >/dev/null || { echo "mpi_instr: valgrind not installed" >&2; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpirun_args=(-np 2 --oversubscribe --mca pml cm --mca mtl ofi
-	     --mca mtl_ofi_provider_include "$prov")
+. "$(dirname "$0")/mpi_lib.sh"
 cg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=pingpong
     "--callgrind-out-file=$work/cg.%q{OMPI_COMM_WORLD_RANK}")
 
@@ -49,14 +47,10 @@ run() {
 	local mode=$1 tdir=$work/trace
 	rm -rf "$tdir" "$work"/cg.* && mkdir -p "$tdir"
 	case $mode in
-	none) mpirun "${mpirun_args[@]}" "${cg[@]}" "$bench" pingpong "$iters" ;;
+	none | eztrace) mpi_run "$mode" "$tdir" - "${cg[@]}" "$bench" pingpong "$iters" ;;
 	msgtrace | base)
-		FI_PROVIDER_PATH=$([ "$mode" = base ] && echo "$base" || echo "$build")/provider \
-		FI_HOOK=msgtrace FI_OFI_HOOK_MSGTRACE_DIR=$tdir \
-			mpirun "${mpirun_args[@]}" "${cg[@]}" "$bench" pingpong "$iters" ;;
-	eztrace)
-		(cd "$tdir" && mpirun "${mpirun_args[@]}" eztrace -o "$tdir" -t openmpi \
-			"${cg[@]}" "$bench" pingpong "$iters") 2>/dev/null ;;
+		mpi_run msgtrace "$tdir" "$([ "$mode" = base ] && echo "$base" || echo "$build")/provider" \
+			"${cg[@]}" "$bench" pingpong "$iters" ;;
 	*) echo "mpi_instr: unknown mode $mode" >&2; exit 1 ;;
 	esac >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
 }
@@ -68,7 +62,6 @@ hook_self() { # CGFILE: the provider's own instructions by function, "name Ir"
 			fn = $0; sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
 			by[fn] += ir } END { for (f in by) print f, by[f] }'
 }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "mpi_instr: ${modes[*]}; pingpong $iters round trips per size (+10% warm-up), 5 sizes; $runs run(s); provider $prov"
 for ((r = 0; r < runs; r++)); do

@@ -37,11 +37,7 @@ for m in "${modes[@]}"; do
 		{ echo "mpi_overhead: eztrace not installed (scripts/quickstart bench installs it)" >&2; exit 1; }
 done
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpirun_args=(-np 2 --oversubscribe --mca pml cm --mca mtl ofi
-	     --mca mtl_ofi_provider_include "$prov")
-
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. "$(dirname "$0")/mpi_lib.sh"
 
 # run MODE TEST ITERS OUT: one mpirun; the trace's bytes per message go to
 # OUT.bpm, the program's output to OUT.
@@ -49,15 +45,12 @@ run() {
 	local mode=$1 test=$2 iters=$3 out=$4 tdir=$work/trace
 	rm -rf "$tdir" && mkdir -p "$tdir"
 	case $mode in
-	none) mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
+	none) mpi_run none "$tdir" - "$bench" "$test" "$iters" >"$out" ;;
 	msgtrace | callsite)
-		FI_PROVIDER_PATH=$build/provider FI_HOOK=msgtrace \
-		FI_OFI_HOOK_MSGTRACE_DIR=$tdir \
 		FI_OFI_HOOK_MSGTRACE_CALLSITE=$([ "$mode" = callsite ] && echo 1 || echo 0) \
-			mpirun "${mpirun_args[@]}" "$bench" "$test" "$iters" >"$out" ;;
+			mpi_run msgtrace "$tdir" "$build/provider" "$bench" "$test" "$iters" >"$out" ;;
 	eztrace)
-		(cd "$tdir" && mpirun "${mpirun_args[@]}" eztrace -o "$tdir" \
-			-t openmpi "$bench" "$test" "$iters") 2>/dev/null |
+		mpi_run eztrace "$tdir" - "$bench" "$test" "$iters" |
 			grep -E '^(lat|rate|msgs) ' >"$out" ;;
 	*) echo "mpi_overhead: unknown mode $mode" >&2; exit 1 ;;
 	esac

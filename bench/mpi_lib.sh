@@ -1,0 +1,29 @@
+# mpi_lib.sh - sourced by the MPI benches (mpi_overhead.sh, mpi_instr.sh):
+# one 2-rank run of a program untraced, under msgtrace or under EZTrace,
+# and the median they report. Needs $prov (the libfabric provider list).
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# mpi_run MODE TRACEDIR PROVIDER_DIR CMD...: mpirun of CMD (a program, or a
+# wrapper such as valgrind and its program) with MODE none, msgtrace (the
+# hook from PROVIDER_DIR) or eztrace, tracing into TRACEDIR; the program's
+# output on stdout (EZTrace's own messages dropped). 2 for another MODE.
+mpi_run() {
+	local mode=$1 tdir=$2 provdir=$3
+	local args=(-np 2 --oversubscribe --mca pml cm --mca mtl ofi
+		    --mca mtl_ofi_provider_include "$prov")
+	shift 3
+	case $mode in
+	none) mpirun "${args[@]}" "$@" ;;
+	msgtrace)
+		FI_PROVIDER_PATH=$provdir FI_HOOK=msgtrace FI_OFI_HOOK_MSGTRACE_DIR=$tdir \
+			mpirun "${args[@]}" "$@" ;;
+	eztrace)
+		(cd "$tdir" && mpirun "${args[@]}" eztrace -o "$tdir" -t openmpi "$@") \
+			2>/dev/null ;;
+	*) return 2 ;;
+	esac
+}
+
+# median: of the numbers on stdin, one per line.
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
