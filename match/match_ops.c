@@ -6,7 +6,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 {

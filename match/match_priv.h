@@ -197,10 +197,6 @@ struct mt_match {
 };
 
 enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
-uint32_t mt_match_op_alloc(struct mt_match *m);
-void mt_match_op_free(struct mt_match *m, uint32_t i);
-enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i);
-uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
@@ -229,10 +225,6 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
 void mt_match_unqueue(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status);
-/* Room for one more message at the end of the output queue (counted in
- * it at once: fill it in before returning to the caller), or NULL when out
- * of memory. */
-struct mt_match_msg *mt_match_out_slot(struct mt_match *m);
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
