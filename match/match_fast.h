@@ -1,10 +1,11 @@
 /*
  * match_fast.h - the matcher's steps that every event takes, static inline
  * (the write-side split of LTTng's frontend_api.h): taking and freeing an
- * operation, pairing it with its completion by context, and room for a
- * message. Out of line in match.c, each cost a call from the file that
- * needs it (about 40 instructions per message together); their rare cases
- * (a pool or queue to grow, a context shared or colliding) stay there.
+ * operation, pairing it with its completion by context, room for a
+ * message, and the Ssend ACK bookkeeping most messages skip. Out of line,
+ * each cost a call from the file that needs it; their rare cases (a pool
+ * or queue to grow, a context shared or colliding, a synchronous send)
+ * stay there (match.c, match_ssend.c).
  */
 #ifndef MATCH_FAST_H
 #define MATCH_FAST_H
@@ -97,6 +98,25 @@ static inline struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
 	if (m->out_head + m->out_n == m->out_cap)
 		return mt_match_out_more(m);
 	return &m->out[m->out_head + m->out_n++];
+}
+
+/* match_ssend.c: synchronous sends owed an ACK, for the ones that are. */
+enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r);
+void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s);
+
+/* Send s, paired with receive r: if a synchronous send, owed its ACK. */
+static inline enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s,
+					      uint32_t r)
+{
+	return m->op[s].p.f.kind == MT_MATCH_SSEND ? mt_match_owe_ack_ssend(m, s, r) :
+		MT_OK;
+}
+
+/* Send s is posted: if an Ssend ACK, its synchronous send is owed no more. */
+static inline void mt_match_ack_sent(struct mt_match *m, uint32_t s)
+{
+	if (m->op[s].p.f.kind == MT_MATCH_SSEND_ACK)
+		mt_match_ack_sent_ack(m, s);
 }
 
 #endif /* MATCH_FAST_H */

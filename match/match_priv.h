@@ -228,8 +228,6 @@ enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned stat
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
-enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
-void mt_match_ack_sent(struct mt_match *m, uint32_t s);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
 void mt_match_list_unlink(struct mt_match *m, uint32_t i);
 /* match_order.c: when completed receives enter matching. */
