@@ -9,38 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "match_map.h"
 #include "mt_match.h"
 
 #define NIL 0u
-
-/* A hash map from a 20-byte key to a uint32, linear probing. */
-struct map_key {
-	uint64_t a, b;
-	uint32_t c;
-};
-
-struct map_slot {
-	struct map_key k;
-	uint32_t v;		/* 0: empty slot */
-};
-
-struct map {
-	struct map_slot *slot;
-	uint32_t mask;		/* capacity - 1; capacity a power of two */
-	uint32_t used;
-};
-
-enum mt_status mt_match_map_init(struct map *mp, uint32_t cap);
-void mt_match_map_fini(struct map *mp);
-/* Returns the slot of k, or NULL when absent. */
-struct map_slot *mt_match_map_get(const struct map *mp, const struct map_key *k);
-/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
- * out of memory. The slot stays valid until the next add or delete. */
-struct map_slot *mt_match_map_find_or_add(struct map *mp, const struct map_key *k,
-				  int *added);
-/* Sets k -> v (v != 0), adding or replacing. */
-enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
-void mt_match_map_del(struct map *mp, struct map_slot *s);
 
 enum op_state {
 	OP_CTX = 1u << 0,	/* waiting for its completion */
