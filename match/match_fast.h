@@ -1,11 +1,11 @@
 /*
  * match_fast.h - the matcher's steps that every event takes, static inline
  * (the write-side split of LTTng's frontend_api.h): taking and freeing an
- * operation, pairing it with its completion by context, room for a
- * message, and the Ssend ACK bookkeeping most messages skip. Out of line,
- * each cost a call from the file that needs it; their rare cases (a pool
- * or queue to grow, a context shared or colliding, a synchronous send)
- * stay there (match.c, match_ssend.c).
+ * operation, pairing it with its completion by context, a receive's
+ * posting list, room for a message, and the Ssend ACK bookkeeping most
+ * messages skip. Out of line, each cost a call from the file that needs
+ * it; their rare cases (a pool or queue to grow, a context shared or
+ * colliding, a synchronous send) stay there (match.c, match_ssend.c).
  */
 #ifndef MATCH_FAST_H
 #define MATCH_FAST_H
@@ -117,6 +117,38 @@ static inline void mt_match_ack_sent(struct mt_match *m, uint32_t s)
 {
 	if (m->op[s].p.f.kind == MT_MATCH_SSEND_ACK)
 		mt_match_ack_sent_ack(m, s);
+}
+
+/* Receive i leaves its endpoint's posting list (its turn came, or it
+ * failed). */
+static inline void mt_match_list_unlink(struct mt_match *m, uint32_t i)
+{
+	struct op *o = &m->op[i];
+	struct ep *e = &m->ep[o->p.ep];
+
+	if (!(o->state & OP_LISTED))
+		return;
+	if (o->l_prev)
+		m->op[o->l_prev].l_next = o->l_next;
+	else
+		e->lh = o->l_next;
+	if (o->l_next)
+		m->op[o->l_next].l_prev = o->l_prev;
+	else
+		e->lt = o->l_prev;
+	if (o->state & OP_DONE)
+		e->n_deferred--;
+	o->state &= ~(uint32_t)OP_LISTED;
+}
+
+/* Receive i was posted (match_order.c): the first posted receive of its
+ * endpoint not yet in filter classes, if none is. */
+static inline void mt_match_order_posted(struct mt_match *m, uint32_t i)
+{
+	struct ep *e = &m->ep[m->op[i].p.ep];
+
+	if (!e->unidx)
+		e->unidx = i;
 }
 
 #endif /* MATCH_FAST_H */

@@ -201,9 +201,7 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
-void mt_match_list_unlink(struct mt_match *m, uint32_t i);
 /* match_order.c: when completed receives enter matching. */
-void mt_match_order_posted(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drop(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drain(struct mt_match *m);
