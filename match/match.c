@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 #define NAME_STR(n, s) s,
 static const char *const kind_names[] = { MT_MATCH_KINDS(NAME_STR) };
@@ -123,35 +123,13 @@ enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem)
 	return MT_OK;
 }
 
-uint32_t mt_match_op_alloc(struct mt_match *m)
+/* mt_match_op_alloc past its free list: a new op at the end of the pool. */
+uint32_t mt_match_op_more(struct mt_match *m)
 {
-	uint32_t i = m->free_op;
-
-	if (i) {
-		m->free_op = m->op[i].ctx_next;
-	} else {
-		if (m->n_op >= m->cap_op &&
-		    mt_match_grow((void **)&m->op, &m->cap_op, sizeof(*m->op)))
-			return NIL;
-		i = m->n_op++;
-	}
-	/* The caller sets the posted op and times; clear only the links. */
-	struct op *o = &m->op[i];
-
-	o->state = 0;
-	o->ctx_next = o->q_next = o->l_prev = o->l_next = o->peer_op = NIL;
-	o->grp = o->wait_cls = NIL;
-	o->done_len = o->rtag = 0;
-	o->rsrc = MT_MATCH_NOSRC;
-	memset(&o->rf, 0, sizeof(o->rf));
-	return i;
-}
-
-void mt_match_op_free(struct mt_match *m, uint32_t i)
-{
-	m->op[i].state = 0;
-	m->op[i].ctx_next = m->free_op;
-	m->free_op = i;
+	if (m->n_op >= m->cap_op &&
+	    mt_match_grow((void **)&m->op, &m->cap_op, sizeof(*m->op)))
+		return NIL;
+	return m->n_op++;
 }
 
 static struct map_key ctx_key(int32_t proc, uint64_t context)
@@ -159,34 +137,11 @@ static struct map_key ctx_key(int32_t proc, uint64_t context)
 	return (struct map_key){ .a = context, .b = 0, .c = (uint32_t)proc };
 }
 
-static uint32_t ctx_hash(int32_t proc, uint64_t context)
+/* mt_match_ctx_push when slot h is taken: op i goes to the map. */
+enum mt_status mt_match_ctx_push_map(struct mt_match *m, uint32_t i, uint32_t h)
 {
-	return (uint32_t)(((context >> 3) ^ (uint64_t)proc * 0x9E3779B1u) *
-			  0x9E3779B97F4A7C15ull >> (64 - CTX_FAST_BITS));
-}
-
-/*
- * Appends op i to the FIFO of ops of its process waiting on its context:
- * contexts are reused, and completions come back in posting order. Most
- * ops sit alone in a direct-mapped slot; the map takes collisions and
- * repeats (.over counts them per slot), and an op goes to the slot only
- * when the map holds nothing of that slot, so the slot's op is always the
- * oldest of its key.
- */
-enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
-{
-	int32_t proc = ep_proc(m, m->op[i].p.ep);
-	uint64_t context = m->op[i].p.context;
-	uint32_t h = ctx_hash(proc, context);
+	struct map_key k = ctx_key(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
 	int added;
-
-	m->op[i].state |= OP_CTX;
-	m->op[i].ctx_next = NIL;
-	if (!m->ctx_slot[h].fast && !m->ctx_slot[h].over) {
-		m->ctx_slot[h].fast = i;
-		return MT_OK;
-	}
-	struct map_key k = ctx_key(proc, context);
 	struct map_slot *s = mt_match_map_find_or_add(&m->ctx, &k, &added);
 
 	if (!s)
@@ -204,50 +159,41 @@ enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 	return MT_OK;
 }
 
-/* Takes the oldest op of proc waiting on context, or NIL. */
-uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context)
+/* mt_match_ctx_pop when slot h holds another op, or none. */
+uint32_t mt_match_ctx_pop_map(struct mt_match *m, int32_t proc, uint64_t context,
+			      uint32_t h)
 {
-	uint32_t h = ctx_hash(proc, context);
-	uint32_t i = m->ctx_slot[h].fast;
+	struct map_key k = ctx_key(proc, context);
+	struct map_slot *s = m->ctx_slot[h].over ? mt_match_map_get(&m->ctx, &k) : NULL;
 
-	if (i && m->op[i].p.context == context &&
-	    ep_proc(m, m->op[i].p.ep) == proc) {
-		m->ctx_slot[h].fast = NIL;
-	} else {
-		struct map_key k = ctx_key(proc, context);
-		struct map_slot *s = m->ctx_slot[h].over ?
-			mt_match_map_get(&m->ctx, &k) : NULL;
+	if (!s)
+		return NIL;
+	uint32_t i = s->v;
 
-		if (!s)
-			return NIL;
-		i = s->v;
-		if (m->op[i].ctx_next)
-			s->v = m->op[i].ctx_next;
-		else
-			mt_match_map_del(&m->ctx, s);
-		m->ctx_slot[h].over--;
-	}
+	if (m->op[i].ctx_next)
+		s->v = m->op[i].ctx_next;
+	else
+		mt_match_map_del(&m->ctx, s);
+	m->ctx_slot[h].over--;
 	m->op[i].ctx_next = NIL;
 	m->op[i].state &= ~(uint32_t)OP_CTX;
 	return i;
 }
 
-struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
+/* mt_match_out_slot when the queue reaches the end of its array. */
+struct mt_match_msg *mt_match_out_more(struct mt_match *m)
 {
-	if (m->out_head + m->out_n == m->out_cap) {
-		if (m->out_head) {
-			memmove(m->out, m->out + m->out_head,
-				m->out_n * sizeof(*m->out));
-			m->out_head = 0;
-		} else {
-			size_t cap = m->out_cap ? m->out_cap * 2 : 256;
-			struct mt_match_msg *o = realloc(m->out, cap * sizeof(*o));
+	if (m->out_head) {
+		memmove(m->out, m->out + m->out_head, m->out_n * sizeof(*m->out));
+		m->out_head = 0;
+	} else {
+		size_t cap = m->out_cap ? m->out_cap * 2 : 256;
+		struct mt_match_msg *o = realloc(m->out, cap * sizeof(*o));
 
-			if (!o)
-				return NULL;
-			m->out = o;
-			m->out_cap = cap;
-		}
+		if (!o)
+			return NULL;
+		m->out = o;
+		m->out_cap = cap;
 	}
 	return &m->out[m->out_head + m->out_n++];
 }

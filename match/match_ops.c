@@ -6,7 +6,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 {
@@ -45,26 +45,6 @@ static void list_append(struct mt_match *m, uint32_t i)
 		e->lh = i;
 	e->lt = i;
 	m->op[i].state |= OP_LISTED;
-}
-
-void mt_match_list_unlink(struct mt_match *m, uint32_t i)
-{
-	struct op *o = &m->op[i];
-	struct ep *e = &m->ep[o->p.ep];
-
-	if (!(o->state & OP_LISTED))
-		return;
-	if (o->l_prev)
-		m->op[o->l_prev].l_next = o->l_next;
-	else
-		e->lh = o->l_next;
-	if (o->l_next)
-		m->op[o->l_next].l_prev = o->l_prev;
-	else
-		e->lt = o->l_prev;
-	if (o->state & OP_DONE)
-		e->n_deferred--;
-	o->state &= ~(uint32_t)OP_LISTED;
 }
 
 static struct map_key claim_key(const struct mt_match *m, int32_t ep,

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 #define DIRECTED ((uint32_t)-2)	/* the class of every directed source */
 
@@ -295,14 +295,6 @@ static enum mt_status pass_over(struct mt_match *m, uint32_t i)
 			return MT_ERR_NOMEM;
 	e->unidx = m->op[i].l_next;
 	return MT_OK;
-}
-
-void mt_match_order_posted(struct mt_match *m, uint32_t i)
-{
-	struct ep *e = &m->ep[m->op[i].p.ep];
-
-	if (!e->unidx)
-		e->unidx = i;
 }
 
 static struct map_key grp_key(const struct mt_match *m, const struct op *o)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 static struct map_key send_key(const struct mt_match *m, const struct op *s)
 {

@@ -9,38 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "match_map.h"
 #include "mt_match.h"
 
 #define NIL 0u
-
-/* A hash map from a 20-byte key to a uint32, linear probing. */
-struct map_key {
-	uint64_t a, b;
-	uint32_t c;
-};
-
-struct map_slot {
-	struct map_key k;
-	uint32_t v;		/* 0: empty slot */
-};
-
-struct map {
-	struct map_slot *slot;
-	uint32_t mask;		/* capacity - 1; capacity a power of two */
-	uint32_t used;
-};
-
-enum mt_status mt_match_map_init(struct map *mp, uint32_t cap);
-void mt_match_map_fini(struct map *mp);
-/* Returns the slot of k, or NULL when absent. */
-struct map_slot *mt_match_map_get(const struct map *mp, const struct map_key *k);
-/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
- * out of memory. The slot stays valid until the next add or delete. */
-struct map_slot *mt_match_map_find_or_add(struct map *mp, const struct map_key *k,
-				  int *added);
-/* Sets k -> v (v != 0), adding or replacing. */
-enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
-void mt_match_map_del(struct map *mp, struct map_slot *s);
 
 enum op_state {
 	OP_CTX = 1u << 0,	/* waiting for its completion */
@@ -138,9 +110,11 @@ struct key {
 	struct map_key k;
 };
 
-#define CTX_FAST_BITS 10	/* 2^10 direct-mapped slots of waiting contexts:
-				 * few ops wait at once, and a small table
-				 * stays in the cache */
+#define CTX_FAST_BITS 12	/* 2^12 direct-mapped slots of waiting contexts
+				 * (32 KiB): most ops wait alone in one, even
+				 * with a thousand receives posted (a server's
+				 * wildcard receives: at 2^10, 55% of the
+				 * completions had to ask the map) */
 #define EP_LEARNT 8		/* (cid, comm_src, peer) triples cached */
 
 struct ep {
@@ -197,10 +171,6 @@ struct mt_match {
 };
 
 enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
-uint32_t mt_match_op_alloc(struct mt_match *m);
-void mt_match_op_free(struct mt_match *m, uint32_t i);
-enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i);
-uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc, uint64_t context);
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
 	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
@@ -229,19 +199,11 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r);
 void mt_match_unqueue(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status);
-/* Room for one more message at the end of the output queue (counted in
- * it at once: fill it in before returning to the caller), or NULL when out
- * of memory. */
-struct mt_match_msg *mt_match_out_slot(struct mt_match *m);
 void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
-enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r);
-void mt_match_ack_sent(struct mt_match *m, uint32_t s);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
-void mt_match_list_unlink(struct mt_match *m, uint32_t i);
 /* match_order.c: when completed receives enter matching. */
-void mt_match_order_posted(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drop(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drain(struct mt_match *m);

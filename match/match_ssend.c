@@ -6,7 +6,7 @@
  * the pairing of the data to the posting of its ACK: memory follows what is
  * in flight.
  */
-#include "match_priv.h"
+#include "match_fast.h"
 
 /* The ACK's tag is the data's with the SYNC bit swapped for the ACK bit:
  * both reduce to the same key at the ssender. The source field is left out:
@@ -24,11 +24,11 @@ static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 				 .b = 0, .c = (uint32_t)ssender };
 }
 
-enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
+enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r)
 {
 	const struct op *so = &m->op[s];
 
-	if (so->p.f.kind != MT_MATCH_SSEND || !ep_ack(m, so->p.ep))
+	if (!ep_ack(m, so->p.ep))
 		return MT_OK;
 	uint32_t i = m->free_owe;
 
@@ -52,11 +52,11 @@ enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s, uint32_t r)
 	return mt_match_map_put(&m->owed, &k, i);
 }
 
-void mt_match_ack_sent(struct mt_match *m, uint32_t s)
+void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s)
 {
 	const struct op *so = &m->op[s];
 
-	if (so->p.f.kind != MT_MATCH_SSEND_ACK || so->p.peer < 0)
+	if (so->p.peer < 0)
 		return;
 	struct map_key k = owed_key(m, so->p.peer, so->p.tag);
 	struct map_slot *sl = mt_match_map_get(&m->owed, &k);

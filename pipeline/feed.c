@@ -168,8 +168,9 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
+	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* how 0: empty */
 	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
-	    !fd->pc || !fd->addr)
+	    !fd->pc || !fd->addr || !fd->memo)
 		return MT_ERR_NOMEM;
 	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
 	for (size_t p = 0; p < t->nprocs; p++) {
@@ -231,6 +232,7 @@ void mt_pipe_feed_fini(struct feed *fd)
 	free(fd->proc_ep);
 	free(fd->pc);
 	free(fd->addr);
+	free(fd->memo);
 }
 
 static inline void to_fields(const struct mt_tag_layout *l, const struct mt_tag_fields *f,
@@ -287,6 +289,64 @@ static inline int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_
 	return resolve_slow(fd, e, proc, ep, addr);
 }
 
+/* Fields and source identity of a send, or the filter of a receive (with
+ * aux its CQ data, 0 without MT_TAG_IN_DATA, or its ignore mask). */
+static void decode_op(const struct mt_tag_layout *l, int send, int tagged,
+		      uint64_t tag, uint64_t aux, unsigned in, uint64_t len,
+		      struct mt_match_fields *f, uint64_t *src_id)
+{
+	if (send) {
+		struct mt_tag_fields tf;
+
+		mt_tag_decode(l, tag, aux, in, &tf);
+		*src_id = op_src_id(l, tf.valid & MT_V_SOURCE ? tf.source : MT_RANK_UNDEF,
+				    tagged, len);
+		to_fields(l, &tf, tagged, len, 0, 0, f);
+	} else {
+		struct mt_tag_filter flt;
+
+		mt_tag_decode_recv(l, tag, aux, in, &flt);
+		*src_id = MT_MATCH_NOSRC;
+		to_fields(l, &flt.f, tagged, len, flt.any_tag, flt.any_source, f);
+	}
+}
+
+/*
+ * decode_op for operation o of endpoint e, through the memo: programs
+ * repeat a few tags, peers and masks, and decoding costs about 150
+ * instructions, a hit about 25. Direct-mapped by the values decoding
+ * reads; decoding is pure, so a hit says what it would. Untagged
+ * operations, whose length matters (Open MPI 5's handshake), are decoded
+ * each time.
+ */
+static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
+			int send, int tagged, struct mt_match_op *o)
+{
+	const struct mt_tag_layout *l = &fd->lay[e];
+	unsigned in = send ? (mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0u) :
+		mt_pipe_recv_in(r);
+	uint64_t aux = send ? (in ? r->data : 0) : r->ignore;
+
+	if (!tagged) {
+		decode_op(l, send, tagged, o->tag, aux, in, r->len, &o->f, &o->src_id);
+		return;
+	}
+	uint32_t how = 1u | (uint32_t)send << 1 | in << 2;
+	uint64_t h = (o->tag ^ aux * 0x9E3779B97F4A7C15ull ^
+		      ((uint64_t)(uint32_t)e << 32 | how)) * 0xC2B2AE3D27D4EB4Full;
+	struct feed_memo *d = &fd->memo[h >> (64 - FEED_MEMO_BITS)];
+
+	if (d->how != how || d->tag != o->tag || d->aux != aux || d->ep != e) {
+		decode_op(l, send, tagged, o->tag, aux, in, r->len, &d->f, &d->src_id);
+		d->tag = o->tag;
+		d->aux = aux;
+		d->ep = e;
+		d->how = how;
+	}
+	o->f = d->f;
+	o->src_id = d->src_id;
+}
+
 static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		   uint64_t ts)
 {
@@ -300,7 +360,6 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		fd->skipped++;
 		return MT_OK;
 	}
-	const struct mt_tag_layout *l = &fd->lay[e];
 	const struct mt_rec_ep *er = fd->t->eps[e].rec;
 	unsigned k = kind_of(op);
 	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
@@ -315,20 +374,7 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
-	if (send) {
-		struct mt_tag_fields f;
-
-		mt_tag_decode(l, o.tag, r->data, mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0, &f);
-		o.src_id = op_src_id(l, f.valid & MT_V_SOURCE ? f.source : MT_RANK_UNDEF,
-				     tagged, r->len);
-		to_fields(l, &f, tagged, r->len, 0, 0, &o.f);
-	} else {
-		struct mt_tag_filter flt;
-
-		mt_tag_decode_recv(l, o.tag, o.ignore, mt_pipe_recv_in(r), &flt);
-		o.src_id = MT_MATCH_NOSRC;
-		to_fields(l, &flt.f, tagged, r->len, flt.any_tag, flt.any_source, &o.f);
-	}
+	decode_memo(fd, e, r, send, tagged, &o);
 	return mt_match_post(fd->m, &o);
 }
 

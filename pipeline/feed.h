@@ -12,10 +12,25 @@
 
 #define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
 #define FEED_BATCH 256		/* merged records read ahead of the matcher */
+#define FEED_MEMO_BITS 12	/* 2^12 decoded operations remembered, 56
+				 * bytes each: bench/match.sh's benign
+				 * traffic repeats 800 (endpoint, tag, peer
+				 * or mask), and 2^10 slots missed 40% */
 
 struct feed_proc_cache {
 	uint64_t ep_id, cq_id;		/* last endpoint and CQ looked up */
 	int32_t ep, cq_ep;		/* their endpoint indices (-2: none yet) */
+};
+
+/* A tagged operation decoded (feed.c: decode_memo). */
+struct feed_memo {
+	uint64_t tag, aux;	/* aux: a send's CQ data (0 without), a
+				 * receive's ignore mask */
+	int32_t ep;
+	uint32_t how;		/* 0: empty; else 1 | send << 1 | in << 2
+				 * (MT_TAG_IN_* or MT_TAG_RECV_* bits) */
+	struct mt_match_fields f;
+	uint64_t src_id;
 };
 
 struct feed {
@@ -30,6 +45,7 @@ struct feed {
 	/* Look-up caches: the reader's searches cost more than matching. */
 	struct feed_proc_cache *pc;	/* per process */
 	int32_t (*addr)[FEED_ADDR_CACHE]; /* per endpoint: fi_addr -> ep + 2 */
+	struct feed_memo *memo;		/* 2^FEED_MEMO_BITS, direct-mapped */
 	struct mt_trace_event ev[FEED_BATCH];	/* mt_pipe_feed_read's */
 	/* Their records, where the merge decoded them (compacted files):
 	 * the merge's copy lasts until its next record only. */

@@ -104,28 +104,48 @@ static const char *map_fault(const struct mt_rec_map *m)
 	return NULL;
 }
 
+#define NO_REC UINT64_MAX	/* where(): a location without a record number */
+
+/* "offset OFF", or "offset OFF: record NREC": where a record is, for an
+ * error message (formatted only then: once per record, it cost more than
+ * the rest of the scan). */
+static const char *where(char *buf, size_t len, uint64_t off, uint64_t nrec)
+{
+	if (nrec == NO_REC)
+		snprintf(buf, len, "offset %" PRIu64, off);
+	else
+		snprintf(buf, len, "offset %" PRIu64 ": record %" PRIu64, off, nrec);
+	return buf;
+}
+
 /* The record's size against its type's struct, and what its fields must
  * hold whatever the other records say: MT_OK or MT_ERR_CORRUPT in
- * f->scan_err ("at" names where the record is). Every reader of the file
- * goes through here, so they all give one verdict on it. */
+ * f->scan_err (naming the record by off and nrec, as where() does). Every
+ * reader of the file goes through here, so they all give one verdict on
+ * it. */
 static enum mt_status check_contents(struct mt_trace_file *f,
-				     const struct mt_rec_hdr *r, const char *at)
+				     const struct mt_rec_hdr *r, uint64_t off,
+				     uint64_t nrec)
 {
 	size_t min = mt_trace_rec_min_size(r->type);
 	const char *fault;
+	char at[64];
 
 	if (r->size < min)
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: %s: %s record size %u is smaller than its "
-				  "struct (%zu bytes)", f->path, at,
+				  "struct (%zu bytes)", f->path,
+				  where(at, sizeof(at), off, nrec),
 				  mt_trace_rec_name(r->type), r->size, min);
 	if (r->type == MT_REC_MAP && (fault = map_fault((const void *)r)))
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT, "%s: %s: MAP "
-				  "record %s", f->path, at, fault);
+				  "record %s", f->path, where(at, sizeof(at), off, nrec),
+				  fault);
 	if (r->type == MT_REC_SITE && (!r->aux || r->aux > MT_SITE_MAX))
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT, "%s: %s: SITE "
 				  "record index %" PRIu32 " out of range (1 to %u)",
-				  f->path, at, r->aux, MT_SITE_MAX);
+				  f->path, where(at, sizeof(at), off, nrec), r->aux,
+				  MT_SITE_MAX);
 	return MT_OK;
 }
 
@@ -134,7 +154,6 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				   uint64_t end)
 {
 	const struct mt_rec_hdr *r;
-	char at[48];
 
 	if (off + sizeof(*r) > f->map_len)
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
@@ -162,8 +181,7 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				  "%s: offset %" PRIu64 ": record size %u runs past "
 				  "the end of the file (%zu bytes; truncated copy?)",
 				  f->path, off, r->size, f->map_len);
-	snprintf(at, sizeof(at), "offset %" PRIu64, off);
-	return check_contents(f, r, at);
+	return check_contents(f, r, off, NO_REC);
 }
 
 static int is_setup(unsigned type)
@@ -262,23 +280,22 @@ static enum mt_status scan_compact(struct mt_trace_file *f, struct mt_err *err)
 		const struct mt_rec_hdr *r;
 		const char *why;
 		uint64_t at = off;
-		char where[64];
+		char loc[64];
 
 		r = mt_codec_decode(s, f->map, &off, lim, &why);
-		snprintf(where, sizeof(where), "offset %" PRIu64 ": record %" PRIu64,
-			 at, f->nrecs);
 		if (!r) {
+			where(loc, sizeof(loc), at, f->nrecs);
 			if (lim < end)
 				f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 					"%s: %s: %s: the file ends at %zu but the header "
 					"says the stream ends at %" PRIu64 " (truncated copy?)",
-					f->path, where, why, f->map_len, end);
+					f->path, loc, why, f->map_len, end);
 			else
 				f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
-					"%s: %s: %s", f->path, where, why);
+					"%s: %s: %s", f->path, loc, why);
 			break;
 		}
-		f->scan_status = check_contents(f, r, where);
+		f->scan_status = check_contents(f, r, at, f->nrecs);
 		if (f->scan_status != MT_OK)
 			break;
 		st = count(f, r, 0, &cap, &buf_cap, err);

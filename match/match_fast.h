@@ -1,0 +1,154 @@
+/*
+ * match_fast.h - the matcher's steps that every event takes, static inline
+ * (the write-side split of LTTng's frontend_api.h): taking and freeing an
+ * operation, pairing it with its completion by context, a receive's
+ * posting list, room for a message, and the Ssend ACK bookkeeping most
+ * messages skip. Out of line, each cost a call from the file that needs
+ * it; their rare cases (a pool or queue to grow, a context shared or
+ * colliding, a synchronous send) stay there (match.c, match_ssend.c).
+ */
+#ifndef MATCH_FAST_H
+#define MATCH_FAST_H
+
+#include <string.h>
+
+#include "match_priv.h"
+
+/* match.c: the slow paths. */
+uint32_t mt_match_op_more(struct mt_match *m);
+enum mt_status mt_match_ctx_push_map(struct mt_match *m, uint32_t i, uint32_t h);
+uint32_t mt_match_ctx_pop_map(struct mt_match *m, int32_t proc, uint64_t context,
+			      uint32_t h);
+struct mt_match_msg *mt_match_out_more(struct mt_match *m);
+
+/* A free operation, its links cleared (the caller sets the posted op and
+ * times), or NIL when out of memory. */
+static inline uint32_t mt_match_op_alloc(struct mt_match *m)
+{
+	uint32_t i = m->free_op;
+
+	if (i)
+		m->free_op = m->op[i].ctx_next;
+	else if (!(i = mt_match_op_more(m)))
+		return NIL;
+	struct op *o = &m->op[i];
+
+	o->state = 0;
+	o->ctx_next = o->q_next = o->l_prev = o->l_next = o->peer_op = NIL;
+	o->grp = o->wait_cls = NIL;
+	o->done_len = o->rtag = 0;
+	o->rsrc = MT_MATCH_NOSRC;
+	memset(&o->rf, 0, sizeof(o->rf));
+	return i;
+}
+
+static inline void mt_match_op_free(struct mt_match *m, uint32_t i)
+{
+	m->op[i].state = 0;
+	m->op[i].ctx_next = m->free_op;
+	m->free_op = i;
+}
+
+static inline uint32_t mt_match_ctx_hash(int32_t proc, uint64_t context)
+{
+	return (uint32_t)(((context >> 3) ^ (uint64_t)proc * 0x9E3779B1u) *
+			  0x9E3779B97F4A7C15ull >> (64 - CTX_FAST_BITS));
+}
+
+/*
+ * Appends op i to the FIFO of ops of its process waiting on its context:
+ * contexts are reused, and completions come back in posting order. Most
+ * ops sit alone in a direct-mapped slot; the map takes collisions and
+ * repeats (.over counts them per slot), and an op goes to the slot only
+ * when the map holds nothing of that slot, so the slot's op is always the
+ * oldest of its key.
+ */
+static inline enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
+{
+	uint32_t h = mt_match_ctx_hash(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
+
+	m->op[i].state |= OP_CTX;
+	m->op[i].ctx_next = NIL;
+	if (m->ctx_slot[h].fast || m->ctx_slot[h].over)
+		return mt_match_ctx_push_map(m, i, h);
+	m->ctx_slot[h].fast = i;
+	return MT_OK;
+}
+
+/* Takes the oldest op of proc waiting on context, or NIL. */
+static inline uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc,
+					uint64_t context)
+{
+	uint32_t h = mt_match_ctx_hash(proc, context);
+	uint32_t i = m->ctx_slot[h].fast;
+
+	if (!i || m->op[i].p.context != context || ep_proc(m, m->op[i].p.ep) != proc)
+		return mt_match_ctx_pop_map(m, proc, context, h);
+	m->ctx_slot[h].fast = NIL;
+	m->op[i].ctx_next = NIL;
+	m->op[i].state &= ~(uint32_t)OP_CTX;
+	return i;
+}
+
+/* Room for one more message at the end of the output queue (counted in
+ * it at once: fill it in before returning to the caller), or NULL when out
+ * of memory. */
+static inline struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
+{
+	if (m->out_head + m->out_n == m->out_cap)
+		return mt_match_out_more(m);
+	return &m->out[m->out_head + m->out_n++];
+}
+
+/* match_ssend.c: synchronous sends owed an ACK, for the ones that are. */
+enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r);
+void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s);
+
+/* Send s, paired with receive r: if a synchronous send, owed its ACK. */
+static inline enum mt_status mt_match_owe_ack(struct mt_match *m, uint32_t s,
+					      uint32_t r)
+{
+	return m->op[s].p.f.kind == MT_MATCH_SSEND ? mt_match_owe_ack_ssend(m, s, r) :
+		MT_OK;
+}
+
+/* Send s is posted: if an Ssend ACK, its synchronous send is owed no more. */
+static inline void mt_match_ack_sent(struct mt_match *m, uint32_t s)
+{
+	if (m->op[s].p.f.kind == MT_MATCH_SSEND_ACK)
+		mt_match_ack_sent_ack(m, s);
+}
+
+/* Receive i leaves its endpoint's posting list (its turn came, or it
+ * failed). */
+static inline void mt_match_list_unlink(struct mt_match *m, uint32_t i)
+{
+	struct op *o = &m->op[i];
+	struct ep *e = &m->ep[o->p.ep];
+
+	if (!(o->state & OP_LISTED))
+		return;
+	if (o->l_prev)
+		m->op[o->l_prev].l_next = o->l_next;
+	else
+		e->lh = o->l_next;
+	if (o->l_next)
+		m->op[o->l_next].l_prev = o->l_prev;
+	else
+		e->lt = o->l_prev;
+	if (o->state & OP_DONE)
+		e->n_deferred--;
+	o->state &= ~(uint32_t)OP_LISTED;
+}
+
+/* Receive i was posted (match_order.c): the first posted receive of its
+ * endpoint not yet in filter classes, if none is. */
+static inline void mt_match_order_posted(struct mt_match *m, uint32_t i)
+{
+	struct ep *e = &m->ep[m->op[i].p.ep];
+
+	if (!e->unidx)
+		e->unidx = i;
+}
+
+#endif /* MATCH_FAST_H */

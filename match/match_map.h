@@ -1,0 +1,90 @@
+/*
+ * match_map.h - the matcher's hash map: 20-byte keys to uint32 values,
+ * open addressing with linear probing (match_map.c). Look-ups are static
+ * inline: the matcher asks two or three per message, from every file, and
+ * out of line each cost a call; growth and deletion stay in match_map.c.
+ */
+#ifndef MATCH_MAP_H
+#define MATCH_MAP_H
+
+#include <stdint.h>
+
+#include "mt_status.h"
+
+struct map_key {
+	uint64_t a, b;
+	uint32_t c;
+};
+
+struct map_slot {
+	struct map_key k;
+	uint32_t v;		/* 0: empty slot */
+};
+
+struct map {
+	struct map_slot *slot;
+	uint32_t mask;		/* capacity - 1; capacity a power of two */
+	uint32_t used;
+};
+
+enum mt_status mt_match_map_init(struct map *mp, uint32_t cap);
+void mt_match_map_fini(struct map *mp);
+/* Sets k -> v (v != 0), adding or replacing. */
+enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
+void mt_match_map_del(struct map *mp, struct map_slot *s);
+/* Doubles the capacity: MT_OK or MT_ERR_NOMEM (then mp is unchanged). */
+enum mt_status mt_match_map_grow(struct map *mp);
+
+static inline uint32_t mt_match_map_hash(const struct map_key *k)
+{
+	uint64_t h = k->a * 0x9E3779B97F4A7C15ull;
+	h ^= (k->b + k->c) * 0xC2B2AE3D27D4EB4Full;
+	h ^= h >> 29;
+	return (uint32_t)(h * 0x94D049BB133111EBull >> 32);
+}
+
+static inline int mt_match_map_same(const struct map_key *x, const struct map_key *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c;
+}
+
+/* Returns the slot of k, or NULL when absent. */
+static inline struct map_slot *mt_match_map_get(const struct map *mp,
+						const struct map_key *k)
+{
+	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
+		struct map_slot *s = &mp->slot[i];
+
+		if (!s->v)
+			return NULL;
+		if (mt_match_map_same(&s->k, k))
+			return s;
+	}
+}
+
+/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
+ * out of memory. The slot stays valid until the next add or delete. */
+static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
+							const struct map_key *k,
+							int *added)
+{
+	/* Keep the load under 1/2: probes stay short for any key set. */
+	if ((mp->used + 1) * 2 > mp->mask + 1 && mt_match_map_grow(mp))
+		return NULL;
+	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
+		struct map_slot *s = &mp->slot[i];
+
+		if (!s->v) {
+			s->k = *k;
+			mp->used++;
+			*added = 1;
+			return s;
+		}
+		if (mt_match_map_same(&s->k, k)) {
+			*added = 0;
+			return s;
+		}
+	}
+}
+
+#endif /* MATCH_MAP_H */
