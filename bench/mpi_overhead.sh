@@ -9,6 +9,9 @@
 #   eztrace   mpirun ... eztrace -t openmpi ./mpi_bench (Debian `eztrace`)
 #   callsite  msgtrace with FI_OFI_HOOK_MSGTRACE_CALLSITE=1 (not run by
 #             default: MODES="none msgtrace callsite")
+#   base      msgtrace from BASE_BUILD_DIR (added to the default modes
+#             when given): an older version's cost measured in the same
+#             runs
 # each RUNS times, for a ping-pong (one-way latency per size: half the
 # median round trip of a run) and a message rate test (median window); the
 # script prints the medians over runs, the ratios to untraced, the added
@@ -16,23 +19,27 @@
 # tracer wrote, divided by the messages the program counted; for msgtrace
 # also before its compaction at exit) from the same runs. EZTrace is installed only for this bench (scripts/quickstart bench).
 #
-# Usage: bench/mpi_overhead.sh BUILD_DIR
+# Usage: bench/mpi_overhead.sh BUILD_DIR [BASE_BUILD_DIR]
 #   env: RUNS (5) PP_ITERS (2000 round trips per size) RATE_ITERS (300
-#        windows of 64) MODES ("none msgtrace eztrace") PROV (tcp;ofi_rxm)
+#        windows of 64) MODES ("none msgtrace eztrace", plus "base" when
+#        BASE_BUILD_DIR is given) PROV (tcp;ofi_rxm)
 set -euo pipefail
 
-build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR}" && pwd)
+build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR [BASE_BUILD_DIR]}" && pwd)
+base=${2:+$(cd "$2" && pwd)}
 bench=$build/bench/mpi_bench
 runs=${RUNS:-5}
 pp_iters=${PP_ITERS:-2000}
 rate_iters=${RATE_ITERS:-300}
 prov=${PROV:-tcp;ofi_rxm}
-read -r -a modes <<<"${MODES:-none msgtrace eztrace}"
+read -r -a modes <<<"${MODES:-none msgtrace eztrace${base:+ base}}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpibench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 [ -x "$bench" ] || { echo "mpi_overhead: $bench not built (MPI missing?)" >&2; exit 1; }
 for m in "${modes[@]}"; do
+	[ "$m" != base ] || [ -f "$base/provider/libmsgtrace-fi.so" ] ||
+		{ echo "mpi_overhead: mode base needs BASE_BUILD_DIR with provider/libmsgtrace-fi.so" >&2; exit 1; }
 	[ "$m" != eztrace ] || command -v eztrace >/dev/null ||
 		{ echo "mpi_overhead: eztrace not installed (scripts/quickstart bench installs it)" >&2; exit 1; }
 done
@@ -46,9 +53,9 @@ run() {
 	rm -rf "$tdir" && mkdir -p "$tdir"
 	case $mode in
 	none) mpi_run none "$tdir" - "$bench" "$test" "$iters" >"$out" ;;
-	msgtrace | callsite)
+	msgtrace | callsite | base)
 		FI_OFI_HOOK_MSGTRACE_CALLSITE=$([ "$mode" = callsite ] && echo 1 || echo 0) \
-			mpi_run msgtrace "$tdir" "$build/provider" "$bench" "$test" "$iters" >"$out" ;;
+			mpi_run msgtrace "$tdir" "$(provider_dir "$mode")" "$bench" "$test" "$iters" >"$out" ;;
 	eztrace)
 		mpi_run eztrace "$tdir" - "$bench" "$test" "$iters" |
 			grep -E '^(lat|rate|msgs) ' >"$out" ;;
