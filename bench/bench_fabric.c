@@ -19,12 +19,12 @@
 #include <time.h>
 
 #include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include "fabep.h"
 #include "mt_format.h"
 
 static uint64_t now_ns(void)
@@ -89,69 +89,23 @@ static int run_floor(long iters)
 	return 0;
 }
 
+/* The endpoint and its own address in its address vector. */
 struct fab {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_av *av;
+	struct fabep ep;
 	fi_addr_t self;
 };
 
+/* As the OFI MTL does: sends complete only when asked (inject never does),
+ * every receive completes. */
 static void open_fabric(struct fab *f, const char *prov)
 {
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
-	char name[256];
-	size_t len = sizeof(name);
-	int ret;
+	const char *what;
+	int ret = fabep_open(&f->ep, prov, FI_SELECTIVE_COMPLETION, &what);
 
-	hints->caps = FI_TAGGED;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->domain_attr->threading = FI_THREAD_DOMAIN;
-	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
-	hints->mode = FI_CONTEXT;
-	hints->fabric_attr->prov_name = strdup(prov);
-	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE, hints, &f->info);
 	if (ret)
-		die("fi_getinfo", ret);
-	fi_freeinfo(hints);
-	if ((ret = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)))
-		die("fi_fabric", ret);
-	if ((ret = fi_domain(f->fabric, f->info, &f->domain, NULL)))
-		die("fi_domain", ret);
-	if ((ret = fi_cq_open(f->domain, &cq_attr, &f->cq, NULL)))
-		die("fi_cq_open", ret);
-	if ((ret = fi_av_open(f->domain, &av_attr, &f->av, NULL)))
-		die("fi_av_open", ret);
-	if ((ret = fi_endpoint(f->domain, f->info, &f->ep, NULL)))
-		die("fi_endpoint", ret);
-	/* As the OFI MTL does: sends complete only when asked (inject never
-	 * does), every receive completes. */
-	if ((ret = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_SELECTIVE_COMPLETION)))
-		die("fi_ep_bind tx cq", ret);
-	if ((ret = fi_ep_bind(f->ep, &f->cq->fid, FI_RECV)))
-		die("fi_ep_bind rx cq", ret);
-	if ((ret = fi_ep_bind(f->ep, &f->av->fid, 0)))
-		die("fi_ep_bind av", ret);
-	if ((ret = fi_enable(f->ep)))
-		die("fi_enable", ret);
-	if ((ret = fi_getname(&f->ep->fid, name, &len)))
-		die("fi_getname", ret);
-	if (fi_av_insert(f->av, name, 1, &f->self, 0, NULL) != 1)
+		die(what, ret);
+	if (fi_av_insert(f->ep.av, f->ep.name, 1, &f->self, 0, NULL) != 1)
 		die("fi_av_insert", -FI_EOTHER);
-}
-
-static void close_fabric(struct fab *f)
-{
-	fi_close(&f->ep->fid);
-	fi_close(&f->av->fid);
-	fi_close(&f->cq->fid);
-	fi_close(&f->domain->fid);
-	fi_close(&f->fabric->fid);
-	fi_freeinfo(f->info);
 }
 
 /* One iteration: post the receive, inject the message, poll until the
@@ -167,18 +121,18 @@ static __attribute__((noinline, noclone)) long pingself_loop(struct fab *f, long
 	for (i = 0; i < iters; i++) {
 		uint64_t tag = (uint64_t)i & 0xffff;
 
-		while ((ret = fi_trecv(f->ep, &in, sizeof(in), NULL, f->self, tag,
+		while ((ret = fi_trecv(f->ep.ep, &in, sizeof(in), NULL, f->self, tag,
 				       0, &ctx[0])) == -FI_EAGAIN)
-			fi_cq_read(f->cq, &e, 1);
+			fi_cq_read(f->ep.cq, &e, 1);
 		if (ret)
 			die("fi_trecv", (int)ret);
 		out = (uint64_t)i;
-		while ((ret = fi_tinject(f->ep, &out, sizeof(out), f->self, tag)) ==
+		while ((ret = fi_tinject(f->ep.ep, &out, sizeof(out), f->self, tag)) ==
 		       -FI_EAGAIN)
-			fi_cq_read(f->cq, &e, 1);
+			fi_cq_read(f->ep.cq, &e, 1);
 		if (ret)
 			die("fi_tinject", (int)ret);
-		while ((ret = fi_cq_read(f->cq, &e, 1)) == -FI_EAGAIN)
+		while ((ret = fi_cq_read(f->ep.cq, &e, 1)) == -FI_EAGAIN)
 			if (++empty > 100000000L)
 				die("no completion", (int)ret);
 		if (ret != 1 || e.op_context != &ctx[0] || in != (uint64_t)i)
@@ -221,6 +175,6 @@ int main(int argc, char **argv)
 	t1 = now_ns();
 	printf("ns_per_iter %.2f iters %ld empty_polls %ld\n",
 	       (double)(t1 - t0) / (double)iters, iters, empty);
-	close_fabric(&f);
+	fabep_close(&f.ep);
 	return 0;
 }

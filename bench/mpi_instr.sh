@@ -49,8 +49,7 @@ run() {
 	case $mode in
 	none | eztrace) mpi_run "$mode" "$tdir" - "${cg[@]}" "$bench" pingpong "$iters" ;;
 	msgtrace | base)
-		mpi_run msgtrace "$tdir" "$([ "$mode" = base ] && echo "$base" || echo "$build")/provider" \
-			"${cg[@]}" "$bench" pingpong "$iters" ;;
+		mpi_run msgtrace "$tdir" "$(provider_dir "$mode")" "${cg[@]}" "$bench" pingpong "$iters" ;;
 	*) echo "mpi_instr: unknown mode $mode" >&2; exit 1 ;;
 	esac >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
 }

@@ -1,6 +1,7 @@
 # mpi_lib.sh - sourced by the MPI benches (mpi_overhead.sh, mpi_instr.sh):
 # one 2-rank run of a program untraced, under msgtrace or under EZTrace,
-# and the median they report. Needs $prov (the libfabric provider list).
+# and the median they report. Needs $prov (the libfabric provider list),
+# $build (the build under test) and $base (a baseline build, or empty).
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -24,6 +25,9 @@ mpi_run() {
 	*) return 2 ;;
 	esac
 }
+
+# provider_dir MODE: where the hook is, the baseline build's for mode base.
+provider_dir() { if [ "$1" = base ]; then echo "$base/provider"; else echo "$build/provider"; fi; }
 
 # median: of the numbers on stdin, one per line.
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }

@@ -9,30 +9,38 @@
 #   eztrace   mpirun ... eztrace -t openmpi ./mpi_bench (Debian `eztrace`)
 #   callsite  msgtrace with FI_OFI_HOOK_MSGTRACE_CALLSITE=1 (not run by
 #             default: MODES="none msgtrace callsite")
+#   base      msgtrace from BASE_BUILD_DIR (added to the default modes
+#             when given): an older version's cost measured in the same
+#             runs
 # each RUNS times, for a ping-pong (one-way latency per size: half the
 # median round trip of a run) and a message rate test (median window); the
-# script prints the medians over runs, the ratios to untraced, the added
+# script prints the medians over runs (and the lowest run, the least
+# disturbed on a shared machine), the ratios to untraced, the added
 # one-way latency per message, and trace bytes per message (all files each
 # tracer wrote, divided by the messages the program counted; for msgtrace
 # also before its compaction at exit) from the same runs. EZTrace is installed only for this bench (scripts/quickstart bench).
 #
-# Usage: bench/mpi_overhead.sh BUILD_DIR
+# Usage: bench/mpi_overhead.sh BUILD_DIR [BASE_BUILD_DIR]
 #   env: RUNS (5) PP_ITERS (2000 round trips per size) RATE_ITERS (300
-#        windows of 64) MODES ("none msgtrace eztrace") PROV (tcp;ofi_rxm)
+#        windows of 64) MODES ("none msgtrace eztrace", plus "base" when
+#        BASE_BUILD_DIR is given) PROV (tcp;ofi_rxm)
 set -euo pipefail
 
-build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR}" && pwd)
+build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR [BASE_BUILD_DIR]}" && pwd)
+base=${2:+$(cd "$2" && pwd)}
 bench=$build/bench/mpi_bench
 runs=${RUNS:-5}
 pp_iters=${PP_ITERS:-2000}
 rate_iters=${RATE_ITERS:-300}
 prov=${PROV:-tcp;ofi_rxm}
-read -r -a modes <<<"${MODES:-none msgtrace eztrace}"
+read -r -a modes <<<"${MODES:-none msgtrace eztrace${base:+ base}}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpibench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 [ -x "$bench" ] || { echo "mpi_overhead: $bench not built (MPI missing?)" >&2; exit 1; }
 for m in "${modes[@]}"; do
+	[ "$m" != base ] || [ -f "$base/provider/libmsgtrace-fi.so" ] ||
+		{ echo "mpi_overhead: mode base needs BASE_BUILD_DIR with provider/libmsgtrace-fi.so" >&2; exit 1; }
 	[ "$m" != eztrace ] || command -v eztrace >/dev/null ||
 		{ echo "mpi_overhead: eztrace not installed (scripts/quickstart bench installs it)" >&2; exit 1; }
 done
@@ -46,9 +54,9 @@ run() {
 	rm -rf "$tdir" && mkdir -p "$tdir"
 	case $mode in
 	none) mpi_run none "$tdir" - "$bench" "$test" "$iters" >"$out" ;;
-	msgtrace | callsite)
+	msgtrace | callsite | base)
 		FI_OFI_HOOK_MSGTRACE_CALLSITE=$([ "$mode" = callsite ] && echo 1 || echo 0) \
-			mpi_run msgtrace "$tdir" "$build/provider" "$bench" "$test" "$iters" >"$out" ;;
+			mpi_run msgtrace "$tdir" "$(provider_dir "$mode")" "$bench" "$test" "$iters" >"$out" ;;
 	eztrace)
 		mpi_run eztrace "$tdir" - "$bench" "$test" "$iters" |
 			grep -E '^(lat|rate|msgs) ' >"$out" ;;
@@ -88,31 +96,51 @@ for ((r = 0; r < runs; r++)); do
 done
 
 sizes=$(awk '{print $1}' "$work/lat.${modes[0]}" | sort -un)
-printf '\nping-pong: one-way latency, us (median of %d; spread: max - min over runs, per mode)\n%-6s' "$runs" size
-for m in "${modes[@]}"; do printf ' %10s' "$m"; done
-for m in "${modes[@]}"; do [ "$m" = none ] || printf ' %9s %9s' "$m/none" "+us"; done
-echo
-for s in $sizes; do
-	declare -A lat=() spread=()
-	for m in "${modes[@]}"; do
-		lat[$m]=$(awk -v s="$s" '$1 == s {print $2}' "$work/lat.$m" | median)
-	done
-	printf '%-6s' "$s"
-	for m in "${modes[@]}"; do printf ' %10.3f' "${lat[$m]}"; done
-	# The spread over runs (max - min) says how far the medians can be trusted.
-	for m in "${modes[@]}"; do
-		spread[$m]=$(awk -v s="$s" '$1 == s {v = $2; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v}
-			END {printf "%.3f", hi - lo}' "$work/lat.$m")
-	done
-	for m in "${modes[@]}"; do
-		[ "$m" = none ] && continue
-		awk -v a="${lat[$m]}" -v b="${lat[none]:-0}" \
-			'BEGIN {if (b > 0) printf " %9.4f %+9.3f", a / b, a - b; else printf " %9s %9s", "-", "-"}'
-	done
-	printf '   spread'
-	for m in "${modes[@]}"; do printf ' %s' "${spread[$m]}"; done
+# lat_table STAT TITLE: per size, STAT (median or lowest) over the runs'
+# one-way latencies, each mode against untraced. The spread (max - min over
+# runs) says how far a median can be trusted. On a shared machine another
+# process only ever adds time, so the lowest run is the one least
+# disturbed: a tracer's own cost, paid on every message, shows there too.
+lat_table() {
+	local stat=$1 s m
+	printf '\nping-pong: one-way latency, us (%s; spread: max - min over runs, per mode)\n%-6s' "$2" size
+	for m in "${modes[@]}"; do printf ' %10s' "$m"; done
+	for m in "${modes[@]}"; do [ "$m" = none ] || printf ' %9s %9s' "$m/none" "+us"; done
 	echo
-done
+	declare -A sum=()
+	for s in $sizes; do
+		declare -A lat=() spread=()
+		for m in "${modes[@]}"; do
+			lat[$m]=$(awk -v s="$s" '$1 == s {print $2}' "$work/lat.$m" |
+				  if [ "$stat" = lowest ]; then sort -g | head -n 1; else median; fi)
+			spread[$m]=$(awk -v s="$s" '$1 == s {v = $2; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v}
+				END {printf "%.3f", hi - lo}' "$work/lat.$m")
+		done
+		printf '%-6s' "$s"
+		for m in "${modes[@]}"; do printf ' %10.3f' "${lat[$m]}"; done
+		for m in "${modes[@]}"; do
+			[ "$m" = none ] && continue
+			awk -v a="${lat[$m]}" -v b="${lat[none]:-0}" \
+				'BEGIN {if (b > 0) printf " %9.4f %+9.3f", a / b, a - b; else printf " %9s %9s", "-", "-"}'
+			sum[$m]=$(awk -v t="${sum[$m]:-0}" -v a="${lat[$m]}" -v b="${lat[none]:-0}" 'BEGIN {print t + a - b}')
+		done
+		printf '   spread'
+		for m in "${modes[@]}"; do printf ' %s' "${spread[$m]}"; done
+		echo
+	done
+	# A tracer's cost hardly depends on the size: the mean over sizes is
+	# the steadier figure.
+	[ -n "${lat[none]:-}" ] || return 0
+	printf '%-6s' mean
+	for m in "${modes[@]}"; do printf ' %10s' ""; done
+	for m in "${modes[@]}"; do
+		[ "$m" = none ] || awk -v t="${sum[$m]}" -v n="$(echo "$sizes" | wc -w)" \
+			'BEGIN {printf " %9s %+9.3f", "", t / n}'
+	done
+	echo
+}
+lat_table median "median of $runs runs"
+lat_table lowest "lowest of $runs runs"
 
 printf '\nmessage rate: msgs/s (median of %d)\n' "$runs"
 declare -A rate=()

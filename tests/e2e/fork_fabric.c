@@ -21,27 +21,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
+
+#include "fabep.h"
 
 #define MPI_MSGS 4
 #define CHILD_MSGS 3
 #define GRAND_MSGS 2
-#define NAME_LEN 256
-
-struct fab {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_av *av;
-	char name[NAME_LEN];		/* this endpoint's address */
-};
 
 static const char *who = "?";
 
@@ -52,48 +40,16 @@ static void die(const char *what, long ret)
 	_exit(1);
 }
 
-static void open_fabric(struct fab *f)
+static void open_fabric(struct fabep *f)
 {
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
-	size_t len = sizeof(f->name);
-	int ret;
+	const char *what;
+	int ret = fabep_open(f, "tcp;ofi_rxm", 0, &what);
 
-	hints->caps = FI_TAGGED;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
-	hints->mode = FI_CONTEXT;
-	hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
-	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE, hints, &f->info);
-	fi_freeinfo(hints);
 	if (ret)
-		die("fi_getinfo", ret);
-	if ((ret = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)) ||
-	    (ret = fi_domain(f->fabric, f->info, &f->domain, NULL)) ||
-	    (ret = fi_cq_open(f->domain, &cq_attr, &f->cq, NULL)) ||
-	    (ret = fi_av_open(f->domain, &av_attr, &f->av, NULL)) ||
-	    (ret = fi_endpoint(f->domain, f->info, &f->ep, NULL)) ||
-	    (ret = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)) ||
-	    (ret = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
-	    (ret = fi_enable(f->ep)))
-		die("opening the endpoint", ret);
-	memset(f->name, 0, sizeof(f->name));
-	if ((ret = fi_getname(&f->ep->fid, f->name, &len)))
-		die("fi_getname", ret);
+		die(what, ret);
 }
 
-static void close_fabric(struct fab *f)
-{
-	fi_close(&f->ep->fid);
-	fi_close(&f->av->fid);
-	fi_close(&f->cq->fid);
-	fi_close(&f->domain->fid);
-	fi_close(&f->fabric->fid);
-	fi_freeinfo(f->info);
-}
-
-static fi_addr_t insert(struct fab *f, const char *name)
+static fi_addr_t insert(struct fabep *f, const char *name)
 {
 	fi_addr_t a;
 
@@ -123,7 +79,7 @@ static void get(int fd, void *b, size_t n)
 
 /* Posts nrecv receives of tag rtag from anyone and nsend sends of tag stag
  * to dest, then waits for every completion. */
-static void exchange(struct fab *f, int nsend, fi_addr_t dest, uint64_t stag,
+static void exchange(struct fabep *f, int nsend, fi_addr_t dest, uint64_t stag,
 		     int nrecv, uint64_t rtag)
 {
 	struct fi_context ctx[16];
@@ -158,8 +114,8 @@ static void exchange(struct fab *f, int nsend, fi_addr_t dest, uint64_t stag,
 static void grandchild(int rank, int up, int down)
 {
 	static char w[32];
-	char parent[NAME_LEN];
-	struct fab f;
+	char parent[FABEP_NAME_MAX];
+	struct fabep f;
 
 	snprintf(w, sizeof(w), "rank %d grandchild", rank);
 	who = w;
@@ -170,7 +126,7 @@ static void grandchild(int rank, int up, int down)
 	printf("%s: received %d messages tag 20 from its parent, sent %d tag 21 back\n",
 	       who, GRAND_MSGS, GRAND_MSGS);
 	fflush(stdout);
-	close_fabric(&f);
+	fabep_close(&f);
 	exit(0);
 }
 
@@ -180,10 +136,10 @@ static void grandchild(int rank, int up, int down)
 static void child(int rank, int up, int down)
 {
 	static char w[32];
-	char gname[NAME_LEN], peer[NAME_LEN], done = 'd';
+	char gname[FABEP_NAME_MAX], peer[FABEP_NAME_MAX], done = 'd';
 	int gp[2], gd[2], status;
 	pid_t g;
-	struct fab f;
+	struct fabep f;
 
 	snprintf(w, sizeof(w), "rank %d child", rank);
 	who = w;
@@ -209,13 +165,13 @@ static void child(int rank, int up, int down)
 	fflush(stdout);
 	put(up, &done, 1);
 	get(down, &done, 1);	/* the other child is done too */
-	close_fabric(&f);
+	fabep_close(&f);
 	exit(0);
 }
 
 int main(int argc, char **argv)
 {
-	char name[NAME_LEN], peer_name[NAME_LEN], c;
+	char name[FABEP_NAME_MAX], peer_name[FABEP_NAME_MAX], c;
 	int rank, size, up[2], down[2], status;
 	long buf[MPI_MSGS];
 	pid_t pid;
@@ -248,7 +204,7 @@ int main(int argc, char **argv)
 		child(rank, up[1], down[0]);
 	who = rank ? "rank 1" : "rank 0";
 	get(up[0], name, sizeof(name));
-	MPI_Sendrecv(name, NAME_LEN, MPI_BYTE, 1 - rank, 2, peer_name, NAME_LEN,
+	MPI_Sendrecv(name, FABEP_NAME_MAX, MPI_BYTE, 1 - rank, 2, peer_name, FABEP_NAME_MAX,
 		     MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	put(down[1], peer_name, sizeof(peer_name));
 	get(up[0], &c, 1);
