@@ -9,7 +9,7 @@
 #    recorded, receives precede their sends (times of two hosts meet through
 #    CLOCK_REALTIME, so its error is set past the minimum latency between
 #    the hosts, 10 us on an idle machine, 2.7 ms measured on a loaded one:
-#    a fixed 300 us error left no receive before its send there, once in 17
+#    a fixed 300 us error left no receive before its send there, once in 16
 #    runs of the suite beside two busy loops); auto must remove every such
 #    violation and give back the original times up to one shift: per
 #    message between the hosts, receive post and receive done relative to
