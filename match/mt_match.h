@@ -178,7 +178,13 @@ struct mt_match_msg {
 	struct mt_match_fields recv_f;	/* the receive's filter (has_tag 0:
 					 * MPI_ANY_TAG); zero without one */
 	uint8_t status;			/* enum mt_match_status */
+	uint8_t pad[3];			/* 0, as pad2: the matcher builds a
+					 * message member by member, without
+					 * clearing it first, and a spill file
+					 * stores it byte for byte: no byte
+					 * may be left to the compiler */
 	uint32_t send_site, recv_site;	/* the ops' mt_match_op.site, 0: none */
+	uint32_t pad2;
 	uint64_t raw_tag;
 	uint64_t bytes;			/* sent length, or received if no send */
 	uint64_t recv_buf;		/* posted receive length */
