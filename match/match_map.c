@@ -1,7 +1,7 @@
 /*
  * match_map.c - the matcher's hash map (match_map.h: its look-ups):
- * growth and rebuilding, and backward-shift deletion (no tombstones, so
- * lookups stay short however long the trace).
+ * growth, and backward-shift deletion (no tombstones, so lookups stay
+ * short however long the trace).
  */
 #include <stdlib.h>
 
@@ -23,23 +23,17 @@ void mt_match_map_fini(struct map *mp)
 	mp->slot = NULL;
 }
 
-enum mt_status mt_match_map_rebuild(struct map *mp, uint32_t cap,
-				    int (*keep)(uint32_t v, void *arg), void *arg)
+enum mt_status mt_match_map_grow(struct map *mp)
 {
 	struct map old = *mp;
 
-	if (mt_match_map_init(mp, cap))
+	if (mt_match_map_init(mp, (old.mask + 1) * 2))
 		return (*mp = old), MT_ERR_NOMEM;
 	for (uint32_t i = 0; i <= old.mask; i++)
-		if (old.slot[i].v && (!keep || keep(old.slot[i].v, arg)))
+		if (old.slot[i].v)
 			mt_match_map_put(mp, &old.slot[i].k, old.slot[i].v);
 	mt_match_map_fini(&old);
 	return MT_OK;
-}
-
-enum mt_status mt_match_map_grow(struct map *mp)
-{
-	return mt_match_map_rebuild(mp, (mp->mask + 1) * 2, NULL, NULL);
 }
 
 enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v)

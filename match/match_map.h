@@ -34,19 +34,6 @@ enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_
 void mt_match_map_del(struct map *mp, struct map_slot *s);
 /* Doubles the capacity: MT_OK or MT_ERR_NOMEM (then mp is unchanged). */
 enum mt_status mt_match_map_grow(struct map *mp);
-/* The map again at capacity cap (a power of two, above the entries kept),
- * without the entries keep(v, arg) refuses (NULL: keeps all); keep is
- * asked once per entry. MT_OK or MT_ERR_NOMEM (then mp is unchanged and
- * keep was never asked). */
-enum mt_status mt_match_map_rebuild(struct map *mp, uint32_t cap,
-				    int (*keep)(uint32_t v, void *arg), void *arg);
-
-/* Whether one more entry would take the load past 1/2, where the map
- * grows: probes stay short for any key set. */
-static inline int mt_match_map_full(const struct map *mp)
-{
-	return (mp->used + 1) * 2 > mp->mask + 1;
-}
 
 static inline uint32_t mt_match_map_hash(const struct map_key *k)
 {
@@ -81,7 +68,8 @@ static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
 							const struct map_key *k,
 							int *added)
 {
-	if (mt_match_map_full(mp) && mt_match_map_grow(mp))
+	/* Keep the load under 1/2: probes stay short for any key set. */
+	if ((mp->used + 1) * 2 > mp->mask + 1 && mt_match_map_grow(mp))
 		return NULL;
 	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
 		struct map_slot *s = &mp->slot[i];

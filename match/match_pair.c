@@ -22,49 +22,15 @@ static struct map_key recv_key(const struct mt_match *m, const struct op *r)
 				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
 }
 
-/*
- * A key no operation waits on stays in the map: programs repeat their tags
- * and peers, and the key's next message then finds it, with no entry to
- * make and none to delete. A full map grows, idle keys and all, up to
- * KEYS_IDLE_CAP slots; past that, idle keys go first and it grows only if
- * the keys in use still fill a quarter of it: memory follows the keys in
- * use, not the distinct tags ever seen, and each sweep is paid for by the
- * quarter of the map's capacity of new keys that fill it again.
- */
-#define KEYS_IDLE_CAP 4096	/* slots (128 KiB): bench/match.sh's benign
-				 * traffic cycles through 800 keys, with few
-				 * in use at a time (at 64 slots, a sweep
-				 * every 31 messages cost more than it saved) */
-static int key_in_use(uint32_t ki, void *arg)
-{
-	struct mt_match *m = arg;
-	struct key *k = &m->key[ki];
-
-	if (k->sh || k->rh)
-		return 1;
-	k->next_free = m->free_key;
-	m->free_key = ki;
-	return 0;
-}
-
-static enum mt_status keys_make_room(struct mt_match *m)
-{
-	if (!mt_match_map_full(&m->keys))
-		return MT_OK;
-	if (m->keys.mask + 1 < KEYS_IDLE_CAP)
-		return mt_match_map_grow(&m->keys);
-	if (mt_match_map_rebuild(&m->keys, m->keys.mask + 1, key_in_use, m))
-		return MT_ERR_NOMEM;
-	return m->keys.used * 4 > m->keys.mask + 1 ? mt_match_map_grow(&m->keys) : MT_OK;
-}
-
-/* The key entry of k, made if absent; NIL when out of memory. */
-static uint32_t key_get(struct mt_match *m, const struct map_key *k)
+/* The key entry of k, made if absent (NIL when out of memory); *slot is
+ * its map slot, valid until the next key change. */
+static uint32_t key_get(struct mt_match *m, const struct map_key *k,
+			struct map_slot **slot)
 {
 	int added = 0;
-	struct map_slot *s = keys_make_room(m) ? NULL :
-		mt_match_map_find_or_add(&m->keys, k, &added);
+	struct map_slot *s = mt_match_map_find_or_add(&m->keys, k, &added);
 
+	*slot = s;
 	if (!s || !added)
 		return s ? s->v : NIL;
 	uint32_t i = m->free_key;
@@ -79,9 +45,22 @@ static uint32_t key_get(struct mt_match *m, const struct map_key *k)
 		}
 		i = m->n_key++;
 	}
-	m->key[i] = (struct key){ 0 };
+	m->key[i] = (struct key){ .k = *k };
 	s->v = i;
 	return i;
+}
+
+/* Drops key ki once neither side waits on it: memory follows what is in
+ * flight, not the number of distinct tags ever seen. */
+static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
+{
+	struct key *k = &m->key[ki];
+
+	if (k->sh || k->rh)
+		return;
+	mt_match_map_del(&m->keys, slot);
+	k->next_free = m->free_key;
+	m->free_key = ki;
 }
 
 static void q_push(struct mt_match *m, uint32_t ki, uint32_t *h, uint32_t *t,
@@ -192,7 +171,8 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 {
 	struct op *o = &m->op[i];
 	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
-	uint32_t ki = key_get(m, &k), j;
+	struct map_slot *slot;
+	uint32_t ki = key_get(m, &k, &slot), j;
 	int ambig;
 
 	if (!ki)
@@ -212,6 +192,7 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 		q_remove(m, &kk->rh, &kk->rt, j);
 	else
 		q_remove(m, &kk->sh, &kk->st, j);
+	key_release(m, ki, slot);
 	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
 }
 
@@ -238,6 +219,7 @@ void mt_match_unqueue(struct mt_match *m, uint32_t i)
 	int send = o->p.dir == MT_MATCH_DIR_SEND;
 
 	q_remove(m, send ? &kk->sh : &kk->rh, send ? &kk->st : &kk->rt, i);
+	key_release(m, ki, mt_match_map_get(&m->keys, &kk->k));
 }
 
 static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)

@@ -102,11 +102,12 @@ struct owed {
 	uint32_t next_free;
 };
 
-/* Waiting sends and receives of one key (none: idle, see match_pair.c). */
+/* Waiting sends and receives of one key. */
 struct key {
 	uint32_t sh, st;	/* send queue head, tail */
 	uint32_t rh, rt;	/* receive queue */
 	uint32_t next_free;
+	struct map_key k;
 };
 
 #define CTX_FAST_BITS 12	/* 2^12 direct-mapped slots of waiting contexts
@@ -143,7 +144,7 @@ struct mt_match {
 		uint32_t over;	/* ops of the slot's hash in the map */
 	} ctx_slot[1u << CTX_FAST_BITS]; /* together: one cache line a look-up */
 	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
-	struct map keys;	/* (ep, tag, src) -> key, idle ones too */
+	struct map keys;	/* (ep, tag, src) -> key */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
 	struct map claims;	/* (proc, context) -> receive a probe claimed */
 	struct map owed;	/* (ssender ep, tag) -> unacknowledged Ssend */
