@@ -260,8 +260,9 @@ void mt_match_free(struct mt_match *m);
 /* Endpoint ep (0, 1, ... dense) belongs to process proc, key (rank) rank.
  * It matches under the masks of the cfg given to mt_match_new. */
 enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank);
-/* After mt_match_add_ep: endpoint ep matches under the masks of cfg (its own
- * tag layout: loose, ack and field masks; cfg->check is not looked at).
+/* After mt_match_add_ep, before any operation of ep is posted: endpoint ep
+ * matches under the masks of cfg (its own tag layout: loose, ack and field
+ * masks; cfg->check is not looked at).
  * Messages are keyed by the receiving endpoint's masks, Ssend ACKs by the
  * synchronous sender's. */
 enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
