@@ -42,13 +42,16 @@ enum mt_status mt_match_new(const struct mt_match_cfg *cfg, struct mt_match **ou
 	if (!m)
 		return MT_ERR_NOMEM;
 	m->cfg = *cfg;
-	m->n_op = m->n_key = m->n_cls = m->n_grp = 1; /* index 0: "none" */
+	m->n_op = m->n_cls = m->n_grp = 1; /* index 0: "none" */
 	/* Maps start small and grow with what is in flight: a small one
 	 * stays in the cache. */
-	if (mt_match_map_init(&m->ctx, 64) || mt_match_map_init(&m->keys, 64) ||
-	    mt_match_map_init(&m->comm, 64) || mt_match_map_init(&m->claims, 64) ||
-	    mt_match_map_init(&m->owed, 64) || mt_match_map_init(&m->clsmap, 64) ||
-	    mt_match_map_init(&m->grpmap, 64)) {
+	if (mt_match_map_init(&m->ctx, 64, sizeof(struct map_slot)) ||
+	    mt_match_map_init(&m->keys, 64, sizeof(struct key_slot)) ||
+	    mt_match_map_init(&m->comm, 64, sizeof(struct map_slot)) ||
+	    mt_match_map_init(&m->claims, 64, sizeof(struct map_slot)) ||
+	    mt_match_map_init(&m->owed, 64, sizeof(struct map_slot)) ||
+	    mt_match_map_init(&m->clsmap, 64, sizeof(struct map_slot)) ||
+	    mt_match_map_init(&m->grpmap, 64, sizeof(struct map_slot))) {
 		mt_match_free(m);
 		return MT_ERR_NOMEM;
 	}
@@ -68,7 +71,6 @@ void mt_match_free(struct mt_match *m)
 	mt_match_order_free(m);
 	free(m->owe);
 	free(m->op);
-	free(m->key);
 	free(m->ep);
 	free(m->out);
 	free(m->sum.pending);

@@ -4,16 +4,20 @@
  * short however long the trace).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "match_priv.h"
 
-enum mt_status mt_match_map_init(struct map *mp, uint32_t cap)
+enum mt_status mt_match_map_init(struct map *mp, uint32_t cap, size_t size)
 {
-	mp->slot = calloc(cap, sizeof(*mp->slot));
+	if (size < sizeof(struct map_slot) || (size & (size - 1)))
+		return MT_ERR_ARG;
+	mp->slot = calloc(cap, size);
 	if (!mp->slot)
 		return MT_ERR_NOMEM;
 	mp->mask = cap - 1;
 	mp->used = 0;
+	mp->shift = (uint32_t)__builtin_ctzll(size);
 	return MT_OK;
 }
 
@@ -27,11 +31,16 @@ enum mt_status mt_match_map_grow(struct map *mp)
 {
 	struct map old = *mp;
 
-	if (mt_match_map_init(mp, (old.mask + 1) * 2))
+	if (mt_match_map_init(mp, (old.mask + 1) * 2, (size_t)1 << old.shift))
 		return (*mp = old), MT_ERR_NOMEM;
-	for (uint32_t i = 0; i <= old.mask; i++)
-		if (old.slot[i].v)
-			mt_match_map_put(mp, &old.slot[i].k, old.slot[i].v);
+	for (uint32_t i = 0; i <= old.mask; i++) {
+		const struct map_slot *from = mt_match_map_slot(&old, i);
+		int added;
+
+		if (from->v)	/* no growth: the new map is twice as large */
+			memcpy(mt_match_map_find_or_add(mp, &from->k, &added), from,
+			       (size_t)1 << mp->shift);
+	}
 	mt_match_map_fini(&old);
 	return MT_OK;
 }
@@ -49,19 +58,20 @@ enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_
 
 void mt_match_map_del(struct map *mp, struct map_slot *s)
 {
-	uint32_t hole = (uint32_t)(s - mp->slot);
+	uint32_t hole = (uint32_t)(((char *)s - (char *)mp->slot) >> mp->shift);
 
 	/* Move back every later entry of the run whose home is not between
 	 * the hole and itself, so that no lookup ever stops early. */
-	for (uint32_t i = (hole + 1) & mp->mask; mp->slot[i].v;
+	for (uint32_t i = (hole + 1) & mp->mask; mt_match_map_slot(mp, i)->v;
 	     i = (i + 1) & mp->mask) {
-		uint32_t home = mt_match_map_hash(&mp->slot[i].k) & mp->mask;
+		uint32_t home = mt_match_map_hash(&mt_match_map_slot(mp, i)->k) & mp->mask;
 
 		if (((i - home) & mp->mask) >= ((i - hole) & mp->mask)) {
-			mp->slot[hole] = mp->slot[i];
+			memcpy(mt_match_map_slot(mp, hole), mt_match_map_slot(mp, i),
+			       (size_t)1 << mp->shift);
 			hole = i;
 		}
 	}
-	mp->slot[hole].v = 0;
+	mt_match_map_slot(mp, hole)->v = 0;
 	mp->used--;
 }

@@ -1,12 +1,16 @@
 /*
  * match_map.h - the matcher's hash map: 20-byte keys to uint32 values,
- * open addressing with linear probing (match_map.c). Look-ups are static
- * inline: the matcher asks two or three per message, from every file, and
- * out of line each cost a call; growth and deletion stay in match_map.c.
+ * open addressing with linear probing (match_map.c). A map's slots may
+ * carry more than the value: the key map keeps each key's queues in its
+ * slot (struct key_slot), with no pool entry to reach through it. Look-ups
+ * are static inline: the matcher asks two or three per message, from every
+ * file, and out of line each cost a call; growth and deletion stay in
+ * match_map.c.
  */
 #ifndef MATCH_MAP_H
 #define MATCH_MAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mt_status.h"
@@ -16,24 +20,36 @@ struct map_key {
 	uint32_t c;
 };
 
+/* The head of every slot, followed by what the map's owner keeps there. */
 struct map_slot {
 	struct map_key k;
 	uint32_t v;		/* 0: empty slot */
 };
 
 struct map {
-	struct map_slot *slot;
+	struct map_slot *slot;	/* mask + 1 slots of 2^shift bytes each */
 	uint32_t mask;		/* capacity - 1; capacity a power of two */
 	uint32_t used;
+	uint32_t shift;		/* slot size a power of two: the slot of an
+				 * index, and the index of a slot, are shifts,
+				 * not a multiplication and a division */
 };
 
-enum mt_status mt_match_map_init(struct map *mp, uint32_t cap);
+/* Slots of size bytes (a power of two, at least a struct map_slot, which
+ * they start with), cleared; MT_ERR_ARG for another size. */
+enum mt_status mt_match_map_init(struct map *mp, uint32_t cap, size_t size);
 void mt_match_map_fini(struct map *mp);
 /* Sets k -> v (v != 0), adding or replacing. */
 enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
+/* Removes the entry of slot s; slots after it may move. */
 void mt_match_map_del(struct map *mp, struct map_slot *s);
 /* Doubles the capacity: MT_OK or MT_ERR_NOMEM (then mp is unchanged). */
 enum mt_status mt_match_map_grow(struct map *mp);
+
+static inline struct map_slot *mt_match_map_slot(const struct map *mp, uint32_t i)
+{
+	return (struct map_slot *)((char *)mp->slot + ((size_t)i << mp->shift));
+}
 
 static inline uint32_t mt_match_map_hash(const struct map_key *k)
 {
@@ -53,7 +69,7 @@ static inline struct map_slot *mt_match_map_get(const struct map *mp,
 						const struct map_key *k)
 {
 	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
-		struct map_slot *s = &mp->slot[i];
+		struct map_slot *s = mt_match_map_slot(mp, i);
 
 		if (!s->v)
 			return NULL;
@@ -62,8 +78,9 @@ static inline struct map_slot *mt_match_map_get(const struct map *mp,
 	}
 }
 
-/* The slot of k, added (with v = 0: set it at once) if absent; NULL when
- * out of memory. The slot stays valid until the next add or delete. */
+/* The slot of k, added (with v = 0: set it at once, and what follows it
+ * in the slot) if absent; NULL when out of memory. The slot stays valid
+ * until the next add or delete. */
 static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
 							const struct map_key *k,
 							int *added)
@@ -72,7 +89,7 @@ static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
 	if ((mp->used + 1) * 2 > mp->mask + 1 && mt_match_map_grow(mp))
 		return NULL;
 	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
-		struct map_slot *s = &mp->slot[i];
+		struct map_slot *s = mt_match_map_slot(mp, i);
 
 		if (!s->v) {
 			s->k = *k;

@@ -22,51 +22,31 @@ static struct map_key recv_key(const struct mt_match *m, const struct op *r)
 				 .b = r->rsrc, .c = (uint32_t)r->p.ep };
 }
 
-/* The key entry of k, made if absent (NIL when out of memory); *slot is
- * its map slot, valid until the next key change. */
-static uint32_t key_get(struct mt_match *m, const struct map_key *k,
-			struct map_slot **slot)
+/* The slot of key k, made if absent (NULL when out of memory); valid
+ * until the next change to the key map. */
+static struct key_slot *key_get(struct mt_match *m, const struct map_key *k)
 {
 	int added = 0;
-	struct map_slot *s = mt_match_map_find_or_add(&m->keys, k, &added);
+	struct key_slot *ks = (struct key_slot *)mt_match_map_find_or_add(&m->keys, k,
+									   &added);
 
-	*slot = s;
-	if (!s || !added)
-		return s ? s->v : NIL;
-	uint32_t i = m->free_key;
-
-	if (i) {
-		m->free_key = m->key[i].next_free;
-	} else {
-		if (m->n_key >= m->cap_key &&
-		    mt_match_grow((void **)&m->key, &m->cap_key, sizeof(*m->key))) {
-			mt_match_map_del(&m->keys, s);
-			return NIL;
-		}
-		i = m->n_key++;
+	if (ks && added) {
+		ks->s.v = 1;
+		ks->sh = ks->st = ks->rh = ks->rt = NIL;
 	}
-	m->key[i] = (struct key){ .k = *k };
-	s->v = i;
-	return i;
+	return ks;
 }
 
-/* Drops key ki once neither side waits on it: memory follows what is in
- * flight, not the number of distinct tags ever seen. */
-static void key_release(struct mt_match *m, uint32_t ki, struct map_slot *slot)
+/* Drops key slot ks once neither side waits on it: memory follows what is
+ * in flight, not the number of distinct tags ever seen. */
+static void key_release(struct mt_match *m, struct key_slot *ks)
 {
-	struct key *k = &m->key[ki];
-
-	if (k->sh || k->rh)
-		return;
-	mt_match_map_del(&m->keys, slot);
-	k->next_free = m->free_key;
-	m->free_key = ki;
+	if (!ks->sh && !ks->rh)
+		mt_match_map_del(&m->keys, &ks->s);
 }
 
-static void q_push(struct mt_match *m, uint32_t ki, uint32_t *h, uint32_t *t,
-		   uint32_t i)
+static void q_push(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
 {
-	m->op[i].q_key = ki;
 	m->op[i].q_next = NIL;
 	m->op[i].q_prev = *t;
 	if (*t)
@@ -171,28 +151,26 @@ static int pair(struct mt_match *m, uint32_t i, int send)
 {
 	struct op *o = &m->op[i];
 	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
-	struct map_slot *slot;
-	uint32_t ki = key_get(m, &k, &slot), j;
+	struct key_slot *ks = key_get(m, &k);
+	uint32_t j;
 	int ambig;
 
-	if (!ki)
+	if (!ks)
 		return MT_ERR_NOMEM;
-	struct key *kk = &m->key[ki];
-
-	j = pick(m, send ? kk->rh : kk->sh, send ? o->p.ep : o->rsrc_ep,
+	j = pick(m, send ? ks->rh : ks->sh, send ? o->p.ep : o->rsrc_ep,
 		 k.b == MT_MATCH_NOSRC, !send, &ambig);
 	if (!j) {
 		if (send)
-			q_push(m, ki, &kk->sh, &kk->st, i);
+			q_push(m, &ks->sh, &ks->st, i);
 		else
-			q_push(m, ki, &kk->rh, &kk->rt, i);
+			q_push(m, &ks->rh, &ks->rt, i);
 		return MT_OK;
 	}
 	if (send)
-		q_remove(m, &kk->rh, &kk->rt, j);
+		q_remove(m, &ks->rh, &ks->rt, j);
 	else
-		q_remove(m, &kk->sh, &kk->st, j);
-	key_release(m, ki, slot);
+		q_remove(m, &ks->sh, &ks->st, j);
+	key_release(m, ks);
 	return send ? link(m, i, j, ambig) : link(m, j, i, ambig);
 }
 
@@ -207,19 +185,21 @@ enum mt_status mt_match_pair_recv(struct mt_match *m, uint32_t r)
 	return pair(m, r, 0);
 }
 
-/* Takes op i out of the key queue it waits in (cancel, end of input). */
+/* Takes op i out of the key queue it waits in (cancel, end of input). Its
+ * key is found again from the op: endpoints' masks do not change once
+ * operations are posted (mt_match_ep_masks). */
 void mt_match_unqueue(struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
 
 	if (!(o->state & OP_QUEUED))
 		return;
-	uint32_t ki = o->q_key;
-	struct key *kk = &m->key[ki];
 	int send = o->p.dir == MT_MATCH_DIR_SEND;
+	struct map_key k = send ? send_key(m, o) : recv_key(m, o);
+	struct key_slot *ks = (struct key_slot *)mt_match_map_get(&m->keys, &k);
 
-	q_remove(m, send ? &kk->sh : &kk->rh, send ? &kk->st : &kk->rt, i);
-	key_release(m, ki, mt_match_map_get(&m->keys, &kk->k));
+	q_remove(m, send ? &ks->sh : &ks->rh, send ? &ks->st : &ks->rt, i);
+	key_release(m, ks);
 }
 
 static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)

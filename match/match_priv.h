@@ -48,7 +48,7 @@ struct op {
 	int32_t rsrc_ep;	/* receive: known source endpoint, or -1 */
 	uint32_t seq;		/* posting sequence number (1, 2, ...) */
 	uint32_t ctx_next;	/* same-context FIFO; free list */
-	uint32_t q_next, q_prev, q_key; /* key queue */
+	uint32_t q_next, q_prev; /* key queue */
 	uint32_t l_prev, l_next; /* endpoint posting list */
 	uint32_t peer_op;	/* partner once paired */
 	uint32_t state;		/* enum op_state */
@@ -102,13 +102,15 @@ struct owed {
 	uint32_t next_free;
 };
 
-/* Waiting sends and receives of one key. */
-struct key {
+/* A key's slot in the key map: its waiting sends and receives. */
+struct key_slot {
+	struct map_slot s;	/* s.v: 1 */
 	uint32_t sh, st;	/* send queue head, tail */
 	uint32_t rh, rt;	/* receive queue */
-	uint32_t next_free;
-	struct map_key k;
+	uint32_t unused[4];	/* to 64 bytes: a map's slot size is a
+				 * power of two (match_map.h) */
 };
+_Static_assert(sizeof(struct key_slot) == 64, "a key slot fills 64 bytes");
 
 #define CTX_FAST_BITS 12	/* 2^12 direct-mapped slots of waiting contexts
 				 * (32 KiB): most ops wait alone in one, even
@@ -135,8 +137,6 @@ struct mt_match {
 	struct mt_match_cfg cfg;
 	struct op *op;		/* pool; op[0] unused */
 	uint32_t n_op, cap_op, free_op;
-	struct key *key;	/* key[0] unused */
-	uint32_t n_key, cap_key, free_key;
 	struct ep *ep;
 	uint32_t n_ep;
 	struct {
@@ -144,7 +144,7 @@ struct mt_match {
 		uint32_t over;	/* ops of the slot's hash in the map */
 	} ctx_slot[1u << CTX_FAST_BITS]; /* together: one cache line a look-up */
 	struct map ctx;		/* (proc, context) -> first op waiting: the rest */
-	struct map keys;	/* (ep, tag, src) -> key */
+	struct map keys;	/* (ep, tag, src): struct key_slot */
 	struct map comm;	/* (recv ep, cid, comm_src) -> sender rank + 1 */
 	struct map claims;	/* (proc, context) -> receive a probe claimed */
 	struct map owed;	/* (ssender ep, tag) -> unacknowledged Ssend */

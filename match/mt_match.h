@@ -178,7 +178,13 @@ struct mt_match_msg {
 	struct mt_match_fields recv_f;	/* the receive's filter (has_tag 0:
 					 * MPI_ANY_TAG); zero without one */
 	uint8_t status;			/* enum mt_match_status */
+	uint8_t pad[3];			/* 0, as pad2: the matcher builds a
+					 * message member by member, without
+					 * clearing it first, and a spill file
+					 * stores it byte for byte: no byte
+					 * may be left to the compiler */
 	uint32_t send_site, recv_site;	/* the ops' mt_match_op.site, 0: none */
+	uint32_t pad2;
 	uint64_t raw_tag;
 	uint64_t bytes;			/* sent length, or received if no send */
 	uint64_t recv_buf;		/* posted receive length */
@@ -254,8 +260,9 @@ void mt_match_free(struct mt_match *m);
 /* Endpoint ep (0, 1, ... dense) belongs to process proc, key (rank) rank.
  * It matches under the masks of the cfg given to mt_match_new. */
 enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int32_t rank);
-/* After mt_match_add_ep: endpoint ep matches under the masks of cfg (its own
- * tag layout: loose, ack and field masks; cfg->check is not looked at).
+/* After mt_match_add_ep, before any operation of ep is posted: endpoint ep
+ * matches under the masks of cfg (its own tag layout: loose, ack and field
+ * masks; cfg->check is not looked at).
  * Messages are keyed by the receiving endpoint's masks, Ssend ACKs by the
  * synchronous sender's. */
 enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
