@@ -3,7 +3,7 @@
 # EZTrace (a PMPI tracer writing OTF2) on the same runs.
 #
 # Runs bench/mpi_bench (2 ranks, tcp;ofi_rxm through Open MPI's cm/ofi
-# path) in three modes, interleaved so that machine noise hits them alike:
+# path) in these modes, interleaved so that machine noise hits them alike:
 #   none      untraced
 #   msgtrace  FI_PROVIDER_PATH=BUILD/provider FI_HOOK=msgtrace
 #   eztrace   mpirun ... eztrace -t openmpi ./mpi_bench (Debian `eztrace`)
