@@ -27,18 +27,12 @@
 #        eztrace", plus "base" when BASE_BUILD_DIR is given) PROV
 set -euo pipefail
 
-build=$(cd "${1:?usage: mpi_instr.sh BUILD_DIR [BASE_BUILD_DIR]}" && pwd)
-base=${2:+$(cd "$2" && pwd)}
-bench=$build/bench/mpi_bench
+. "$(dirname "$0")/mpi_lib.sh"
+mpi_setup mpi_instr "$@"
 iters=${ITERS:-200}
 runs=${RUNS:-1}
-prov=${PROV:-tcp;ofi_rxm}
 read -r -a modes <<<"${MODES:-none msgtrace${base:+ base} eztrace}"
-work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpiinstr.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
 command -v valgrind >/dev/null || { echo "mpi_instr: valgrind not installed" >&2; exit 1; }
-. "$(dirname "$0")/mpi_lib.sh"
 cg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=pingpong
     "--callgrind-out-file=$work/cg.%q{OMPI_COMM_WORLD_RANK}")
 

@@ -26,26 +26,18 @@
 #        BASE_BUILD_DIR is given) PROV (tcp;ofi_rxm)
 set -euo pipefail
 
-build=$(cd "${1:?usage: mpi_overhead.sh BUILD_DIR [BASE_BUILD_DIR]}" && pwd)
-base=${2:+$(cd "$2" && pwd)}
-bench=$build/bench/mpi_bench
+. "$(dirname "$0")/mpi_lib.sh"
+mpi_setup mpi_overhead "$@"
 runs=${RUNS:-5}
 pp_iters=${PP_ITERS:-2000}
 rate_iters=${RATE_ITERS:-300}
-prov=${PROV:-tcp;ofi_rxm}
 read -r -a modes <<<"${MODES:-none msgtrace eztrace${base:+ base}}"
-work=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-mpibench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-[ -x "$bench" ] || { echo "mpi_overhead: $bench not built (MPI missing?)" >&2; exit 1; }
 for m in "${modes[@]}"; do
-	[ "$m" != base ] || [ -f "$base/provider/libmsgtrace-fi.so" ] ||
-		{ echo "mpi_overhead: mode base needs BASE_BUILD_DIR with provider/libmsgtrace-fi.so" >&2; exit 1; }
+	[ "$m" != base ] || [ -n "$base" ] ||
+		{ echo "mpi_overhead: mode base needs BASE_BUILD_DIR" >&2; exit 1; }
 	[ "$m" != eztrace ] || command -v eztrace >/dev/null ||
 		{ echo "mpi_overhead: eztrace not installed (scripts/quickstart bench installs it)" >&2; exit 1; }
 done
-
-. "$(dirname "$0")/mpi_lib.sh"
 
 # run MODE TEST ITERS OUT: one mpirun; the trace's bytes per message go to
 # OUT.bpm, the program's output to OUT.
