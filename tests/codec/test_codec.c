@@ -191,6 +191,28 @@ Test(codec, random_round_trip)
 	}
 }
 
+/* Varints of every length, 1 to 10 bytes, at every alignment: the decoder
+ * reads most of them as one 8-byte word, and the last ones of a stream (no
+ * 8 bytes left) and the 9- and 10-byte ones a byte at a time. */
+Test(codec, every_varint_length)
+{
+	for (size_t start = 0; start < 8; start++) {
+		struct seq q = { 0 };
+
+		for (unsigned bits = 0; bits <= 64; bits += 7) {
+			uint64_t top = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+			uint64_t *w = (uint64_t *)add(&q, MT_REC_OP, 0, 48, bits, top);
+
+			w[2] = top;			/* all ones up to bits */
+			w[3] = bits < 64 ? 1ull << bits : 1;	/* one byte more */
+			w[4] = top ^ 0x5555555555555555ull;
+			w[5] = bits;
+		}
+		round_trip(&q, start);
+		seq_free(&q);
+	}
+}
+
 /* Garbage and cut streams: NULL with a reason, never past end (ASan). */
 Test(codec, bad_input_refused)
 {
@@ -228,6 +250,17 @@ Test(codec, bad_input_refused)
 		cr_assert(strstr(why, "previous record"), "%s", why);
 		off = 0;
 		cr_assert_null(mt_codec_decode(&s, long_varint, &off, sizeof(long_varint), &why));
+		/* the same with more bytes after it: a word read finds no end in
+		 * its 8 bytes and leaves the 10th byte's check to the byte loop */
+		{
+			uint8_t slack[sizeof(long_varint) + 16];
+
+			memset(slack, 0, sizeof(slack));
+			memcpy(slack, long_varint, sizeof(long_varint));
+			off = 0;
+			cr_assert_null(mt_codec_decode(&s, slack, &off, sizeof(slack), &why));
+			cr_assert(strstr(why, "field mask"), "%s", why);
+		}
 		off = 0;
 		cr_assert_null(mt_codec_decode(&s, raw_small, &off, sizeof(raw_small), &why));
 		cr_assert(strstr(why, "out of range"), "%s", why);
