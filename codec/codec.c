@@ -39,27 +39,59 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* 0 and *v, or -1 when the input ends first or runs over 64 bits. */
-static int get_varint(const uint8_t *file, uint64_t *off, uint64_t end,
-		      uint64_t *v)
+/* 0 and *v, or -1 when the input ends first or runs over 64 bits; *off is
+ * past the bytes read either way. Ten bytes hold any value, so with that
+ * many left no byte needs its own bound check. */
+static int get_varint_long(const uint8_t *file, uint64_t *off, uint64_t end,
+			   uint64_t *v)
 {
-	uint64_t r = 0;
+	uint64_t o = *off, stop = end - o >= 10 ? o + 10 : end, r = 0;
 
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		uint8_t b;
+	for (unsigned shift = 0; o < stop; shift += 7) {
+		uint8_t b = file[o++];
 
-		if (*off >= end)
-			return -1;
-		b = file[(*off)++];
 		if (shift == 63 && b > 1)
-			return -1;
+			break;
 		r |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
+			*off = o;
 			*v = r;
 			return 0;
 		}
 	}
+	*off = o;
 	return -1;
+}
+
+/*
+ * get_varint_long() for the common cases, inline: most values take one
+ * byte; most others end within the next 8 bytes, read as one little-endian
+ * word (the byte order of the whole format), whose 7-bit groups three
+ * shift-and-merge steps pack, with no loop over the bytes.
+ */
+static inline int get_varint(const uint8_t *file, uint64_t *off, uint64_t end,
+			     uint64_t *v)
+{
+	uint64_t o = *off, w, stops;
+
+	if (o < end && file[o] < 0x80) {
+		*v = file[o];
+		*off = o + 1;
+		return 0;
+	}
+	if (o + 8 > end)
+		return get_varint_long(file, off, end, v);
+	memcpy(&w, file + o, 8);
+	stops = ~w & 0x8080808080808080ull;	/* bytes that end a varint */
+	if (!stops)
+		return get_varint_long(file, off, end, v);
+	w &= stops ^ (stops - 1);		/* up to the first of them */
+	w = (w & 0x007f007f007f007full) | (w & 0x7f007f007f007f00ull) >> 1;
+	w = (w & 0x00003fff00003fffull) | (w & 0x3fff00003fff0000ull) >> 2;
+	w = (w & 0x000000000fffffffull) | (w & 0x0fffffff00000000ull) >> 4;
+	*v = w;
+	*off = o + (unsigned)__builtin_ctzll(stops) / 8 + 1;
+	return 0;
 }
 
 static uint64_t zigzag(uint64_t d)
@@ -166,9 +198,11 @@ static const struct mt_rec_hdr *decode_raw(struct mt_codec_state *s,
 	return r;
 }
 
-const struct mt_rec_hdr *mt_codec_decode(struct mt_codec_state *s,
-					 const uint8_t *file, uint64_t *off,
-					 uint64_t end, const char **why)
+/* mt_codec_decode() on an offset of its own, which the compiler can keep in
+ * a register through the inline varint reads. */
+static inline const struct mt_rec_hdr *decode(struct mt_codec_state *s,
+					      const uint8_t *file, uint64_t *off,
+					      uint64_t end, const char **why)
 {
 	struct mt_rec_hdr *h;
 	uint64_t m, v, *ref;
@@ -211,14 +245,12 @@ const struct mt_rec_hdr *mt_codec_decode(struct mt_codec_state *s,
 	}
 	if (get_varint(file, off, end, &v))
 		return fail(why, "cut inside a record's timestamp");
-	for (unsigned k = 0; k < words; k++) {
+	for (uint64_t diff = m >> M_WORDS; diff; diff &= diff - 1) {	/* words that differ */
 		uint64_t x;
 
-		if (!(m & (1ull << (M_WORDS + k))))
-			continue;
 		if (get_varint(file, off, end, &x))
 			return fail(why, "cut inside a record's field");
-		ref[HDR_WORDS + k] ^= x;
+		ref[HDR_WORDS + __builtin_ctzll(diff)] ^= x;
 	}
 	s->ts += unzigzag(v);
 	h->type = type;
@@ -226,6 +258,17 @@ const struct mt_rec_hdr *mt_codec_decode(struct mt_codec_state *s,
 	h->size = size;
 	h->ts = s->ts;
 	return h;
+}
+
+const struct mt_rec_hdr *mt_codec_decode(struct mt_codec_state *s,
+					 const uint8_t *file, uint64_t *off,
+					 uint64_t end, const char **why)
+{
+	uint64_t o = *off;
+	const struct mt_rec_hdr *r = decode(s, file, &o, end, why);
+
+	*off = o;
+	return r;
 }
 
 /* Buffered writer of the .tmp file. */
