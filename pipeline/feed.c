@@ -61,18 +61,28 @@ static int is_tagged(unsigned op)
 	return (kind_of(op) & OPK_TAGGED) != 0;
 }
 
-int mt_pipe_has_data(const struct mt_rec_op *r)
+/* mt_pipe_has_data of a call of kind k: static, for the feed's every op
+ * (the exported functions are interposable: gcc calls them, even here). */
+static inline int has_data(unsigned k, const struct mt_rec_op *r)
 {
-	unsigned k = kind_of(r->h.aux);
-
 	return (k & OPK_DATA) || ((k & OPK_MSG) && (r->flags & FI_REMOTE_CQ_DATA));
 }
 
-unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
+static inline unsigned recv_in(const struct mt_rec_op *r)
 {
 	return (r->flags & FI_PEEK ? MT_TAG_RECV_PEEK : 0) |
 	       (r->flags & FI_CLAIM ? MT_TAG_RECV_CLAIM : 0) |
 	       (r->addr != FI_ADDR_UNSPEC ? MT_TAG_RECV_DIRECTED : 0);
+}
+
+int mt_pipe_has_data(const struct mt_rec_op *r)
+{
+	return has_data(kind_of(r->h.aux), r);
+}
+
+unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
+{
+	return recv_in(r);
 }
 
 /* Evidence for the layout of each endpoint: its attributes and its first
@@ -320,11 +330,11 @@ static void decode_op(const struct mt_tag_layout *l, int send, int tagged,
  * each time.
  */
 static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
-			int send, int tagged, struct mt_match_op *o)
+			unsigned k, struct mt_match_op *o)
 {
 	const struct mt_tag_layout *l = &fd->lay[e];
-	unsigned in = send ? (mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0u) :
-		mt_pipe_recv_in(r);
+	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
+	unsigned in = send ? (has_data(k, r) ? MT_TAG_IN_DATA : 0u) : recv_in(r);
 	uint64_t aux = send ? (in ? r->data : 0) : r->ignore;
 
 	if (!tagged) {
@@ -374,7 +384,7 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
-	decode_memo(fd, e, r, send, tagged, &o);
+	decode_memo(fd, e, r, k, &o);
 	return mt_match_post(fd->m, &o);
 }
 
