@@ -141,6 +141,28 @@ static inline void mt_match_list_unlink(struct mt_match *m, uint32_t i)
 	o->state &= ~(uint32_t)OP_LISTED;
 }
 
+/*
+ * Posted receive i completed (its fields taken, not yet OP_DONE): it
+ * enters matching. The usual receive is the first posted of its endpoint,
+ * in no filter class, and no completed receive waits anywhere: nothing can
+ * come before it, and it is paired at once, as match_order.c would after
+ * passing it over and finding it alone (unlinked before it is marked
+ * done, it was never counted deferred). Any other waits its turn there.
+ */
+static inline enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i)
+{
+	struct op *o = &m->op[i];
+	struct ep *e = &m->ep[o->p.ep];
+
+	if (e->lh != i || e->unidx != i || e->n_deferred || m->ready.n ||
+	    (o->state & OP_INDEXED))
+		return mt_match_order_wait(m, i);
+	e->unidx = o->l_next;
+	mt_match_list_unlink(m, i);
+	o->state |= OP_DONE | OP_FINAL;
+	return mt_match_pair_recv(m, i);
+}
+
 /* Receive i was posted (match_order.c): the first posted receive of its
  * endpoint not yet in filter classes, if none is. */
 static inline void mt_match_order_posted(struct mt_match *m, uint32_t i)

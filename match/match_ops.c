@@ -220,11 +220,10 @@ static int recv_done(struct mt_match *m, uint32_t i,
 		}
 		return mt_match_order_drain(m);
 	}
-	o->state |= OP_DONE;
-	if (!(o->state & OP_LISTED))	/* a claimed message's data arrived */
-		return mt_match_try_emit(m, i);
-	m->ep[o->p.ep].n_deferred++;
-	return mt_match_order_done(m, i);
+	if (o->state & OP_LISTED)
+		return mt_match_order_done(m, i);
+	o->state |= OP_DONE;		/* a claimed message's data arrived */
+	return mt_match_try_emit(m, i);
 }
 
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)

@@ -353,14 +353,15 @@ enum mt_status mt_match_order_drain(struct mt_match *m)
 	return MT_OK;
 }
 
-enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i)
+enum mt_status mt_match_order_wait(struct mt_match *m, uint32_t i)
 {
 	struct op *o = &m->op[i];
 	struct ep *e = &m->ep[o->p.ep];
-	enum mt_status s = o->state & OP_INDEXED ? unindex_op(m, i) :
-		pass_over(m, i);
+	enum mt_status s;
 
-	if (s)
+	o->state |= OP_DONE;
+	e->n_deferred++;
+	if ((s = o->state & OP_INDEXED ? unindex_op(m, i) : pass_over(m, i)))
 		return s;
 	/* Alone in waiting, nothing posted before it in the way: the usual
 	 * case enters at once. */

@@ -203,8 +203,9 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
-/* match_order.c: when completed receives enter matching. */
-enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i);
+/* match_order.c: when completed receives enter matching (the usual one
+ * enters at once: mt_match_order_done, match_fast.h). */
+enum mt_status mt_match_order_wait(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drop(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drain(struct mt_match *m);
 enum mt_status mt_match_order_end(struct mt_match *m, int32_t ep);
