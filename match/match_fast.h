@@ -10,6 +10,7 @@
 #ifndef MATCH_FAST_H
 #define MATCH_FAST_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "match_priv.h"
@@ -98,6 +99,62 @@ static inline struct mt_match_msg *mt_match_out_slot(struct mt_match *m)
 	if (m->out_head + m->out_n == m->out_cap)
 		return mt_match_out_more(m);
 	return &m->out[m->out_head + m->out_n++];
+}
+
+/* Every byte of a message is written by the builders (below, and
+ * match_msg.c), its padding included (pad, pad2, and the fields' tail,
+ * copied from the ops or cleared): no memset of the 136 bytes first, a
+ * third of building a message. */
+_Static_assert(offsetof(struct mt_match_msg, send_site) ==
+	       offsetof(struct mt_match_msg, pad) + sizeof(((struct mt_match_msg *)0)->pad) &&
+	       offsetof(struct mt_match_msg, raw_tag) ==
+	       offsetof(struct mt_match_msg, pad2) + sizeof(uint32_t),
+	       "struct mt_match_msg has padding that no member names");
+
+/* The send's side of a message: the message as sent. */
+static inline void mt_match_msg_send_side(const struct op *so, struct mt_match_msg *msg)
+{
+	msg->send_ep = so->p.ep;
+	msg->recv_ep = so->p.peer;
+	msg->f = so->p.f;
+	msg->raw_tag = so->p.tag;
+	msg->bytes = so->p.len;
+	msg->t_send_post = so->p.ts;
+	msg->t_send_done = so->done_ts;
+	msg->send_site = so->p.site;
+}
+
+static inline void mt_match_msg_recv_side(const struct op *ro, struct mt_match_msg *msg)
+{
+	msg->recv_ep = ro->p.ep;
+	msg->t_recv_post = ro->p.ts;
+	msg->t_recv_done = ro->done_ts;
+	msg->recv_buf = ro->p.len;
+	msg->recv_f = ro->p.f;
+	msg->recv_site = ro->p.site;
+}
+
+static inline void mt_match_msg_status(struct mt_match_msg *msg, unsigned status)
+{
+	msg->status = (uint8_t)status;
+	memset(msg->pad, 0, sizeof(msg->pad));
+	msg->pad2 = 0;
+}
+
+/* The message of send so and receive ro, paired. Inline: every message
+ * is built here, and out of line the call and the tests of which side is
+ * there cost a third of it. Both endpoints are known: mt_match_post took
+ * no op of an endpoint outside m->ep. */
+static inline void mt_match_msg_pair(const struct mt_match *m, const struct op *so,
+				     const struct op *ro, struct mt_match_msg *msg)
+{
+	mt_match_msg_send_side(so, msg);
+	mt_match_msg_recv_side(ro, msg);
+	msg->send_rank = m->ep[so->p.ep].rank;
+	msg->recv_rank = m->ep[ro->p.ep].rank;
+	mt_match_msg_status(msg, (ro->state & OP_TRUNC) || so->p.len > ro->p.len ?
+			    MT_MATCH_ST_TRUNCATED : (ro->state & OP_AMBIG) ?
+			    MT_MATCH_ST_AMBIGUOUS : MT_MATCH_ST_MATCHED);
 }
 
 /* match_ssend.c: synchronous sends owed an ACK, for the ones that are. */

@@ -241,9 +241,9 @@ static void account(struct mt_match *m, const struct mt_match_msg *msg)
 		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
 }
 
-static void retire(struct mt_match *m, uint32_t i)
+static void retire(struct mt_match *m, uint32_t i, int send)
 {
-	if (m->op[i].p.dir == MT_MATCH_DIR_SEND) {
+	if (send) {
 		m->live_sends--;
 		m->ended_sends++;
 	} else {
@@ -275,9 +275,9 @@ enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
 
 	if (!msg)
 		return MT_ERR_NOMEM;
-	mt_match_build_msg(m, s, r, msg);
-	retire(m, s);
-	retire(m, r);
+	mt_match_msg_pair(m, &m->op[s], &m->op[r], msg);
+	retire(m, s, 1);
+	retire(m, r, 0);
 	account(m, msg);
 	return MT_OK;
 }
@@ -292,7 +292,7 @@ enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned stat
 	mt_match_unqueue(m, i);
 	mt_match_build_msg(m, send ? i : NIL, send ? NIL : i, msg);
 	msg->status = (uint8_t)status;
-	retire(m, i);
+	retire(m, i, send);
 	account(m, msg);
 	return MT_OK;
 }
