@@ -99,8 +99,6 @@ static uint32_t pick(struct mt_match *m, uint32_t h, int32_t want_ep, int nosrc,
 
 static void mark_paired(struct mt_match *m, uint32_t seq)
 {
-	if (!m->cfg.check)
-		return;
 	size_t byte = seq / 8;
 
 	if (byte >= m->paired_cap) {
@@ -123,26 +121,36 @@ static void mark_paired(struct mt_match *m, uint32_t seq)
 	m->paired_bits[byte] |= (uint8_t)(1u << (seq % 8));
 }
 
-static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
+/* Check mode: send s and receive r share a key, and neither was paired
+ * before. */
+static void check_link(struct mt_match *m, uint32_t s, uint32_t r)
 {
-	if (m->cfg.check) {
-		struct map_key ks = send_key(m, &m->op[s]);
-		struct map_key kr = recv_key(m, &m->op[r]);
+	struct map_key ks = send_key(m, &m->op[s]);
+	struct map_key kr = recv_key(m, &m->op[r]);
 
-		if (ks.a != kr.a || ks.b != kr.b || ks.c != kr.c)
-			mt_match_violate(m, "a send was paired with a receive of another key");
-	}
+	if (ks.a != kr.a || ks.b != kr.b || ks.c != kr.c)
+		mt_match_violate(m, "a send was paired with a receive of another key");
 	mark_paired(m, m->op[s].seq);
 	mark_paired(m, m->op[r].seq);
-	m->op[s].peer_op = r;
-	m->op[r].peer_op = s;
-	m->op[s].state |= OP_PAIRED;
-	m->op[r].state |= OP_PAIRED;
+}
+
+static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
+{
+	if (m->cfg.check)
+		check_link(m, s, r);
 	if (ambig)
 		m->op[r].state |= OP_AMBIG;
 	if (mt_match_owe_ack(m, s, r))
 		return MT_ERR_NOMEM;
-	return mt_match_try_emit(m, s);
+	/* Both complete, as most are by now: the message leaves at once, and
+	 * the two ops with it, never linked. */
+	if (m->op[s].state & m->op[r].state & OP_DONE)
+		return mt_match_flush_pair(m, s, r);
+	m->op[s].peer_op = r;
+	m->op[r].peer_op = s;
+	m->op[s].state |= OP_PAIRED;
+	m->op[r].state |= OP_PAIRED;
+	return MT_OK;
 }
 
 /* Op i (a send, or a receive whose turn came) meets the oldest partner
