@@ -66,7 +66,7 @@ static inline uint32_t mt_match_ctx_hash(int32_t proc, uint64_t context)
  */
 static inline enum mt_status mt_match_ctx_push(struct mt_match *m, uint32_t i)
 {
-	uint32_t h = mt_match_ctx_hash(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
+	uint32_t h = mt_match_ctx_hash(m->op[i].proc, m->op[i].p.context);
 
 	m->op[i].state |= OP_CTX;
 	m->op[i].ctx_next = NIL;
@@ -83,7 +83,7 @@ static inline uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc,
 	uint32_t h = mt_match_ctx_hash(proc, context);
 	uint32_t i = m->ctx_slot[h].fast;
 
-	if (!i || m->op[i].p.context != context || ep_proc(m, m->op[i].p.ep) != proc)
+	if (!i || m->op[i].p.context != context || m->op[i].proc != proc)
 		return mt_match_ctx_pop_map(m, proc, context, h);
 	m->ctx_slot[h].fast = NIL;
 	m->op[i].ctx_next = NIL;

@@ -75,7 +75,9 @@ static int post_claim(struct mt_match *m, const struct mt_match_op *op,
 
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 {
-	if (ep_proc(m, op->ep) < 0 || op->dir > MT_MATCH_DIR_RECV)
+	int32_t proc = ep_proc(m, op->ep);
+
+	if (proc < 0 || op->dir > MT_MATCH_DIR_RECV)
 		return MT_ERR_ARG;
 	m->sum.ops++;
 	if (op->dir == MT_MATCH_DIR_RECV && (op->flags & FI_CLAIM) &&
@@ -92,6 +94,7 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	struct op *o = &m->op[i];
 
 	o->p = *op;
+	o->proc = proc;
 	o->seq = ++m->seq;
 	o->done_ts = MT_MATCH_NOTIME;
 	o->rsrc_ep = -1;

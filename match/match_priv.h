@@ -59,6 +59,10 @@ struct op {
 	 * on (0: none). */
 	uint32_t cls[2], c_prev[2], c_next[2];
 	uint32_t grp, wait_cls;
+	int32_t proc;		/* of p.ep: ops pair with completions by
+				 * (process, context), and every post and
+				 * completion asks (in the padding the struct
+				 * had) */
 };
 
 /* Operation indices ordered by posting sequence: a binary min-heap. */
