@@ -100,7 +100,6 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	o->rsrc_ep = -1;
 	if (op->dir == MT_MATCH_DIR_SEND) {
 		m->posted_sends++;
-		m->live_sends++;
 		if (op->inject || (op->selective && !(op->flags & FI_COMPLETION))) {
 			o->state |= OP_DONE;
 			o->done_ts = op->ts;
@@ -115,7 +114,6 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 		return mt_match_ctx_push(m, i);
 	}
 	m->posted_recvs++;
-	m->live_recvs++;
 	list_append(m, i);
 	mt_match_order_posted(m, i);
 	return mt_match_ctx_push(m, i);
@@ -171,7 +169,6 @@ static int probe_done(struct mt_match *m, uint32_t i,
 
 			m->sum.claims++;
 			m->posted_recvs++;
-			m->live_recvs++;
 			take_completion(m, o, c);
 			o->done_ts = MT_MATCH_NOTIME;
 			o->state = OP_CLAIMED | OP_FINAL;
@@ -217,7 +214,6 @@ static int recv_done(struct mt_match *m, uint32_t i,
 				return MT_ERR_NOMEM;
 		} else {
 			warn_op(m, i, MT_MATCH_W_OP_ERROR);
-			m->live_recvs--;
 			m->ended_recvs++;
 			mt_match_op_free(m, i);
 		}

@@ -256,13 +256,10 @@ static void account(struct mt_match *m, const struct mt_match_msg *msg)
 
 static void retire(struct mt_match *m, uint32_t i, int send)
 {
-	if (send) {
-		m->live_sends--;
+	if (send)
 		m->ended_sends++;
-	} else {
-		m->live_recvs--;
+	else
 		m->ended_recvs++;
-	}
 	mt_match_op_free(m, i);
 }
 

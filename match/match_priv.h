@@ -170,8 +170,9 @@ struct mt_match {
 	size_t paired_cap;
 	uint64_t violations;
 	char violation[160];
-	uint64_t live_sends, live_recvs, posted_sends, posted_recvs;
-	uint64_t ended_sends, ended_recvs;
+	/* Ops posted and ended (reported, or failed): the difference is the
+	 * pool's (match_check.c). */
+	uint64_t posted_sends, posted_recvs, ended_sends, ended_recvs;
 };
 
 enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
