@@ -59,8 +59,11 @@ static void q_push(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
 	m->op[i].state |= OP_QUEUED;
 }
 
-/* Doubly linked: a cancelled send leaves a deep queue in one step. */
-static void q_remove(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
+/* Doubly linked: a cancelled send leaves a deep queue in one step.
+ * Forced inline: every message takes one op out of its queue, and gcc
+ * kept the call (559.6 against 561.6 instructions per event). */
+static inline __attribute__((always_inline)) void
+q_remove(struct mt_match *m, uint32_t *h, uint32_t *t, uint32_t i)
 {
 	uint32_t next = m->op[i].q_next, prev = m->op[i].q_prev;
 
