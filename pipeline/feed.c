@@ -441,19 +441,27 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		return MT_OK;
 	}
 	const struct mt_tag_layout *l = &fd->lay[e];
-	struct mt_match_cqe c = {
-		.ts = ts, .context = r->context, .flags = r->flags, .len = r->len,
-		.tag = r->tag, .data = r->data, .olen = r->olen, .ep = e,
-		.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0,
-		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
-			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
-	};
+	/* Member by member, f left unset: the matcher decodes a completion's
+	 * fields through cfg.fields when it needs them
+	 * (mt_pipe_feed_match_cfg); an initializer cleared them, and the
+	 * padding, for every completion. */
+	struct mt_match_cqe c;
+
+	c.ts = ts;
+	c.context = r->context;
+	c.flags = r->flags;
+	c.len = r->len;
+	c.tag = r->tag;
+	c.data = r->data;
+	c.olen = r->olen;
+	c.ep = e;
+	c.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0;
+	c.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
+		resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1;
 	/* Send completions carry no reliable tag: sends are decoded at post. */
-	if (r->flags & FI_SEND)
-		return mt_match_complete(fd->m, &c);
-	c.src_id = op_src_id(l, mt_tag_decode_source(l, r->tag, r->data,
-						     cqe_in(l, r->tag)),
-			     cqe_tagged(r->flags), r->len);
+	c.src_id = r->flags & FI_SEND ? MT_MATCH_NOSRC :
+		op_src_id(l, mt_tag_decode_source(l, r->tag, r->data, cqe_in(l, r->tag)),
+			  cqe_tagged(r->flags), r->len);
 	return mt_match_complete(fd->m, &c);
 }
 
