@@ -141,7 +141,10 @@ static __attribute__((cold, noinline)) void check_link(struct mt_match *m,
 	mark_paired(m, m->op[r].seq);
 }
 
-static int link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
+/* Send s and receive r are paired. Inline in the pairing steps (forced:
+ * gcc kept a tail call, and link's own prologue, for each message). */
+static inline __attribute__((always_inline)) int
+link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 {
 	if (m->cfg.check)
 		check_link(m, s, r);
