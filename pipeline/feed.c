@@ -10,7 +10,10 @@
 
 #define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
 
-static int32_t ep_search(const struct feed *fd, uint32_t proc, uint64_t ep)
+/* Cold, as resolve_slow: the caches in front of them miss a few times per
+ * trace, and their calls off the hot path leave it registers. */
+static __attribute__((cold)) int32_t ep_search(const struct feed *fd,
+					       uint32_t proc, uint64_t ep)
 {
 	const struct mt_trace_ep *e = mt_trace_find_ep(fd->t, proc, ep);
 
@@ -276,8 +279,9 @@ static uint64_t op_src_id(const struct mt_tag_layout *l, mt_rank_t source,
 }
 
 /* resolve() past its cache. */
-static int32_t resolve_slow(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
-			    uint64_t addr)
+static __attribute__((cold)) int32_t resolve_slow(struct feed *fd, int32_t e,
+						  uint32_t proc, uint64_t ep,
+						  uint64_t addr)
 {
 	const struct mt_trace_ep *r;
 	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
