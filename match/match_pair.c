@@ -126,6 +126,72 @@ static void mark_paired(struct mt_match *m, uint32_t seq)
 	m->paired_bits[byte] |= (uint8_t)(1u << (seq % 8));
 }
 
+static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
+{
+	struct mt_match_warn *wn = &m->sum.warn[w];
+
+	if (wn->n_examples < MT_MATCH_EXAMPLES)
+		wn->example[wn->n_examples++] = *msg;
+	wn->count++;
+}
+
+/* Counts what msg, queued for the caller, says. */
+static void account(struct mt_match *m, const struct mt_match_msg *msg)
+{
+	static const int8_t warn_of[MT_MATCH_ST_COUNT] = {
+		[MT_MATCH_ST_MATCHED] = -1,
+		[MT_MATCH_ST_UNMATCHED_SEND] = MT_MATCH_W_SEND_NO_RECV,
+		[MT_MATCH_ST_UNMATCHED_RECV] = MT_MATCH_W_RECV_NO_SEND,
+		[MT_MATCH_ST_TRUNCATED] = MT_MATCH_W_TRUNCATED,
+		[MT_MATCH_ST_CANCELLED] = -1,
+		[MT_MATCH_ST_AMBIGUOUS] = MT_MATCH_W_AMBIGUOUS,
+	};
+
+	m->sum.messages++;
+	m->sum.by_status[msg->status]++;
+	if (warn_of[msg->status] >= 0)
+		warn(m, (unsigned)warn_of[msg->status], msg);
+	if (msg->t_recv_done != MT_MATCH_NOTIME &&
+	    msg->t_send_post != MT_MATCH_NOTIME &&
+	    msg->t_recv_done < msg->t_send_post)
+		warn(m, MT_MATCH_W_RECV_BEFORE_SEND, msg);
+	/* One process's own clock cannot run backwards between posting an
+	 * operation and completing it: only a damaged trace says so, which is
+	 * the input's fault, not the matcher's. */
+	if ((msg->t_send_done != MT_MATCH_NOTIME &&
+	     msg->t_send_done < msg->t_send_post) ||
+	    (msg->t_recv_done != MT_MATCH_NOTIME &&
+	     msg->t_recv_done < msg->t_recv_post))
+		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
+}
+
+static void retire(struct mt_match *m, uint32_t i, int send)
+{
+	if (send)
+		m->ended_sends++;
+	else
+		m->ended_recvs++;
+	mt_match_op_free(m, i);
+}
+
+/* Emits the paired s and r now, whatever is still missing. Messages are
+ * built in the output queue itself: no copy on the way out. Inline
+ * (forced) where a pair is found complete, link and try_emit: a call and
+ * its saves per message less. */
+static inline __attribute__((always_inline)) enum mt_status
+flush(struct mt_match *m, uint32_t s, uint32_t r)
+{
+	struct mt_match_msg *msg = mt_match_out_slot(m);
+
+	if (!msg)
+		return MT_ERR_NOMEM;
+	mt_match_msg_pair(m, &m->op[s], &m->op[r], msg);
+	retire(m, s, 1);
+	retire(m, r, 0);
+	account(m, msg);
+	return MT_OK;
+}
+
 /* Check mode: send s and receive r share a key, and neither was paired
  * before. Out of line (cold): inlined, it made link save six registers
  * for every message. */
@@ -155,7 +221,7 @@ link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 	/* Both complete, as most are by now: the message leaves at once, and
 	 * the two ops with it, never linked. */
 	if (m->op[s].state & m->op[r].state & OP_DONE)
-		return mt_match_flush_pair(m, s, r);
+		return flush(m, s, r);
 	m->op[s].peer_op = r;
 	m->op[r].peer_op = s;
 	m->op[s].state |= OP_PAIRED;
@@ -223,54 +289,6 @@ void mt_match_unqueue(struct mt_match *m, uint32_t i)
 	key_release(m, ks);
 }
 
-static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
-{
-	struct mt_match_warn *wn = &m->sum.warn[w];
-
-	if (wn->n_examples < MT_MATCH_EXAMPLES)
-		wn->example[wn->n_examples++] = *msg;
-	wn->count++;
-}
-
-/* Counts what msg, queued for the caller, says. */
-static void account(struct mt_match *m, const struct mt_match_msg *msg)
-{
-	static const int8_t warn_of[MT_MATCH_ST_COUNT] = {
-		[MT_MATCH_ST_MATCHED] = -1,
-		[MT_MATCH_ST_UNMATCHED_SEND] = MT_MATCH_W_SEND_NO_RECV,
-		[MT_MATCH_ST_UNMATCHED_RECV] = MT_MATCH_W_RECV_NO_SEND,
-		[MT_MATCH_ST_TRUNCATED] = MT_MATCH_W_TRUNCATED,
-		[MT_MATCH_ST_CANCELLED] = -1,
-		[MT_MATCH_ST_AMBIGUOUS] = MT_MATCH_W_AMBIGUOUS,
-	};
-
-	m->sum.messages++;
-	m->sum.by_status[msg->status]++;
-	if (warn_of[msg->status] >= 0)
-		warn(m, (unsigned)warn_of[msg->status], msg);
-	if (msg->t_recv_done != MT_MATCH_NOTIME &&
-	    msg->t_send_post != MT_MATCH_NOTIME &&
-	    msg->t_recv_done < msg->t_send_post)
-		warn(m, MT_MATCH_W_RECV_BEFORE_SEND, msg);
-	/* One process's own clock cannot run backwards between posting an
-	 * operation and completing it: only a damaged trace says so, which is
-	 * the input's fault, not the matcher's. */
-	if ((msg->t_send_done != MT_MATCH_NOTIME &&
-	     msg->t_send_done < msg->t_send_post) ||
-	    (msg->t_recv_done != MT_MATCH_NOTIME &&
-	     msg->t_recv_done < msg->t_recv_post))
-		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
-}
-
-static void retire(struct mt_match *m, uint32_t i, int send)
-{
-	if (send)
-		m->ended_sends++;
-	else
-		m->ended_recvs++;
-	mt_match_op_free(m, i);
-}
-
 /* Emits the message of op i once both its send and receive completed. */
 enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i)
 {
@@ -282,22 +300,13 @@ enum mt_status mt_match_try_emit(struct mt_match *m, uint32_t i)
 
 	if (!(m->op[s].state & OP_DONE) || !(m->op[r].state & OP_DONE))
 		return MT_OK;
-	return mt_match_flush_pair(m, s, r);
+	return flush(m, s, r);
 }
 
-/* Emits the paired s and r now, whatever is still missing. Messages are
- * built in the output queue itself: no copy on the way out. */
+/* flush for the other files (match_finish.c). */
 enum mt_status mt_match_flush_pair(struct mt_match *m, uint32_t s, uint32_t r)
 {
-	struct mt_match_msg *msg = mt_match_out_slot(m);
-
-	if (!msg)
-		return MT_ERR_NOMEM;
-	mt_match_msg_pair(m, &m->op[s], &m->op[r], msg);
-	retire(m, s, 1);
-	retire(m, r, 0);
-	account(m, msg);
-	return MT_OK;
+	return flush(m, s, r);
 }
 
 enum mt_status mt_match_emit_alone(struct mt_match *m, uint32_t i, unsigned status)
