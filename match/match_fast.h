@@ -2,10 +2,12 @@
  * match_fast.h - the matcher's steps that every event takes, static inline
  * (the write-side split of LTTng's frontend_api.h): taking and freeing an
  * operation, pairing it with its completion by context, a receive's
- * posting list, room for a message, and the Ssend ACK bookkeeping most
- * messages skip. Out of line, each cost a call from the file that needs
- * it; their rare cases (a pool or queue to grow, a context shared or
- * colliding, a synchronous send) stay there (match.c, match_ssend.c).
+ * posting list and its entry into matching when nothing precedes it, room
+ * for a message and a matched pair's message, and the Ssend ACK
+ * bookkeeping most messages skip. Out of line, each cost a call from the
+ * file that needs it; their rare cases (a pool or queue to grow, a context
+ * shared or colliding, a receive that waits its turn, a synchronous send)
+ * stay there (match.c, match_order.c, match_ssend.c).
  */
 #ifndef MATCH_FAST_H
 #define MATCH_FAST_H
