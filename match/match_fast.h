@@ -41,7 +41,9 @@ static inline uint32_t mt_match_op_alloc(struct mt_match *m)
 	o->grp = o->wait_cls = NIL;
 	o->done_len = o->rtag = 0;
 	o->rsrc = MT_MATCH_NOSRC;
-	memset(&o->rf, 0, sizeof(o->rf));
+	/* Typed, not memset: a char store may alias anything, and after it
+	 * gcc loaded m->op again for every later access. */
+	o->rf = (struct mt_match_fields){ 0 };
 	return i;
 }
 
