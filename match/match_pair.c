@@ -151,17 +151,17 @@ static void account(struct mt_match *m, const struct mt_match_msg *msg)
 	m->sum.by_status[msg->status]++;
 	if (warn_of[msg->status] >= 0)
 		warn(m, (unsigned)warn_of[msg->status], msg);
-	if (msg->t_recv_done != MT_MATCH_NOTIME &&
-	    msg->t_send_post != MT_MATCH_NOTIME &&
-	    msg->t_recv_done < msg->t_send_post)
+	/* A time not known (MT_MATCH_NOTIME, the largest value) is below no
+	 * other: a test x < y needs no check of x, only of y where it had
+	 * one. */
+	if (msg->t_recv_done < msg->t_send_post &&
+	    msg->t_send_post != MT_MATCH_NOTIME)
 		warn(m, MT_MATCH_W_RECV_BEFORE_SEND, msg);
 	/* One process's own clock cannot run backwards between posting an
 	 * operation and completing it: only a damaged trace says so, which is
 	 * the input's fault, not the matcher's. */
-	if ((msg->t_send_done != MT_MATCH_NOTIME &&
-	     msg->t_send_done < msg->t_send_post) ||
-	    (msg->t_recv_done != MT_MATCH_NOTIME &&
-	     msg->t_recv_done < msg->t_recv_post))
+	if (msg->t_send_done < msg->t_send_post ||
+	    msg->t_recv_done < msg->t_recv_post)
 		warn(m, MT_MATCH_W_DONE_BEFORE_POST, msg);
 }
 
