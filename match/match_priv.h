@@ -176,25 +176,32 @@ struct mt_match {
 };
 
 enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
+/* Endpoint ep was added. One test: a negative ep, as uint32_t, is past
+ * any count of endpoints (numbered by int32_t from 0, densely). */
+static inline int ep_known(const struct mt_match *m, int32_t ep)
+{
+	return (uint32_t)ep < m->n_ep;
+}
+
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
+	return ep_known(m, ep) ? m->ep[ep].proc : -1;
 }
 
 /* Masks of endpoint ep, the matcher's own for an unknown one. */
 static inline uint64_t ep_loose(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].loose : m->cfg.loose_mask;
+	return ep_known(m, ep) ? m->ep[ep].loose : m->cfg.loose_mask;
 }
 
 static inline uint64_t ep_ack(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].ack : m->cfg.ack_mask;
+	return ep_known(m, ep) ? m->ep[ep].ack : m->cfg.ack_mask;
 }
 
 static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
+	return ep_known(m, ep) ? m->ep[ep].rank : -1;
 }
 
 
