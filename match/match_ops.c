@@ -188,13 +188,35 @@ static int send_done(struct mt_match *m, uint32_t i,
 
 	o->state |= OP_DONE;
 	o->done_ts = c->ts;
-	if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
-		o->state |= OP_CANCEL;
-		return mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED);
-	}
-	if (c->err)
+	if (c->err) {		/* one test for the usual completion */
+		if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
+			o->state |= OP_CANCEL;
+			return mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED);
+		}
 		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+	}
 	return mt_match_try_emit(m, i);
+}
+
+/* Receive i failed (c->err, not FI_ETRUNC): cancelled, it is reported
+ * alone; else it is dropped with a warning. */
+static int recv_failed(struct mt_match *m, uint32_t i,
+		       const struct mt_match_cqe *c)
+{
+	struct op *o = &m->op[i];
+
+	if (o->state & OP_LISTED && mt_match_order_drop(m, i))
+		return MT_ERR_NOMEM;
+	if (c->err == FI_ECANCELED) {
+		o->state |= OP_CANCEL | OP_DONE;
+		if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
+			return MT_ERR_NOMEM;
+	} else {
+		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+		m->ended_recvs++;
+		mt_match_op_free(m, i);
+	}
+	return mt_match_order_drain(m);
 }
 
 static int recv_done(struct mt_match *m, uint32_t i,
@@ -203,21 +225,10 @@ static int recv_done(struct mt_match *m, uint32_t i,
 	struct op *o = &m->op[i];
 
 	take_completion(m, o, c);
-	if (c->err == FI_ETRUNC) {
+	if (c->err) {		/* one test for the usual completion */
+		if (c->err != FI_ETRUNC)
+			return recv_failed(m, i, c);
 		o->state |= OP_TRUNC;
-	} else if (c->err) {
-		if (o->state & OP_LISTED && mt_match_order_drop(m, i))
-			return MT_ERR_NOMEM;
-		if (c->err == FI_ECANCELED) {
-			o->state |= OP_CANCEL | OP_DONE;
-			if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
-				return MT_ERR_NOMEM;
-		} else {
-			warn_op(m, i, MT_MATCH_W_OP_ERROR);
-			m->ended_recvs++;
-			mt_match_op_free(m, i);
-		}
-		return mt_match_order_drain(m);
 	}
 	if (o->state & OP_LISTED)
 		return mt_match_order_done(m, i);
