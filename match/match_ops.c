@@ -12,7 +12,7 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 {
 	/* The sender knows its own world rank and its rank in the
 	 * communicator: receives that only know the latter learn it here. */
-	if (op->f.cid < 0 || op->f.comm_src < 0 || op->peer < 0)
+	if ((op->f.cid | op->f.comm_src | op->peer) < 0)	/* one unknown */
 		return MT_OK;
 	/* Senders repeat the same few triples: a per-endpoint cache of the
 	 * last ones spares the map (this runs for every send). */
