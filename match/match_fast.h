@@ -89,8 +89,8 @@ static inline uint32_t mt_match_ctx_pop(struct mt_match *m, int32_t proc,
 
 	if (!i || m->op[i].p.context != context || m->op[i].proc != proc)
 		return mt_match_ctx_pop_map(m, proc, context, h);
-	m->ctx_slot[h].fast = NIL;
-	m->op[i].ctx_next = NIL;
+	m->ctx_slot[h].fast = NIL;	/* its ctx_next is NIL: the map
+					 * chains the later ones of its key */
 	m->op[i].state &= ~(uint32_t)OP_CTX;
 	return i;
 }
