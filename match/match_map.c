@@ -16,6 +16,7 @@ enum mt_status mt_match_map_init(struct map *mp, uint32_t cap, size_t size)
 	if (!mp->slot)
 		return MT_ERR_NOMEM;
 	mp->mask = cap - 1;
+	mp->half = cap / 2;
 	mp->used = 0;
 	mp->shift = (uint32_t)__builtin_ctzll(size);
 	return MT_OK;

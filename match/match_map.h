@@ -34,6 +34,8 @@ struct map {
 	uint32_t shift;		/* slot size a power of two: the slot of an
 				 * index, and the index of a slot, are shifts,
 				 * not a multiplication and a division */
+	uint32_t half;		/* (mask + 1) / 2: the load an add grows at,
+				 * one comparison for every add */
 };
 
 /* Slots of size bytes (a power of two, at least a struct map_slot, which
@@ -107,7 +109,7 @@ static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
 							int *added)
 {
 	/* Keep the load under 1/2: probes stay short for any key set. */
-	if ((mp->used + 1) * 2 > mp->mask + 1 && mt_match_map_grow(mp))
+	if (mp->used >= mp->half && mt_match_map_grow(mp))
 		return NULL;
 	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
 		struct map_slot *s = mt_match_map_slot(mp, i);
