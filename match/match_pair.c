@@ -43,7 +43,7 @@ key_get(struct mt_match *m, const struct map_key *k)
  * in flight, not the number of distinct tags ever seen. */
 static void key_release(struct mt_match *m, struct key_slot *ks)
 {
-	if (!ks->sh && !ks->rh)
+	if (!(ks->sh | ks->rh))
 		mt_match_map_del(&m->keys, &ks->s);
 }
 
