@@ -219,9 +219,14 @@ static inline enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i)
 	if ((e->lh ^ i) | (e->unidx ^ i) | e->n_deferred | m->ready.n |
 	    (o->state & OP_INDEXED))
 		return mt_match_order_wait(m, i);
-	e->unidx = o->l_next;
-	mt_match_list_unlink(m, i);
-	o->state |= OP_DONE | OP_FINAL;
+	/* It heads its posting list, listed and not yet done: the list
+	 * loses its head, with none of mt_match_list_unlink's tests. */
+	e->unidx = e->lh = o->l_next;
+	if (o->l_next)
+		m->op[o->l_next].l_prev = NIL;
+	else
+		e->lt = NIL;
+	o->state = (o->state & ~(uint32_t)OP_LISTED) | OP_DONE | OP_FINAL;
 	return mt_match_pair_recv(m, i);
 }
 
