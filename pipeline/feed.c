@@ -181,7 +181,7 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
-	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* how 0: empty */
+	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* ep_how 0: empty */
 	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
 	    !fd->pc || !fd->addr || !fd->memo)
 		return MT_ERR_NOMEM;
@@ -345,17 +345,15 @@ static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &o->f, &o->src_id);
 		return;
 	}
-	uint32_t how = 1u | (uint32_t)send << 1 | in << 2;
-	uint64_t h = (o->tag ^ aux * 0x9E3779B97F4A7C15ull ^
-		      ((uint64_t)(uint32_t)e << 32 | how)) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t ep_how = (uint64_t)(uint32_t)e << 32 | 1u | (uint32_t)send << 1 | in << 2;
+	uint64_t h = (o->tag ^ aux * 0x9E3779B97F4A7C15ull ^ ep_how) * 0xC2B2AE3D27D4EB4Full;
 	struct feed_memo *d = &fd->memo[h >> (64 - FEED_MEMO_BITS)];
 
-	if (d->how != how || d->tag != o->tag || d->aux != aux || d->ep != e) {
+	if (d->ep_how != ep_how || d->tag != o->tag || d->aux != aux) {
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &d->f, &d->src_id);
 		d->tag = o->tag;
 		d->aux = aux;
-		d->ep = e;
-		d->how = how;
+		d->ep_how = ep_how;
 	}
 	o->f = d->f;
 	o->src_id = d->src_id;
