@@ -142,7 +142,7 @@ static struct map_key ctx_key(int32_t proc, uint64_t context)
 /* mt_match_ctx_push when slot h is taken: op i goes to the map. */
 enum mt_status mt_match_ctx_push_map(struct mt_match *m, uint32_t i, uint32_t h)
 {
-	struct map_key k = ctx_key(ep_proc(m, m->op[i].p.ep), m->op[i].p.context);
+	struct map_key k = ctx_key(m->op[i].proc, m->op[i].p.context);
 	int added;
 	struct map_slot *s = mt_match_map_find_or_add(&m->ctx, &k, &added);
 

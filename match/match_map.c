@@ -1,7 +1,7 @@
 /*
- * match_map.c - the matcher's hash map (match_map.h: its look-ups):
- * growth, and backward-shift deletion (no tombstones, so lookups stay
- * short however long the trace).
+ * match_map.c - the matcher's hash map (match_map.h: its look-ups, and
+ * deletion where nothing follows): growth, and backward-shift deletion
+ * (no tombstones, so lookups stay short however long the trace).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@ enum mt_status mt_match_map_init(struct map *mp, uint32_t cap, size_t size)
 	if (!mp->slot)
 		return MT_ERR_NOMEM;
 	mp->mask = cap - 1;
+	mp->half = cap / 2;
 	mp->used = 0;
 	mp->shift = (uint32_t)__builtin_ctzll(size);
 	return MT_OK;
@@ -56,9 +57,9 @@ enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_
 	return MT_OK;
 }
 
-void mt_match_map_del(struct map *mp, struct map_slot *s)
+void mt_match_map_del_run(struct map *mp, struct map_slot *s)
 {
-	uint32_t hole = (uint32_t)(((char *)s - (char *)mp->slot) >> mp->shift);
+	uint32_t hole = mt_match_map_index(mp, s);
 
 	/* Move back every later entry of the run whose home is not between
 	 * the hole and itself, so that no lookup ever stops early. */

@@ -4,8 +4,9 @@
  * carry more than the value: the key map keeps each key's queues in its
  * slot (struct key_slot), with no pool entry to reach through it. Look-ups
  * are static inline: the matcher asks two or three per message, from every
- * file, and out of line each cost a call; growth and deletion stay in
- * match_map.c.
+ * file, and out of line each cost a call; so is deleting an entry with no
+ * run after it, the usual case. Growth, and deletion's backward shift,
+ * stay in match_map.c.
  */
 #ifndef MATCH_MAP_H
 #define MATCH_MAP_H
@@ -33,6 +34,8 @@ struct map {
 	uint32_t shift;		/* slot size a power of two: the slot of an
 				 * index, and the index of a slot, are shifts,
 				 * not a multiplication and a division */
+	uint32_t half;		/* (mask + 1) / 2: the load an add grows at,
+				 * one comparison for every add */
 };
 
 /* Slots of size bytes (a power of two, at least a struct map_slot, which
@@ -41,14 +44,34 @@ enum mt_status mt_match_map_init(struct map *mp, uint32_t cap, size_t size);
 void mt_match_map_fini(struct map *mp);
 /* Sets k -> v (v != 0), adding or replacing. */
 enum mt_status mt_match_map_put(struct map *mp, const struct map_key *k, uint32_t v);
-/* Removes the entry of slot s; slots after it may move. */
-void mt_match_map_del(struct map *mp, struct map_slot *s);
+/* mt_match_map_del when the slot after s is taken: the run after it
+ * moves back. */
+void mt_match_map_del_run(struct map *mp, struct map_slot *s);
 /* Doubles the capacity: MT_OK or MT_ERR_NOMEM (then mp is unchanged). */
 enum mt_status mt_match_map_grow(struct map *mp);
 
 static inline struct map_slot *mt_match_map_slot(const struct map *mp, uint32_t i)
 {
 	return (struct map_slot *)((char *)mp->slot + ((size_t)i << mp->shift));
+}
+
+static inline uint32_t mt_match_map_index(const struct map *mp,
+					  const struct map_slot *s)
+{
+	return (uint32_t)(((const char *)s - (const char *)mp->slot) >> mp->shift);
+}
+
+/* Removes the entry of slot s; slots after it may move. Inline: the key
+ * map loses a key with most messages, and the slot after it is most often
+ * empty (the load stays under 1/2), with nothing to move back. */
+static inline void mt_match_map_del(struct map *mp, struct map_slot *s)
+{
+	if (mt_match_map_slot(mp, (mt_match_map_index(mp, s) + 1) & mp->mask)->v) {
+		mt_match_map_del_run(mp, s);
+		return;
+	}
+	s->v = 0;
+	mp->used--;
 }
 
 static inline uint32_t mt_match_map_hash(const struct map_key *k)
@@ -86,7 +109,7 @@ static inline struct map_slot *mt_match_map_find_or_add(struct map *mp,
 							int *added)
 {
 	/* Keep the load under 1/2: probes stay short for any key set. */
-	if ((mp->used + 1) * 2 > mp->mask + 1 && mt_match_map_grow(mp))
+	if (mp->used >= mp->half && mt_match_map_grow(mp))
 		return NULL;
 	for (uint32_t i = mt_match_map_hash(k) & mp->mask;; i = (i + 1) & mp->mask) {
 		struct map_slot *s = mt_match_map_slot(mp, i);

@@ -1,14 +1,15 @@
 /*
  * match_msg.c - a message as the caller sees it, built from its send and
- * receive operations, and the sender's world rank learnt from the
- * communicator fields when the receive alone names it. Below the pairing
+ * receive operations (a matched pair's inline, in match_fast.h), and the
+ * sender's world rank learnt from the communicator fields when the receive
+ * alone names it. Below the pairing
  * files (match_ops.c, match_pair.c, match_ssend.c), which all build
  * messages: it calls none of them.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 /* The world rank of the sender of f on the communicator, as learnt from
  * the sends seen so far to receiving endpoint ep, or -1. */
@@ -40,27 +41,6 @@ static void completion_fields(const struct mt_match *m, const struct op *r,
 	m->cfg.fields(m->cfg.fields_arg, &c, f);
 }
 
-/* Every byte of msg is written below, its padding included (pad, pad2,
- * and the fields' tail, copied from the ops or cleared): no memset of the
- * 136 bytes first, a third of building a message. */
-_Static_assert(offsetof(struct mt_match_msg, send_site) ==
-	       offsetof(struct mt_match_msg, pad) + sizeof(((struct mt_match_msg *)0)->pad) &&
-	       offsetof(struct mt_match_msg, raw_tag) ==
-	       offsetof(struct mt_match_msg, pad2) + sizeof(uint32_t),
-	       "struct mt_match_msg has padding that no member names");
-
-/* The send's side of a message: the message as sent. */
-static void send_side(const struct op *so, struct mt_match_msg *msg)
-{
-	msg->send_ep = so->p.ep;
-	msg->recv_ep = so->p.peer;
-	msg->f = so->p.f;
-	msg->raw_tag = so->p.tag;
-	msg->bytes = so->p.len;
-	msg->t_send_post = so->p.ts;
-	msg->t_send_done = so->done_ts;
-	msg->send_site = so->p.site;
-}
 
 /* A receive without its send: the message as the receive saw it. */
 static void recv_alone(const struct mt_match *m, const struct op *ro,
@@ -80,16 +60,6 @@ static void recv_alone(const struct mt_match *m, const struct op *ro,
 	msg->send_site = 0;
 }
 
-static void recv_side(const struct op *ro, struct mt_match_msg *msg)
-{
-	msg->recv_ep = ro->p.ep;
-	msg->t_recv_post = ro->p.ts;
-	msg->t_recv_done = ro->done_ts;
-	msg->recv_buf = ro->p.len;
-	msg->recv_f = ro->p.f;
-	msg->recv_site = ro->p.site;
-}
-
 static void no_recv(struct mt_match_msg *msg)
 {
 	msg->recv_buf = 0;
@@ -103,22 +73,20 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 {
 	const struct op *so = s ? &m->op[s] : NULL, *ro = r ? &m->op[r] : NULL;
 
-	if (so)
-		send_side(so, msg);
-	else
-		recv_alone(m, ro, msg);
-	if (ro)
-		recv_side(ro, msg);
-	else
+	if (so && ro) {
+		mt_match_msg_pair(m, so, ro, msg);
+		return;
+	}
+	if (so) {
+		mt_match_msg_send_side(so, msg);
 		no_recv(msg);
+	} else {
+		recv_alone(m, ro, msg);
+		mt_match_msg_recv_side(ro, msg);
+	}
 	msg->send_rank = ep_rank(m, msg->send_ep);
 	msg->recv_rank = ep_rank(m, msg->recv_ep);
 	if (msg->send_rank < 0 && !so)
 		msg->send_rank = mt_match_comm_rank(m, ro->p.ep, &msg->f);
-	msg->status = !so || !ro ? MT_MATCH_ST_MATCHED :
-		(ro->state & OP_TRUNC) || so->p.len > ro->p.len ?
-		MT_MATCH_ST_TRUNCATED : (ro->state & OP_AMBIG) ?
-		MT_MATCH_ST_AMBIGUOUS : MT_MATCH_ST_MATCHED;
-	memset(msg->pad, 0, sizeof(msg->pad));
-	msg->pad2 = 0;
+	mt_match_msg_status(msg, MT_MATCH_ST_MATCHED);
 }

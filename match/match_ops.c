@@ -12,7 +12,7 @@ static int learn_comm(struct mt_match *m, const struct mt_match_op *op)
 {
 	/* The sender knows its own world rank and its rank in the
 	 * communicator: receives that only know the latter learn it here. */
-	if (op->f.cid < 0 || op->f.comm_src < 0 || op->peer < 0)
+	if ((op->f.cid | op->f.comm_src | op->peer) < 0)	/* one unknown */
 		return MT_OK;
 	/* Senders repeat the same few triples: a per-endpoint cache of the
 	 * last ones spares the map (this runs for every send). */
@@ -75,7 +75,9 @@ static int post_claim(struct mt_match *m, const struct mt_match_op *op,
 
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 {
-	if (ep_proc(m, op->ep) < 0 || op->dir > MT_MATCH_DIR_RECV)
+	int32_t proc = ep_proc(m, op->ep);
+
+	if (proc < 0 || op->dir > MT_MATCH_DIR_RECV)
 		return MT_ERR_ARG;
 	m->sum.ops++;
 	if (op->dir == MT_MATCH_DIR_RECV && (op->flags & FI_CLAIM) &&
@@ -92,12 +94,12 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	struct op *o = &m->op[i];
 
 	o->p = *op;
+	o->proc = proc;
 	o->seq = ++m->seq;
 	o->done_ts = MT_MATCH_NOTIME;
 	o->rsrc_ep = -1;
 	if (op->dir == MT_MATCH_DIR_SEND) {
 		m->posted_sends++;
-		m->live_sends++;
 		if (op->inject || (op->selective && !(op->flags & FI_COMPLETION))) {
 			o->state |= OP_DONE;
 			o->done_ts = op->ts;
@@ -112,7 +114,6 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 		return mt_match_ctx_push(m, i);
 	}
 	m->posted_recvs++;
-	m->live_recvs++;
 	list_append(m, i);
 	mt_match_order_posted(m, i);
 	return mt_match_ctx_push(m, i);
@@ -136,7 +137,8 @@ static void take_completion(const struct mt_match *m, struct op *o,
 	o->rsrc_ep = c->src_ep >= 0 ? c->src_ep : o->p.peer;
 }
 
-static void warn_op(struct mt_match *m, uint32_t i, unsigned w)
+static __attribute__((cold)) void warn_op(struct mt_match *m, uint32_t i,
+					  unsigned w)
 {
 	struct mt_match_msg msg;
 	struct mt_match_warn *wn = &m->sum.warn[w];
@@ -151,9 +153,11 @@ static void warn_op(struct mt_match *m, uint32_t i, unsigned w)
 }
 
 /* A probe's completion: a miss (FI_ENOMSG) or a hit; a hit with FI_CLAIM
- * takes its message now, so it enters matching here, at the claim. */
-static int probe_done(struct mt_match *m, uint32_t i,
-		      const struct mt_match_cqe *c)
+ * takes its message now, so it enters matching here, at the claim. Out of
+ * line, as recv_failed (cold) and warn_op: inlined in mt_match_complete,
+ * they made every completion save and restore more registers. */
+static __attribute__((noinline)) int probe_done(struct mt_match *m, uint32_t i,
+						const struct mt_match_cqe *c)
 {
 	struct op *o = &m->op[i];
 
@@ -168,7 +172,6 @@ static int probe_done(struct mt_match *m, uint32_t i,
 
 			m->sum.claims++;
 			m->posted_recvs++;
-			m->live_recvs++;
 			take_completion(m, o, c);
 			o->done_ts = MT_MATCH_NOTIME;
 			o->state = OP_CLAIMED | OP_FINAL;
@@ -188,13 +191,36 @@ static int send_done(struct mt_match *m, uint32_t i,
 
 	o->state |= OP_DONE;
 	o->done_ts = c->ts;
-	if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
-		o->state |= OP_CANCEL;
-		return mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED);
-	}
-	if (c->err)
+	if (c->err) {		/* one test for the usual completion */
+		if (c->err == FI_ECANCELED && !(o->state & OP_PAIRED)) {
+			o->state |= OP_CANCEL;
+			return mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED);
+		}
 		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+	}
 	return mt_match_try_emit(m, i);
+}
+
+/* Receive i failed (c->err, not FI_ETRUNC): cancelled, it is reported
+ * alone; else it is dropped with a warning. */
+static __attribute__((cold, noinline)) int recv_failed(struct mt_match *m,
+							uint32_t i,
+							const struct mt_match_cqe *c)
+{
+	struct op *o = &m->op[i];
+
+	if (o->state & OP_LISTED && mt_match_order_drop(m, i))
+		return MT_ERR_NOMEM;
+	if (c->err == FI_ECANCELED) {
+		o->state |= OP_CANCEL | OP_DONE;
+		if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
+			return MT_ERR_NOMEM;
+	} else {
+		warn_op(m, i, MT_MATCH_W_OP_ERROR);
+		m->ended_recvs++;
+		mt_match_op_free(m, i);
+	}
+	return mt_match_order_drain(m);
 }
 
 static int recv_done(struct mt_match *m, uint32_t i,
@@ -203,28 +229,15 @@ static int recv_done(struct mt_match *m, uint32_t i,
 	struct op *o = &m->op[i];
 
 	take_completion(m, o, c);
-	if (c->err == FI_ETRUNC) {
+	if (c->err) {		/* one test for the usual completion */
+		if (c->err != FI_ETRUNC)
+			return recv_failed(m, i, c);
 		o->state |= OP_TRUNC;
-	} else if (c->err) {
-		if (o->state & OP_LISTED && mt_match_order_drop(m, i))
-			return MT_ERR_NOMEM;
-		if (c->err == FI_ECANCELED) {
-			o->state |= OP_CANCEL | OP_DONE;
-			if (mt_match_emit_alone(m, i, MT_MATCH_ST_CANCELLED))
-				return MT_ERR_NOMEM;
-		} else {
-			warn_op(m, i, MT_MATCH_W_OP_ERROR);
-			m->live_recvs--;
-			m->ended_recvs++;
-			mt_match_op_free(m, i);
-		}
-		return mt_match_order_drain(m);
 	}
-	o->state |= OP_DONE;
-	if (!(o->state & OP_LISTED))	/* a claimed message's data arrived */
-		return mt_match_try_emit(m, i);
-	m->ep[o->p.ep].n_deferred++;
-	return mt_match_order_done(m, i);
+	if (o->state & OP_LISTED)
+		return mt_match_order_done(m, i);
+	o->state |= OP_DONE;		/* a claimed message's data arrived */
+	return mt_match_try_emit(m, i);
 }
 
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)

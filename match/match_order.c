@@ -353,17 +353,22 @@ enum mt_status mt_match_order_drain(struct mt_match *m)
 	return MT_OK;
 }
 
-enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i)
+/* Receive i completed, and something may come before it (else
+ * mt_match_order_done, match_fast.h, paired it at once): it is counted
+ * deferred and enters when its turn comes. */
+enum mt_status mt_match_order_wait(struct mt_match *m, uint32_t i)
 {
 	struct op *o = &m->op[i];
 	struct ep *e = &m->ep[o->p.ep];
-	enum mt_status s = o->state & OP_INDEXED ? unindex_op(m, i) :
-		pass_over(m, i);
+	enum mt_status s;
 
-	if (s)
+	o->state |= OP_DONE;
+	e->n_deferred++;
+	if ((s = o->state & OP_INDEXED ? unindex_op(m, i) : pass_over(m, i)))
 		return s;
-	/* Alone in waiting, nothing posted before it in the way: the usual
-	 * case enters at once. */
+	/* Alone in waiting, nothing posted before it in the way: it enters
+	 * at once (a receive past earlier ones still posted, that it does
+	 * not wait on). */
 	if (e->n_deferred == 1 && !m->ready.n &&
 	    (e->lh == i || !blocker(m, i)))
 		return enter(m, i);

@@ -59,6 +59,10 @@ struct op {
 	 * on (0: none). */
 	uint32_t cls[2], c_prev[2], c_next[2];
 	uint32_t grp, wait_cls;
+	int32_t proc;		/* of p.ep: ops pair with completions by
+				 * (process, context), and every post and
+				 * completion asks (in the padding the struct
+				 * had) */
 };
 
 /* Operation indices ordered by posting sequence: a binary min-heap. */
@@ -166,30 +170,38 @@ struct mt_match {
 	size_t paired_cap;
 	uint64_t violations;
 	char violation[160];
-	uint64_t live_sends, live_recvs, posted_sends, posted_recvs;
-	uint64_t ended_sends, ended_recvs;
+	/* Ops posted and ended (reported, or failed): the difference is the
+	 * pool's (match_check.c). */
+	uint64_t posted_sends, posted_recvs, ended_sends, ended_recvs;
 };
 
 enum mt_status mt_match_grow(void **arr, uint32_t *cap, size_t elem);
+/* Endpoint ep was added. One test: a negative ep, as uint32_t, is past
+ * any count of endpoints (numbered by int32_t from 0, densely). */
+static inline int ep_known(const struct mt_match *m, int32_t ep)
+{
+	return (uint32_t)ep < m->n_ep;
+}
+
 static inline int32_t ep_proc(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].proc : -1;
+	return ep_known(m, ep) ? m->ep[ep].proc : -1;
 }
 
 /* Masks of endpoint ep, the matcher's own for an unknown one. */
 static inline uint64_t ep_loose(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].loose : m->cfg.loose_mask;
+	return ep_known(m, ep) ? m->ep[ep].loose : m->cfg.loose_mask;
 }
 
 static inline uint64_t ep_ack(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].ack : m->cfg.ack_mask;
+	return ep_known(m, ep) ? m->ep[ep].ack : m->cfg.ack_mask;
 }
 
 static inline int32_t ep_rank(const struct mt_match *m, int32_t ep)
 {
-	return ep >= 0 && (uint32_t)ep < m->n_ep ? m->ep[ep].rank : -1;
+	return ep_known(m, ep) ? m->ep[ep].rank : -1;
 }
 
 
@@ -203,8 +215,9 @@ void mt_match_build_msg(const struct mt_match *m, uint32_t s, uint32_t r,
 	       struct mt_match_msg *msg);
 void mt_match_violate(struct mt_match *m, const char *what);
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r);
-/* match_order.c: when completed receives enter matching. */
-enum mt_status mt_match_order_done(struct mt_match *m, uint32_t i);
+/* match_order.c: when completed receives enter matching (the usual one
+ * enters at once: mt_match_order_done, match_fast.h). */
+enum mt_status mt_match_order_wait(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drop(struct mt_match *m, uint32_t i);
 enum mt_status mt_match_order_drain(struct mt_match *m);
 enum mt_status mt_match_order_end(struct mt_match *m, int32_t ep);

@@ -15,7 +15,7 @@
 static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 			       uint64_t tag)
 {
-	const uint64_t src = ssender >= 0 && (uint32_t)ssender < m->n_ep ?
+	const uint64_t src = ep_known(m, ssender) ?
 		m->ep[ssender].field_mask[MT_MATCH_F_SRC] :
 		m->cfg.field_mask[MT_MATCH_F_SRC];
 

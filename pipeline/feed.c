@@ -10,7 +10,10 @@
 
 #define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
 
-static int32_t ep_search(const struct feed *fd, uint32_t proc, uint64_t ep)
+/* Cold, as resolve_slow: the caches in front of them miss a few times per
+ * trace, and their calls off the hot path leave it registers. */
+static __attribute__((cold)) int32_t ep_search(const struct feed *fd,
+					       uint32_t proc, uint64_t ep)
 {
 	const struct mt_trace_ep *e = mt_trace_find_ep(fd->t, proc, ep);
 
@@ -61,18 +64,28 @@ static int is_tagged(unsigned op)
 	return (kind_of(op) & OPK_TAGGED) != 0;
 }
 
-int mt_pipe_has_data(const struct mt_rec_op *r)
+/* mt_pipe_has_data of a call of kind k: static, for the feed's every op
+ * (the exported functions are interposable: gcc calls them, even here). */
+static inline int has_data(unsigned k, const struct mt_rec_op *r)
 {
-	unsigned k = kind_of(r->h.aux);
-
 	return (k & OPK_DATA) || ((k & OPK_MSG) && (r->flags & FI_REMOTE_CQ_DATA));
 }
 
-unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
+static inline unsigned recv_in(const struct mt_rec_op *r)
 {
 	return (r->flags & FI_PEEK ? MT_TAG_RECV_PEEK : 0) |
 	       (r->flags & FI_CLAIM ? MT_TAG_RECV_CLAIM : 0) |
 	       (r->addr != FI_ADDR_UNSPEC ? MT_TAG_RECV_DIRECTED : 0);
+}
+
+int mt_pipe_has_data(const struct mt_rec_op *r)
+{
+	return has_data(kind_of(r->h.aux), r);
+}
+
+unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
+{
+	return recv_in(r);
 }
 
 /* Evidence for the layout of each endpoint: its attributes and its first
@@ -168,7 +181,7 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
-	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* how 0: empty */
+	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* ep_how 0: empty */
 	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
 	    !fd->pc || !fd->addr || !fd->memo)
 		return MT_ERR_NOMEM;
@@ -266,8 +279,9 @@ static uint64_t op_src_id(const struct mt_tag_layout *l, mt_rank_t source,
 }
 
 /* resolve() past its cache. */
-static int32_t resolve_slow(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
-			    uint64_t addr)
+static __attribute__((cold)) int32_t resolve_slow(struct feed *fd, int32_t e,
+						  uint32_t proc, uint64_t ep,
+						  uint64_t addr)
 {
 	const struct mt_trace_ep *r;
 	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
@@ -320,28 +334,26 @@ static void decode_op(const struct mt_tag_layout *l, int send, int tagged,
  * each time.
  */
 static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
-			int send, int tagged, struct mt_match_op *o)
+			unsigned k, struct mt_match_op *o)
 {
 	const struct mt_tag_layout *l = &fd->lay[e];
-	unsigned in = send ? (mt_pipe_has_data(r) ? MT_TAG_IN_DATA : 0u) :
-		mt_pipe_recv_in(r);
+	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
+	unsigned in = send ? (has_data(k, r) ? MT_TAG_IN_DATA : 0u) : recv_in(r);
 	uint64_t aux = send ? (in ? r->data : 0) : r->ignore;
 
 	if (!tagged) {
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &o->f, &o->src_id);
 		return;
 	}
-	uint32_t how = 1u | (uint32_t)send << 1 | in << 2;
-	uint64_t h = (o->tag ^ aux * 0x9E3779B97F4A7C15ull ^
-		      ((uint64_t)(uint32_t)e << 32 | how)) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t ep_how = (uint64_t)(uint32_t)e << 32 | 1u | (uint32_t)send << 1 | in << 2;
+	uint64_t h = (o->tag ^ aux * 0x9E3779B97F4A7C15ull ^ ep_how) * 0xC2B2AE3D27D4EB4Full;
 	struct feed_memo *d = &fd->memo[h >> (64 - FEED_MEMO_BITS)];
 
-	if (d->how != how || d->tag != o->tag || d->aux != aux || d->ep != e) {
+	if (d->ep_how != ep_how || d->tag != o->tag || d->aux != aux) {
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &d->f, &d->src_id);
 		d->tag = o->tag;
 		d->aux = aux;
-		d->ep = e;
-		d->how = how;
+		d->ep_how = ep_how;
 	}
 	o->f = d->f;
 	o->src_id = d->src_id;
@@ -374,7 +386,7 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
-	decode_memo(fd, e, r, send, tagged, &o);
+	decode_memo(fd, e, r, k, &o);
 	return mt_match_post(fd->m, &o);
 }
 
@@ -431,19 +443,27 @@ static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		return MT_OK;
 	}
 	const struct mt_tag_layout *l = &fd->lay[e];
-	struct mt_match_cqe c = {
-		.ts = ts, .context = r->context, .flags = r->flags, .len = r->len,
-		.tag = r->tag, .data = r->data, .olen = r->olen, .ep = e,
-		.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0,
-		.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
-			resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1,
-	};
+	/* Member by member, f left unset: the matcher decodes a completion's
+	 * fields through cfg.fields when it needs them
+	 * (mt_pipe_feed_match_cfg); an initializer cleared them, and the
+	 * padding, for every completion. */
+	struct mt_match_cqe c;
+
+	c.ts = ts;
+	c.context = r->context;
+	c.flags = r->flags;
+	c.len = r->len;
+	c.tag = r->tag;
+	c.data = r->data;
+	c.olen = r->olen;
+	c.ep = e;
+	c.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0;
+	c.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
+		resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1;
 	/* Send completions carry no reliable tag: sends are decoded at post. */
-	if (r->flags & FI_SEND)
-		return mt_match_complete(fd->m, &c);
-	c.src_id = op_src_id(l, mt_tag_decode_source(l, r->tag, r->data,
-						     cqe_in(l, r->tag)),
-			     cqe_tagged(r->flags), r->len);
+	c.src_id = r->flags & FI_SEND ? MT_MATCH_NOSRC :
+		op_src_id(l, mt_tag_decode_source(l, r->tag, r->data, cqe_in(l, r->tag)),
+			  cqe_tagged(r->flags), r->len);
 	return mt_match_complete(fd->m, &c);
 }
 

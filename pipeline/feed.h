@@ -26,9 +26,10 @@ struct feed_proc_cache {
 struct feed_memo {
 	uint64_t tag, aux;	/* aux: a send's CQ data (0 without), a
 				 * receive's ignore mask */
-	int32_t ep;
-	uint32_t how;		/* 0: empty; else 1 | send << 1 | in << 2
-				 * (MT_TAG_IN_* or MT_TAG_RECV_* bits) */
+	uint64_t ep_how;	/* 0: empty; else endpoint << 32 | how, how
+				 * = 1 | send << 1 | in << 2 (MT_TAG_IN_* or
+				 * MT_TAG_RECV_* bits): one comparison for
+				 * both, the word the hash mixes in */
 	struct mt_match_fields f;
 	uint64_t src_id;
 };

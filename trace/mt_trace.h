@@ -397,8 +397,18 @@ enum mt_status mt_trace_merge_next(struct mt_trace_merge *m,
 void mt_trace_merge_close(struct mt_trace_merge *m);
 
 /* The call site number (index in sites[] + 1) of an OP event, 0 when it
- * names none (call sites off, no application frame, table full). */
-uint32_t mt_trace_op_site(const struct mt_trace *t,
-			  const struct mt_trace_event *ev);
+ * names none (call sites off, no application frame, table full). Inline:
+ * the matcher's feed asks it for every operation, and out of line the call
+ * cost more than the look-up. */
+static inline uint32_t mt_trace_op_site(const struct mt_trace *t,
+					const struct mt_trace_event *ev)
+{
+	const struct mt_trace_file *f = t->procs[ev->proc].files[ev->file];
+	const struct mt_rec_op_site *r = (const void *)ev->rec;
+
+	if (ev->rec->size < sizeof(*r) || !r->site || r->site > f->nsite_ids)
+		return 0;
+	return f->site_ids[r->site - 1];
+}
 
 #endif /* MT_TRACE_H */

@@ -188,14 +188,3 @@ void mt_trace_sites_free(struct mt_trace *t)
 	free(t->sites);
 	free(t->maps);
 }
-
-uint32_t mt_trace_op_site(const struct mt_trace *t,
-			  const struct mt_trace_event *ev)
-{
-	const struct mt_trace_file *f = t->procs[ev->proc].files[ev->file];
-	const struct mt_rec_op_site *r = (const void *)ev->rec;
-
-	if (ev->rec->size < sizeof(*r) || !r->site || r->site > f->nsite_ids)
-		return 0;
-	return f->site_ids[r->site - 1];
-}
