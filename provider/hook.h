@@ -28,11 +28,17 @@ enum hook_slot { HOOK_FID, HOOK_OPS, HOOK_MSG, HOOK_TAGGED, HOOK_SLOTS };
 
 struct hook_obj;
 
+/* Record header words a clone keeps, by aux: enum mt_op, enum mt_cq_call. */
+#define HOOK_REC_HDRS (MT_OP_CANCEL + 1)
+
 struct hook_clone {
 	struct hook_obj *obj;		/* owner */
 	const void *orig;		/* the provider's table */
 	struct hook_clone *retired;	/* clone this one replaced, freed at close */
-	uint64_t layer_bits;		/* the owner's, as the hot path stores it */
+	/* The first word (mt_rec_hdr_word) of each record its hooks write
+	 * inline, by aux: OPs for endpoints, CQEs for CQs. The object's
+	 * constants, so a hook loads its header in one instruction. */
+	uint64_t rec_hdr[HOOK_REC_HDRS];
 	uint64_t table[];		/* the cloned table */
 };
 

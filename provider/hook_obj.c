@@ -55,7 +55,10 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 		  const void *tmpl, size_t tmpl_size)
 {
 	const void *orig = *slot;
-	size_t osize, size, off;
+	int cq = o->fclass == FI_CLASS_CQ;
+	uint8_t type = cq ? MT_REC_CQE : MT_REC_OP;
+	uint16_t rsize = cq ? sizeof(struct mt_rec_cqe) : sizeof(struct mt_rec_op);
+	size_t osize, size, off, i;
 	struct hook_clone *c;
 
 	if (!orig)
@@ -78,7 +81,9 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 			memcpy((char *)c->table + off, &mine, sizeof(mine));
 	}
 	c->obj = o;
-	c->layer_bits = mt_rec_layer_bits(o->layer);
+	for (i = 0; i < HOOK_REC_HDRS; i++)
+		c->rec_hdr[i] = mt_rec_hdr_word(type, o->layer, rsize,
+						(uint32_t)i);
 	c->orig = orig;
 	c->retired = o->clone[s];
 	o->clone[s] = c;

@@ -111,7 +111,7 @@ uint64_t mt_rec_clock_slow(void);
  * OP's retries), and its record (NULL: lost) is taken back while it is
  * still the last one; one that nested records already follow keeps ret.
  */
-void mt_rec_op_again(struct mt_rec_op *r, int32_t ret);
+ssize_t mt_rec_op_again(struct mt_rec_op *r, ssize_t ret);
 /* The retry count is recorded: the inline paths may take records again. */
 void mt_rec_reopen(void);
 
@@ -218,15 +218,26 @@ static inline void *mt_rec_reserve(size_t size)
 	return MT_LIKELY(r != NULL) ? r : mt_rec_slow(size);
 }
 
-/* The first 8 bytes in one store (the format is little-endian). */
+/* The first 8 bytes of a record header as one word (the format is
+ * little-endian): hooks compute theirs when the object is opened. */
+static inline uint64_t mt_rec_hdr_word(uint8_t type, uint8_t layer,
+				       uint16_t size, uint32_t aux)
+{
+	return type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
+	       (uint64_t)aux << 32;
+}
+
+/* ... stored in one store. */
+static inline void mt_rec_hdr_store(struct mt_rec_hdr *h, uint64_t w)
+{
+	memcpy(h, &w, sizeof(w));
+}
+
 static inline void mt_rec_hdr_set(struct mt_rec_hdr *h, uint8_t type,
 				  uint8_t layer, uint16_t size, uint32_t aux,
 				  uint64_t ts)
 {
-	uint64_t w = type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
-		     (uint64_t)aux << 32;
-
-	memcpy(h, &w, sizeof(w));
+	mt_rec_hdr_store(h, mt_rec_hdr_word(type, layer, size, aux));
 	h->ts = ts;
 }
 
@@ -235,22 +246,10 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-/* A layer as it sits in the first word of a record header: hooks keep it
- * shifted, so the header of an OP is a constant or'ed with it. */
-static inline uint64_t mt_rec_layer_bits(uint8_t layer)
-{
-	return (uint64_t)layer << 8;
-}
-
-static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
-				  enum mt_op op, uint64_t ts,
+/* Everything of an OP but its header. */
+static inline void mt_rec_op_fill(struct mt_rec_op *r,
 				  const struct mt_rec_opargs *a, uint32_t retries)
 {
-	uint64_t w = MT_REC_OP | layer_bits | (uint64_t)sizeof(*r) << 16 |
-		     (uint64_t)op << 32;
-
-	memcpy(&r->h, &w, sizeof(w));
-	r->h.ts = ts;
 	r->ep = a->ep;
 	r->addr = a->addr;
 	r->tag = a->tag;
@@ -275,8 +274,7 @@ static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
  * size: sizeof(struct mt_rec_op), or of struct mt_rec_op_site with the call
  * site index site (mt_site.h).
  */
-static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
-						  enum mt_op op,
+static inline struct mt_rec_op *mt_rec_op_begin_n(uint8_t layer, enum mt_op op,
 						  const struct mt_rec_opargs *a,
 						  uint16_t size, uint32_t site)
 {
@@ -285,11 +283,11 @@ static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
 
 	if (MT_UNLIKELY(!r))
 		return NULL;
-	mt_rec_op_fill(r, layer_bits, op, ts, a, mt_rec_tls.retries);
+	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, size, op, ts);
+	mt_rec_op_fill(r, a, mt_rec_tls.retries);
 	if (size > sizeof(*r)) {	/* struct mt_rec_op_site: call sites on */
 		struct mt_rec_op_site *s = (struct mt_rec_op_site *)r;
 
-		r->h.size = size;
 		s->site = site;
 		s->pad = 0;
 	}
@@ -301,36 +299,40 @@ static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
 	return r;
 }
 
-static inline struct mt_rec_op *mt_rec_op_begin(uint64_t layer_bits,
-						enum mt_op op,
+static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
 						const struct mt_rec_opargs *a)
 {
-	return mt_rec_op_begin_n(layer_bits, op, a, sizeof(struct mt_rec_op), 0);
+	return mt_rec_op_begin_n(layer, op, a, sizeof(struct mt_rec_op), 0);
 }
 
-/* mt_rec_op_begin() through mt_rec_try(): NULL means "use the former". */
-static inline struct mt_rec_op *mt_rec_op_try(uint64_t layer_bits,
-					      enum mt_op op,
-					      const struct mt_rec_opargs *a)
+/*
+ * mt_rec_op_begin() for a record mt_rec_try() reserved (r, h, end): the
+ * hooks' inline path, which calls nothing. ts is read on entry to the hook;
+ * hdr is the record's first word (mt_rec_hdr_word), a constant of the
+ * hooked object that the hook loads only once the record is reserved, so
+ * that it holds no register before.
+ */
+static inline void mt_rec_op_put(struct mt_rec_op *r, struct mt_file_hdr *h,
+				 uint64_t end, uint64_t hdr, uint64_t ts,
+				 const struct mt_rec_opargs *a)
 {
-	struct mt_file_hdr *h;
-	uint64_t end;
-	struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &end);
-
-	if (MT_UNLIKELY(!r))
-		return NULL;
-	mt_rec_op_fill(r, layer_bits, op, __builtin_ia32_rdtsc(), a, 0);
+	mt_rec_hdr_store(&r->h, hdr);
+	mt_rec_op_fill(r, a, 0);
+	r->h.ts = ts;
 	mt_rec_publish(h, end);
-	return r;
 }
 
-/* The call returned: its value goes into the published record. */
-static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
+/* The call returned: its value goes into the published record, and is
+ * returned (mt_rec_op_again returns it too, so that the hook tail-calls it
+ * and keeps nothing but r across the provider's call). */
+static inline ssize_t mt_rec_op_end(struct mt_rec_op *r, ssize_t ret,
+				    int again)
 {
 	if (MT_UNLIKELY(again))
-		mt_rec_op_again(r, ret);
-	else if (MT_LIKELY(r != NULL))
-		r->ret = ret;
+		return mt_rec_op_again(r, ret);
+	if (MT_LIKELY(r != NULL))
+		r->ret = (int32_t)ret;
+	return ret;
 }
 
 /* A CQ read returned no entry: counted in the thread's own counter (one
