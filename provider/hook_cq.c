@@ -42,7 +42,8 @@ static size_t entry_size(int format)
 }
 
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
- * does not have are not read. The object's fields come in as values, loaded
+ * does not have are neither read nor stored (the reserved record is zero,
+ * mt_rec.h), nor are olen and the error fields, 0 here. The object's fields come in as values, loaded
  * once per read: the record stores could alias the object, so reading them
  * here would reload them for every entry. */
 static inline void fill(struct mt_rec_cqe *r, uint64_t hdr, int format,
@@ -55,14 +56,15 @@ static inline void fill(struct mt_rec_cqe *r, uint64_t hdr, int format,
 	r->h.ts = ts;
 	r->cq = cq;
 	r->context = (uint64_t)(uintptr_t)e->op_context;
-	r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
-	r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
-	r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
-	r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
+	if (format >= FI_CQ_FORMAT_MSG) {
+		r->flags = e->flags;
+		r->len = e->len;
+	}
+	if (format >= FI_CQ_FORMAT_DATA)
+		r->data = e->data;
+	if (format == FI_CQ_FORMAT_TAGGED)
+		r->tag = e->tag;
 	r->src = src;
-	r->olen = 0;
-	r->err = 0;
-	r->prov_errno = 0;
 }
 
 /* All n entries of a read into consecutive records. Inlined once per format

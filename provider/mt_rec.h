@@ -142,6 +142,20 @@ static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
 }
 
 /*
+ * A file is zero past committed: it grows by fallocate, and the one writer
+ * that moves committed back (mt_rec_op_again taking a record back) zeroes
+ * what it took back. So a reserved record is zero, and MT_REC_PUT leaves
+ * out a store the compiler knows to store 0 (a hook's constant-0 argument,
+ * a field its CQ format lacks): the inline paths store only what carries
+ * something.
+ */
+#define MT_REC_PUT(field, v)						\
+	do {								\
+		if (!__builtin_constant_p(v) || (v) != 0)		\
+			(field) = (v);					\
+	} while (0)
+
+/*
  * The thread enters a record. The store is ordered before the loads that
  * follow only for the compiler: a signal handler runs on this thread, and
  * mt_rec_fini() makes the CPU's order visible with membarrier() (so the
@@ -246,20 +260,20 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-/* Everything of an OP but its header. */
+/* Everything of an OP but its header, into a reserved (zero) record. */
 static inline void mt_rec_op_fill(struct mt_rec_op *r,
 				  const struct mt_rec_opargs *a, uint32_t retries)
 {
-	r->ep = a->ep;
-	r->addr = a->addr;
-	r->tag = a->tag;
-	r->ignore = a->ignore;
-	r->len = a->len;
-	r->data = a->data;
-	r->context = a->context;
-	r->flags = a->flags;
+	MT_REC_PUT(r->ep, a->ep);
+	MT_REC_PUT(r->addr, a->addr);
+	MT_REC_PUT(r->tag, a->tag);
+	MT_REC_PUT(r->ignore, a->ignore);
+	MT_REC_PUT(r->len, a->len);
+	MT_REC_PUT(r->data, a->data);
+	MT_REC_PUT(r->context, a->context);
+	MT_REC_PUT(r->flags, a->flags);
 	r->ret = MT_OP_RET_PENDING;
-	r->retries = retries;
+	MT_REC_PUT(r->retries, retries);
 }
 
 /*

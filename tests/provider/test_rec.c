@@ -629,6 +629,9 @@ Test(rec, inline_path_and_eagain)
 	cr_assert_eq(r->ret, MT_OP_RET_PENDING);
 	mt_rec_op_end(r, -11, 1);
 	cr_assert_eq(wh->committed, before, "EAGAIN takes the record back");
+	for (size_t i = 0; i < sizeof(*r); i++)
+		cr_assert_eq(((const char *)r)[i], 0,
+			     "what is taken back is zero again (MT_REC_PUT)");
 	cr_assert_null(op_try(hdr, &a),
 		       "a retry count to record closes the inline path");
 	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TRECV, &a), 0, 0);
