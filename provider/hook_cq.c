@@ -43,9 +43,10 @@ static size_t entry_size(int format)
 
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
  * does not have are neither read nor stored (the reserved record is zero,
- * mt_rec.h), nor are olen and the error fields, 0 here. The object's fields come in as values, loaded
- * once per read: the record stores could alias the object, so reading them
- * here would reload them for every entry. */
+ * mt_rec.h), nor are olen and the error fields, 0 here. The object's
+ * fields come in as values, loaded once per read: the record stores could
+ * alias the object, so reading them here would reload them for every
+ * entry. */
 static inline void fill(struct mt_rec_cqe *r, uint64_t hdr, int format,
 			uint64_t cq, uint64_t ts, const void *entry,
 			fi_addr_t src)
@@ -55,10 +56,17 @@ static inline void fill(struct mt_rec_cqe *r, uint64_t hdr, int format,
 	mt_rec_hdr_store(&r->h, hdr);
 	r->h.ts = ts;
 	r->cq = cq;
-	r->context = (uint64_t)(uintptr_t)e->op_context;
 	if (format >= FI_CQ_FORMAT_MSG) {
-		r->flags = e->flags;
+		/* op_context and flags, side by side in both: one copy */
+		_Static_assert(offsetof(struct mt_rec_cqe, flags) ==
+			       offsetof(struct mt_rec_cqe, context) + 8 &&
+			       offsetof(struct fi_cq_msg_entry, flags) ==
+			       offsetof(struct fi_cq_msg_entry, op_context) + 8,
+			       "context and flags are adjacent");
+		memcpy(&r->context, &e->op_context, 2 * sizeof(uint64_t));
 		r->len = e->len;
+	} else {
+		r->context = (uint64_t)(uintptr_t)e->op_context;
 	}
 	if (format >= FI_CQ_FORMAT_DATA)
 		r->data = e->data;
@@ -253,6 +261,8 @@ void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		return;
 	o->u.cq.format = effective_format(attr);
 	mt_hook_obj_announce(o, (uint64_t)o->u.cq.format);
+	_Static_assert(sizeof(struct fi_ops_cq) <= HOOK_TABLE_MAX,
+		       "HOOK_TABLE_MAX holds every template");
 	mt_hook_install(o, HOOK_OPS, (void **)&cq->ops, cq_ops(o->u.cq.format),
 			sizeof(struct fi_ops_cq));
 }

@@ -55,7 +55,7 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
 		struct mt_rec_op *r = begin(c->obj->layer, op, &a);	\
 									\
-		return end(r, ((const type *)c->orig)->entry args);	\
+		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
 	}
 
 #define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\

@@ -71,6 +71,7 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 	if (!c)
 		return;
 	memcpy(c->table, orig, osize);
+	memcpy(c->orig, orig, osize < sizeof(c->orig) ? osize : sizeof(c->orig));
 	for (off = sizeof(size_t); off + sizeof(void *) <= osize &&
 	     off + sizeof(void *) <= tmpl_size; off += sizeof(void *)) {
 		void *mine, *theirs;
@@ -84,7 +85,6 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 	for (i = 0; i < HOOK_REC_HDRS; i++)
 		c->rec_hdr[i] = mt_rec_hdr_word(type, o->layer, rsize,
 						(uint32_t)i);
-	c->orig = orig;
 	c->retired = o->clone[s];
 	o->clone[s] = c;
 	o->slot[s] = slot;
