@@ -146,6 +146,14 @@ static inline int hook_reentered(const void *obj)
 	return mt_rec_tls.inside == obj;
 }
 
+/* No hooked call with a mark is running. A second load of the mark (not
+ * merged with hook_reentered's): with one copy in a register, the compiler
+ * would use it for obj in the re-entered path and add moves there. */
+static inline int hook_outermost(void)
+{
+	return !__atomic_load_n(&mt_rec_tls.inside, __ATOMIC_RELAXED);
+}
+
 static inline const void *hook_inside(const void *obj)
 {
 	const void *prev = mt_rec_tls.inside;

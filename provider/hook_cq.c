@@ -152,25 +152,41 @@ finish(struct fid_cq *cq, int format, enum mt_cq_call call, const void *buf,
 }
 
 /*
- * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
- * a read made from inside a hooked call on the same CQ (util sread looping
- * on fi_cq_readfrom) goes straight to the provider; any other runs in
- * name_rec with the CQ marked as the one we are inside, and is recorded.
+ * CQ_READ_REC defines fn, a recorded read of cq->ops->entry that runs with
+ * the CQ marked as the one we are inside and then restores the mark that
+ * 'prev' (evaluated before the call) gave.
  */
-#define CQ_READ(name, fmt, entry, call, params, args, src)		\
-	static __attribute__((noinline)) ssize_t name##_rec params	\
+#define CQ_READ_REC(fn, prev, fmt, entry, call, params, args, src)	\
+	static __attribute__((noinline)) ssize_t fn params		\
 	{								\
-		const void *prev = hook_inside(cq);			\
+		const void *p = prev;					\
 		ssize_t ret = ORIG(cq)->entry args;			\
 									\
-		hook_outside(prev);					\
+		hook_outside(p);					\
 		return finish(cq, fmt, call, buf, ret, src);		\
-	}								\
+	}
+
+/*
+ * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
+ * a read made from inside a hooked call on the same CQ (util sread looping
+ * on fi_cq_readfrom) goes straight to the provider; any other is recorded.
+ * The common one, made inside no hooked call, runs in name_top, which
+ * restores the mark to NULL and so keeps no previous mark across the
+ * provider's call; one nested in a hooked call on another object runs in
+ * name_nested.
+ */
+#define CQ_READ(name, fmt, entry, call, params, args, src)		\
+	CQ_READ_REC(name##_top, (hook_inside(cq), NULL), fmt, entry,	\
+		    call, params, args, src)				\
+	CQ_READ_REC(name##_nested, hook_inside(cq), fmt, entry, call,	\
+		    params, args, src)					\
 	static ssize_t name params					\
 	{								\
 		if (hook_reentered(cq))					\
 			return ORIG(cq)->entry args;			\
-		return name##_rec args;					\
+		if (MT_LIKELY(hook_outermost()))			\
+			return name##_top args;				\
+		return name##_nested args;				\
 	}
 
 static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
