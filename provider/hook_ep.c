@@ -65,14 +65,15 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 		    params, args, __VA_ARGS__)				\
 	static ssize_t name params					\
 	{								\
-		struct mt_rec_opargs a = __VA_ARGS__;			\
 		uint64_t ts = __builtin_ia32_rdtsc();			\
 		struct mt_file_hdr *h;					\
 		uint64_t e;						\
 		struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &e);	\
+		struct mt_rec_opargs a;					\
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
+		a = (struct mt_rec_opargs)__VA_ARGS__;			\
 		mt_rec_op_put(r, h, e, hook_clone_of(ep->tbl)->rec_hdr[op],	\
 			      ts, &a);					\
 		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\

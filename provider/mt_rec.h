@@ -167,6 +167,32 @@ static inline void mt_rec_enter(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * The thread enters a record unless it is inside one already (then 0). On
+ * x86-64 one bts both tests and sets the flag: a single instruction, so no
+ * signal handler can run between the test and the store, which is all the
+ * flag guards against (it is the thread's own, no lock prefix needed), and
+ * two instructions fewer than load, test, branch and store. The "memory"
+ * clobber orders it like mt_rec_enter's fence.
+ */
+static inline int mt_rec_enter_free(void)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	int was;
+
+	__asm__ volatile("btsl $0, %0"
+			 : "+m"(mt_rec_tls.busy), "=@ccc"(was)
+			 :
+			 : "memory");
+	return !was;
+#else
+	if (mt_rec_tls.busy)
+		return 0;
+	mt_rec_enter();
+	return 1;
+#endif
+}
+
 /* ... and leaves it, after its last store to the file. */
 static inline void mt_rec_leave(void)
 {
@@ -208,9 +234,8 @@ static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 	const struct mt_rec_buf *b;
 	uint64_t off;
 
-	if (MT_UNLIKELY(mt_rec_tls.busy))
+	if (MT_UNLIKELY(!mt_rec_enter_free()))
 		return NULL;
-	mt_rec_enter();
 	b = mt_rec_tls.buf;
 	off = b->hdr->committed;
 	if (MT_UNLIKELY(off + size > b->limit)) {
