@@ -42,9 +42,12 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
  * to create or grow, clock without TSC) tail-call name_slow, which may.
  * name_cs is the call-site variant, installed instead of name when call
  * sites are on. The clock is read first, before rdtsc's rdx is needed for
- * anything but the third argument, and the clone's header word and
- * original table are loaded where they are used (reloading ep->tbl): both
- * keep fewer values live at once, so fewer registers are saved.
+ * anything but the third argument (name_slow reads its own), and the
+ * clone's header word and original table are loaded where they are used
+ * (reloading ep->tbl): both keep fewer values live at once, so fewer
+ * registers are saved. The opargs are built after the reservation, whose
+ * memory clobber (mt_rec_enter_free) would otherwise hide from MT_REC_PUT
+ * which of them are constant 0.
  */
 /* A hook recording through begin (mt_rec_op_begin or mt_hook_site_op_begin),
  * which may call out: the slow path, or the call-site variant. */
@@ -52,8 +55,7 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	static __attribute__((noinline)) ssize_t name params		\
 	{								\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
-		struct mt_rec_op *r = begin(c->obj->layer, op, &a);	\
+		struct mt_rec_op *r = begin(HOOK_OBJ(ep->tbl)->layer, op, &a); \
 									\
 		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
 	}
