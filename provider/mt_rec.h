@@ -27,6 +27,9 @@
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Inlined into every hook variant: out of line, an OP's begin takes its
+ * arguments through memory, and under call sites adds a frame to unwind. */
+#define MT_INLINE __attribute__((always_inline))
 
 /* Recording configuration, read once (mt_env.c) or set by tests. */
 struct mt_rec_conf {
@@ -313,9 +316,9 @@ static inline void mt_rec_op_fill(struct mt_rec_op *r,
  * size: sizeof(struct mt_rec_op), or of struct mt_rec_op_site with the call
  * site index site (mt_site.h).
  */
-static inline struct mt_rec_op *mt_rec_op_begin_n(uint8_t layer, enum mt_op op,
-						  const struct mt_rec_opargs *a,
-						  uint16_t size, uint32_t site)
+static inline MT_INLINE struct mt_rec_op *
+mt_rec_op_begin_n(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a,
+		  uint16_t size, uint32_t site)
 {
 	uint64_t ts = mt_rec_now();
 	struct mt_rec_op *r = mt_rec_reserve(size);
@@ -338,8 +341,8 @@ static inline struct mt_rec_op *mt_rec_op_begin_n(uint8_t layer, enum mt_op op,
 	return r;
 }
 
-static inline struct mt_rec_op *mt_rec_op_begin(uint8_t layer, enum mt_op op,
-						const struct mt_rec_opargs *a)
+static inline MT_INLINE struct mt_rec_op *
+mt_rec_op_begin(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a)
 {
 	return mt_rec_op_begin_n(layer, op, a, sizeof(struct mt_rec_op), 0);
 }
