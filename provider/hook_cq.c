@@ -42,20 +42,25 @@ static size_t entry_size(int format)
 }
 
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
- * does not have are neither read nor stored (the reserved record is zero,
- * mt_rec.h), nor are olen and the error fields, 0 here. The object's
+ * does not have are not read, and with zero set (a record of the inline
+ * path, zero already: mt_rec.h) not stored, nor are olen and the error
+ * fields, 0 here. The object's
  * fields come in as values, loaded once per read: the record stores could
  * alias the object, so reading them here would reload them for every
  * entry. */
-static inline void fill(struct mt_rec_cqe *r, uint64_t hdr, int format,
-			uint64_t cq, uint64_t ts, const void *entry,
-			fi_addr_t src)
+static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
+			int format, uint64_t cq, uint64_t ts,
+			const void *entry, fi_addr_t src)
 {
 	const struct fi_cq_tagged_entry *e = entry;
 
 	mt_rec_hdr_store(&r->h, hdr);
 	r->h.ts = ts;
 	r->cq = cq;
+	if (!zero) {
+		r->flags = r->len = r->data = r->tag = r->olen = 0;
+		r->err = r->prov_errno = 0;
+	}
 	if (format >= FI_CQ_FORMAT_MSG) {
 		/* op_context and flags, side by side in both: one copy */
 		_Static_assert(offsetof(struct mt_rec_cqe, flags) ==
@@ -85,7 +90,7 @@ fill_n(struct mt_rec_cqe *r, ssize_t n, uint64_t hdr, int format, uint64_t cq,
 	ssize_t i;
 
 	for (i = 0; i < n; i++)
-		fill(&r[i], hdr, format, cq, ts, buf + (size_t)i * step,
+		fill(&r[i], 1, hdr, format, cq, ts, buf + (size_t)i * step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 }
 
@@ -105,7 +110,7 @@ static __attribute__((noinline)) ssize_t record_slow(const struct hook_obj *o,
 		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
 			continue;
-		fill(r, mt_rec_hdr_word(MT_REC_CQE, o->layer, sizeof(*r), call),
+		fill(r, 0, mt_rec_hdr_word(MT_REC_CQE, o->layer, sizeof(*r), call),
 		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid, ts,
 		     buf + (size_t)i * entry_size(o->u.cq.format),
 		     src ? src[i] : FI_ADDR_NOTAVAIL);

@@ -478,16 +478,10 @@ static void again(struct mt_rec_op *r, int32_t ret)
 		return;
 	}
 	mt_rec_enter();
-	if (!closing(b) && mt_rec_next(b) == (char *)r + r->h.size) {
-		size_t size = r->h.size;
-
-		/* Published bytes move back past committed: zero again, as
-		 * record writers expect there (MT_REC_PUT). */
-		mt_rec_set_committed(h, h->committed - size);
-		memset(r, 0, size);
-	} else {
+	if (!closing(b) && mt_rec_next(b) == (char *)r + r->h.size)
+		mt_rec_set_committed(h, h->committed - r->h.size);
+	else
 		r->ret = ret;
-	}
 	mt_rec_leave();
 }
 

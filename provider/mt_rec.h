@@ -145,16 +145,20 @@ static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
 }
 
 /*
- * A file is zero past committed: it grows by fallocate, and the one writer
- * that moves committed back (mt_rec_op_again taking a record back) zeroes
- * what it took back. So a reserved record is zero, and MT_REC_PUT leaves
- * out a store the compiler knows to store 0 (a hook's constant-0 argument,
- * a field its CQ format lacks): the inline paths store only what carries
- * something.
+ * Past committed, a file is zero whenever the inline paths are open: it is
+ * created and grown by fallocate, and a record taken back after -FI_EAGAIN
+ * (mt_rec_op_again) closes them until an OP of the general path, which
+ * stores every field, reopens them; the records from the one taken back up
+ * to that OP, all general ones, cover its bytes. So a record mt_rec_try()
+ * reserved is zero, and MT_REC_PUT(zero, ...) with zero set leaves out a
+ * store the compiler knows to store 0 (a hook's constant-0 argument, a
+ * field its CQ format lacks): the inline paths store only what carries
+ * something. A live reader never sees the bytes taken back change but by
+ * the next record written over them.
  */
-#define MT_REC_PUT(field, v)						\
+#define MT_REC_PUT(zero, field, v)					\
 	do {								\
-		if (!__builtin_constant_p(v) || (v) != 0)		\
+		if (!(zero) || !__builtin_constant_p(v) || (v) != 0)	\
 			(field) = (v);					\
 	} while (0)
 
@@ -288,20 +292,20 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-/* Everything of an OP but its header, into a reserved (zero) record. */
-static inline void mt_rec_op_fill(struct mt_rec_op *r,
+/* Everything of an OP but its header; zero: r is zero (MT_REC_PUT). */
+static inline void mt_rec_op_fill(struct mt_rec_op *r, int zero,
 				  const struct mt_rec_opargs *a, uint32_t retries)
 {
-	MT_REC_PUT(r->ep, a->ep);
-	MT_REC_PUT(r->addr, a->addr);
-	MT_REC_PUT(r->tag, a->tag);
-	MT_REC_PUT(r->ignore, a->ignore);
-	MT_REC_PUT(r->len, a->len);
-	MT_REC_PUT(r->data, a->data);
-	MT_REC_PUT(r->context, a->context);
-	MT_REC_PUT(r->flags, a->flags);
+	MT_REC_PUT(zero, r->ep, a->ep);
+	MT_REC_PUT(zero, r->addr, a->addr);
+	MT_REC_PUT(zero, r->tag, a->tag);
+	MT_REC_PUT(zero, r->ignore, a->ignore);
+	MT_REC_PUT(zero, r->len, a->len);
+	MT_REC_PUT(zero, r->data, a->data);
+	MT_REC_PUT(zero, r->context, a->context);
+	MT_REC_PUT(zero, r->flags, a->flags);
 	r->ret = MT_OP_RET_PENDING;
-	MT_REC_PUT(r->retries, retries);
+	MT_REC_PUT(zero, r->retries, retries);
 }
 
 /*
@@ -326,7 +330,7 @@ mt_rec_op_begin_n(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a,
 	if (MT_UNLIKELY(!r))
 		return NULL;
 	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, size, op, ts);
-	mt_rec_op_fill(r, a, mt_rec_tls.retries);
+	mt_rec_op_fill(r, 0, a, mt_rec_tls.retries);
 	if (size > sizeof(*r)) {	/* struct mt_rec_op_site: call sites on */
 		struct mt_rec_op_site *s = (struct mt_rec_op_site *)r;
 
@@ -359,7 +363,7 @@ static inline void mt_rec_op_put(struct mt_rec_op *r, struct mt_file_hdr *h,
 				 const struct mt_rec_opargs *a)
 {
 	mt_rec_hdr_store(&r->h, hdr);
-	mt_rec_op_fill(r, a, 0);
+	mt_rec_op_fill(r, 1, a, 0);
 	r->h.ts = ts;
 	mt_rec_publish(h, end);
 }
