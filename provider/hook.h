@@ -28,11 +28,23 @@ enum hook_slot { HOOK_FID, HOOK_OPS, HOOK_MSG, HOOK_TAGGED, HOOK_SLOTS };
 
 struct hook_obj;
 
+/* Record header words a clone keeps, by aux: enum mt_op, enum mt_cq_call. */
+#define HOOK_REC_HDRS (MT_OP_CANCEL + 1)
+
+/* The largest table we clone (every template's type fits, HOOK_INSTALL). */
+#define HOOK_TABLE_MAX sizeof(struct fi_ops_domain)
+
 struct hook_clone {
 	struct hook_obj *obj;		/* owner */
-	const void *orig;		/* the provider's table */
 	struct hook_clone *retired;	/* clone this one replaced, freed at close */
-	uint64_t layer_bits;		/* the owner's, as the hot path stores it */
+	/* The provider's table as it was cloned, up to HOOK_TABLE_MAX bytes
+	 * (zero past its size): a hook reaches the provider's entry with one
+	 * load at a constant offset from the table it was called through. */
+	uint64_t orig[HOOK_TABLE_MAX / sizeof(uint64_t)];
+	/* The first word (mt_rec_hdr_word) of each record its hooks write
+	 * inline, by aux: OPs for endpoints, CQEs for CQs. The object's
+	 * constants, so a hook loads its header in one instruction. */
+	uint64_t rec_hdr[HOOK_REC_HDRS];
 	uint64_t table[];		/* the cloned table */
 };
 
@@ -94,7 +106,8 @@ static inline struct hook_clone *hook_clone_of(const void *table)
 }
 
 #define HOOK_OBJ(table) (hook_clone_of(table)->obj)
-#define HOOK_ORIG(table, type) ((const type *)hook_clone_of(table)->orig)
+#define HOOK_ORIG(table, type) \
+	((const type *)(const void *)hook_clone_of(table)->orig)
 
 /*
  * mt_hook_obj_new() decides the layer of a new object (internal when a hooked
@@ -109,8 +122,13 @@ void mt_hook_obj_announce(const struct hook_obj *o, uint64_t attr);
  * (also the generic mt_hook_fid_ops into fid.ops). */
 void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 		  const void *tmpl, size_t tmpl_size);
-#define HOOK_INSTALL(o, s, field, tmpl) \
-	mt_hook_install(o, s, (void **)&(field), &(tmpl), sizeof(tmpl))
+#define HOOK_INSTALL(o, s, field, tmpl)					\
+	do {								\
+		_Static_assert(sizeof(tmpl) <= HOOK_TABLE_MAX,		\
+			       "HOOK_TABLE_MAX holds every template");	\
+		mt_hook_install(o, s, (void **)&(field), &(tmpl),	\
+				sizeof(tmpl));				\
+	} while (0)
 /* Re-clones slots whose table the provider swapped (bind/control). */
 void mt_hook_reapply(struct hook_obj *o);
 void mt_hook_obj_free(struct hook_obj *o);
@@ -126,6 +144,14 @@ void mt_hook_obj_free(struct hook_obj *o);
 static inline int hook_reentered(const void *obj)
 {
 	return mt_rec_tls.inside == obj;
+}
+
+/* No hooked call with a mark is running. A second load of the mark (not
+ * merged with hook_reentered's): with one copy in a register, the compiler
+ * would use it for obj in the re-entered path and add moves there. */
+static inline int hook_outermost(void)
+{
+	return !__atomic_load_n(&mt_rec_tls.inside, __ATOMIC_RELAXED);
 }
 
 static inline const void *hook_inside(const void *obj)

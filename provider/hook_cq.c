@@ -42,47 +42,64 @@ static size_t entry_size(int format)
 }
 
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
- * does not have are not read. The object's fields come in as values, loaded
- * once per read: the record stores could alias the object, so reading them
- * here would reload them for every entry. */
-static inline void fill(struct mt_rec_cqe *r, uint8_t layer, int format,
-			uint64_t cq, enum mt_cq_call call, uint64_t ts,
+ * does not have are not read, and with zero set (a record of the inline
+ * path, zero already: mt_rec.h) not stored, nor are olen and the error
+ * fields, 0 here. The object's
+ * fields come in as values, loaded once per read: the record stores could
+ * alias the object, so reading them here would reload them for every
+ * entry. */
+static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
+			int format, uint64_t cq, uint64_t ts,
 			const void *entry, fi_addr_t src)
 {
 	const struct fi_cq_tagged_entry *e = entry;
 
-	mt_rec_hdr_set(&r->h, MT_REC_CQE, layer, sizeof(*r), call, ts);
+	mt_rec_hdr_store(&r->h, hdr);
+	r->h.ts = ts;
 	r->cq = cq;
-	r->context = (uint64_t)(uintptr_t)e->op_context;
-	r->flags = format >= FI_CQ_FORMAT_MSG ? e->flags : 0;
-	r->len = format >= FI_CQ_FORMAT_MSG ? e->len : 0;
-	r->data = format >= FI_CQ_FORMAT_DATA ? e->data : 0;
-	r->tag = format == FI_CQ_FORMAT_TAGGED ? e->tag : 0;
+	if (!zero) {
+		r->flags = r->len = r->data = r->tag = r->olen = 0;
+		r->err = r->prov_errno = 0;
+	}
+	if (format >= FI_CQ_FORMAT_MSG) {
+		/* op_context and flags, side by side in both: one copy */
+		_Static_assert(offsetof(struct mt_rec_cqe, flags) ==
+			       offsetof(struct mt_rec_cqe, context) + 8 &&
+			       offsetof(struct fi_cq_msg_entry, flags) ==
+			       offsetof(struct fi_cq_msg_entry, op_context) + 8,
+			       "context and flags are adjacent");
+		memcpy(&r->context, &e->op_context, 2 * sizeof(uint64_t));
+		r->len = e->len;
+	} else {
+		r->context = (uint64_t)(uintptr_t)e->op_context;
+	}
+	if (format >= FI_CQ_FORMAT_DATA)
+		r->data = e->data;
+	if (format == FI_CQ_FORMAT_TAGGED)
+		r->tag = e->tag;
 	r->src = src;
-	r->olen = 0;
-	r->err = 0;
-	r->prov_errno = 0;
 }
 
 /* All n entries of a read into consecutive records. Inlined once per format
  * (a constant there), so the copy has no per-field tests of the format. */
 static inline __attribute__((always_inline)) void
-fill_n(struct mt_rec_cqe *r, ssize_t n, uint8_t layer, int format, uint64_t cq,
-       enum mt_cq_call call, uint64_t ts, const char *buf, const fi_addr_t *src)
+fill_n(struct mt_rec_cqe *r, ssize_t n, uint64_t hdr, int format, uint64_t cq,
+       uint64_t ts, const char *buf, const fi_addr_t *src)
 {
 	const size_t step = entry_size(format);
 	ssize_t i;
 
 	for (i = 0; i < n; i++)
-		fill(&r[i], layer, format, cq, call, ts, buf + (size_t)i * step,
+		fill(&r[i], 1, hdr, format, cq, ts, buf + (size_t)i * step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 }
 
-/* One record at a time, through the general reservation. */
-static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
-						  enum mt_cq_call call,
-						  const char *buf, ssize_t n,
-						  const fi_addr_t *src)
+/* One record at a time, through the general reservation. Returns n, so
+ * that the hook tail-calls it and keeps nothing live across it. */
+static __attribute__((noinline)) ssize_t record_slow(const struct hook_obj *o,
+						     enum mt_cq_call call,
+						     const char *buf, ssize_t n,
+						     const fi_addr_t *src)
 {
 	uint64_t ts = mt_rec_now();
 	ssize_t i;
@@ -93,17 +110,20 @@ static __attribute__((noinline)) void record_slow(const struct hook_obj *o,
 		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
 			continue;
-		fill(r, o->layer, o->u.cq.format, (uint64_t)(uintptr_t)o->fid,
-		     call, ts, buf + (size_t)i * entry_size(o->u.cq.format),
+		fill(r, 0, mt_rec_hdr_word(MT_REC_CQE, o->layer, sizeof(*r), call),
+		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid, ts,
+		     buf + (size_t)i * entry_size(o->u.cq.format),
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
 	}
+	return n;
 }
 
-/* All entries of one read in one reservation and one publication. format
- * is a constant of the hook (one set of hooks per CQ format), the layer
- * comes from the clone the hook was called through. */
-static inline __attribute__((always_inline)) void
+/* The n > 0 entries of one read in one reservation and one publication;
+ * returns n. format is a constant of the hook (one set of hooks per CQ
+ * format), the header word comes from the clone the hook was called
+ * through. */
+static inline __attribute__((always_inline)) ssize_t
 record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
        ssize_t n, const fi_addr_t *src)
 {
@@ -112,46 +132,66 @@ record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
 	uint64_t end;
 	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h, &end);
 
-	if (MT_UNLIKELY(!r)) {
-		record_slow(c->obj, call, buf, n, src);
-		return;
-	}
-	fill_n(r, n, (uint8_t)(c->layer_bits >> 8), format,
-	       (uint64_t)(uintptr_t)cq, call, __builtin_ia32_rdtsc(), buf, src);
+	if (MT_UNLIKELY(!r))
+		return record_slow(c->obj, call, buf, n, src);
+	fill_n(r, n, c->rec_hdr[call], format, (uint64_t)(uintptr_t)cq,
+	       __builtin_ia32_rdtsc(), buf, src);
 	mt_rec_publish(h, end);
+	return n;
 }
 
+/* A read mostly returns one entry: that case is tested first and gets its
+ * own copy of record() with n a constant, in which the size computation
+ * and the loop vanish. */
 static inline __attribute__((always_inline)) ssize_t
 finish(struct fid_cq *cq, int format, enum mt_cq_call call, const void *buf,
        ssize_t ret, const fi_addr_t *src)
 {
-	if (ret > 0)
-		record(cq, format, call, buf, ret, src);
-	else if (ret == -FI_EAGAIN)
+	if (MT_LIKELY(ret == 1))
+		return record(cq, format, call, buf, 1, src);
+	if (ret > 1)
+		return record(cq, format, call, buf, ret, src);
+	if (ret == -FI_EAGAIN)
 		mt_rec_empty_poll();
 	return ret;
 }
 
 /*
- * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
- * a read made from inside a hooked call on the same CQ (util sread looping
- * on fi_cq_readfrom) goes straight to the provider; any other runs in
- * name_rec with the CQ marked as the one we are inside, and is recorded.
+ * CQ_READ_REC defines fn, a recorded read of cq->ops->entry that runs with
+ * the CQ marked as the one we are inside and then restores the mark that
+ * 'prev' (evaluated before the call) gave.
  */
-#define CQ_READ(name, fmt, entry, call, params, args, src)		\
-	static __attribute__((noinline)) ssize_t name##_rec params	\
+#define CQ_READ_REC(fn, prev, fmt, entry, call, params, args, src)	\
+	static __attribute__((noinline)) ssize_t fn params		\
 	{								\
-		const void *prev = hook_inside(cq);			\
+		const void *p = prev;					\
 		ssize_t ret = ORIG(cq)->entry args;			\
 									\
-		hook_outside(prev);					\
+		hook_outside(p);					\
 		return finish(cq, fmt, call, buf, ret, src);		\
-	}								\
+	}
+
+/*
+ * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
+ * a read made from inside a hooked call on the same CQ (util sread looping
+ * on fi_cq_readfrom) goes straight to the provider; any other is recorded.
+ * The common one, made inside no hooked call, runs in name_top, which
+ * restores the mark to NULL and so keeps no previous mark across the
+ * provider's call; one nested in a hooked call on another object runs in
+ * name_nested.
+ */
+#define CQ_READ(name, fmt, entry, call, params, args, src)		\
+	CQ_READ_REC(name##_top, (hook_inside(cq), NULL), fmt, entry,	\
+		    call, params, args, src)				\
+	CQ_READ_REC(name##_nested, hook_inside(cq), fmt, entry, call,	\
+		    params, args, src)					\
 	static ssize_t name params					\
 	{								\
 		if (hook_reentered(cq))					\
 			return ORIG(cq)->entry args;			\
-		return name##_rec args;					\
+		if (MT_LIKELY(hook_outermost()))			\
+			return name##_top args;				\
+		return name##_nested args;				\
 	}
 
 static ssize_t cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
@@ -242,6 +282,8 @@ void mt_hook_cq_opened(struct hook_obj *dom, struct fid_cq *cq,
 		return;
 	o->u.cq.format = effective_format(attr);
 	mt_hook_obj_announce(o, (uint64_t)o->u.cq.format);
+	_Static_assert(sizeof(struct fi_ops_cq) <= HOOK_TABLE_MAX,
+		       "HOOK_TABLE_MAX holds every template");
 	mt_hook_install(o, HOOK_OPS, (void **)&cq->ops, cq_ops(o->u.cq.format),
 			sizeof(struct fi_ops_cq));
 }

@@ -21,8 +21,7 @@
 
 static inline ssize_t end(struct mt_rec_op *r, ssize_t ret)
 {
-	mt_rec_op_end(r, (int32_t)ret, ret == -FI_EAGAIN);
-	return ret;
+	return mt_rec_op_end(r, ret, ret == -FI_EAGAIN);
 }
 
 static inline uint64_t iov_len(const struct iovec *iov, size_t count)
@@ -38,10 +37,17 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 /*
  * HOOK_OP defines the hook 'name' of ep->tbl->entry from its parameter
  * list, its argument list and the initializer of its struct mt_rec_opargs.
- * The hook itself calls nothing before the provider (mt_rec_op_try), so the
- * arguments stay in registers; the rare cases (file to create or grow,
- * clock without TSC) tail-call name_slow, which may. name_cs is the
- * call-site variant, installed instead of name when call sites are on.
+ * The hook itself calls nothing before the provider (mt_rec_try,
+ * mt_rec_op_put), so the arguments stay in registers; the rare cases (file
+ * to create or grow, clock without TSC) tail-call name_slow, which may.
+ * name_cs is the call-site variant, installed instead of name when call
+ * sites are on. The clock is read first, before rdtsc's rdx is needed for
+ * anything but the third argument (name_slow reads its own), and the
+ * clone's header word and original table are loaded where they are used
+ * (reloading ep->tbl): both keep fewer values live at once, so fewer
+ * registers are saved. The opargs are built after the reservation, whose
+ * memory clobber (mt_rec_enter_free) would otherwise hide from MT_REC_PUT
+ * which of them are constant 0.
  */
 /* A hook recording through begin (mt_rec_op_begin or mt_hook_site_op_begin),
  * which may call out: the slow path, or the call-site variant. */
@@ -49,10 +55,9 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 	static __attribute__((noinline)) ssize_t name params		\
 	{								\
 		struct mt_rec_opargs a = __VA_ARGS__;			\
-		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
-		struct mt_rec_op *r = begin(c->layer_bits, op, &a);	\
+		struct mt_rec_op *r = begin(HOOK_OBJ(ep->tbl)->layer, op, &a); \
 									\
-		return end(r, ((const type *)c->orig)->entry args);	\
+		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
 	}
 
 #define HOOK_OP(name, tbl, type, entry, op, params, args, ...)		\
@@ -62,14 +67,18 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 		    params, args, __VA_ARGS__)				\
 	static ssize_t name params					\
 	{								\
-		const struct hook_clone *c = hook_clone_of(ep->tbl);	\
-		const type *orig = c->orig;				\
-		struct mt_rec_opargs a = __VA_ARGS__;			\
-		struct mt_rec_op *r = mt_rec_op_try(c->layer_bits, op, &a); \
+		uint64_t ts = __builtin_ia32_rdtsc();			\
+		struct mt_file_hdr *h;					\
+		uint64_t e;						\
+		struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &e);	\
+		struct mt_rec_opargs a;					\
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
-		return end(r, orig->entry args);			\
+		a = (struct mt_rec_opargs)__VA_ARGS__;			\
+		mt_rec_op_put(r, h, e, hook_clone_of(ep->tbl)->rec_hdr[op],	\
+			      ts, &a);					\
+		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
 	}
 
 #define TAGGED_OP(name, entry, op, params, args, ...) \
@@ -231,10 +240,10 @@ static ssize_t cancel(fid_t fid, void *ctx)
 {
 	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
-	uint64_t layer_bits = hook_clone_of(ep->ops)->layer_bits;
+	uint8_t layer = HOOK_OBJ(ep->ops)->layer;
 	struct mt_rec_op *r = mt_hook_site_on ?
-		mt_hook_site_op_begin(layer_bits, MT_OP_CANCEL, &a) :
-		mt_rec_op_begin(layer_bits, MT_OP_CANCEL, &a);
+		mt_hook_site_op_begin(layer, MT_OP_CANCEL, &a) :
+		mt_rec_op_begin(layer, MT_OP_CANCEL, &a);
 
 	return end(r, EPOPS(ep)->cancel(fid, ctx));
 }

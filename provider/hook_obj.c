@@ -55,7 +55,10 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 		  const void *tmpl, size_t tmpl_size)
 {
 	const void *orig = *slot;
-	size_t osize, size, off;
+	int cq = o->fclass == FI_CLASS_CQ;
+	uint8_t type = cq ? MT_REC_CQE : MT_REC_OP;
+	uint16_t rsize = cq ? sizeof(struct mt_rec_cqe) : sizeof(struct mt_rec_op);
+	size_t osize, size, off, i;
 	struct hook_clone *c;
 
 	if (!orig)
@@ -68,6 +71,7 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 	if (!c)
 		return;
 	memcpy(c->table, orig, osize);
+	memcpy(c->orig, orig, osize < sizeof(c->orig) ? osize : sizeof(c->orig));
 	for (off = sizeof(size_t); off + sizeof(void *) <= osize &&
 	     off + sizeof(void *) <= tmpl_size; off += sizeof(void *)) {
 		void *mine, *theirs;
@@ -78,8 +82,9 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 			memcpy((char *)c->table + off, &mine, sizeof(mine));
 	}
 	c->obj = o;
-	c->layer_bits = mt_rec_layer_bits(o->layer);
-	c->orig = orig;
+	for (i = 0; i < HOOK_REC_HDRS; i++)
+		c->rec_hdr[i] = mt_rec_hdr_word(type, o->layer, rsize,
+						(uint32_t)i);
 	c->retired = o->clone[s];
 	o->clone[s] = c;
 	o->slot[s] = slot;

@@ -456,7 +456,7 @@ void *mt_rec_slow(size_t size)
 	return r;
 }
 
-void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
+static void again(struct mt_rec_op *r, int32_t ret)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 	struct mt_file_hdr *h = b->hdr;
@@ -483,6 +483,12 @@ void mt_rec_op_again(struct mt_rec_op *r, int32_t ret)
 	else
 		r->ret = ret;
 	mt_rec_leave();
+}
+
+ssize_t mt_rec_op_again(struct mt_rec_op *r, ssize_t ret)
+{
+	again(r, (int32_t)ret);
+	return ret;
 }
 
 void mt_rec_reopen(void)

@@ -27,6 +27,9 @@
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Inlined into every hook variant: out of line, an OP's begin takes its
+ * arguments through memory, and under call sites adds a frame to unwind. */
+#define MT_INLINE __attribute__((always_inline))
 
 /* Recording configuration, read once (mt_env.c) or set by tests. */
 struct mt_rec_conf {
@@ -111,7 +114,7 @@ uint64_t mt_rec_clock_slow(void);
  * OP's retries), and its record (NULL: lost) is taken back while it is
  * still the last one; one that nested records already follow keeps ret.
  */
-void mt_rec_op_again(struct mt_rec_op *r, int32_t ret);
+ssize_t mt_rec_op_again(struct mt_rec_op *r, ssize_t ret);
 /* The retry count is recorded: the inline paths may take records again. */
 void mt_rec_reopen(void);
 
@@ -142,6 +145,24 @@ static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
 }
 
 /*
+ * Past committed, a file is zero whenever the inline paths are open: it is
+ * created and grown by fallocate, and a record taken back after -FI_EAGAIN
+ * (mt_rec_op_again) closes them until an OP of the general path, which
+ * stores every field, reopens them; the records from the one taken back up
+ * to that OP, all general ones, cover its bytes. So a record mt_rec_try()
+ * reserved is zero, and MT_REC_PUT(zero, ...) with zero set leaves out a
+ * store the compiler knows to store 0 (a hook's constant-0 argument, a
+ * field its CQ format lacks): the inline paths store only what carries
+ * something. A live reader never sees the bytes taken back change but by
+ * the next record written over them.
+ */
+#define MT_REC_PUT(zero, field, v)					\
+	do {								\
+		if (!(zero) || !__builtin_constant_p(v) || (v) != 0)	\
+			(field) = (v);					\
+	} while (0)
+
+/*
  * The thread enters a record. The store is ordered before the loads that
  * follow only for the compiler: a signal handler runs on this thread, and
  * mt_rec_fini() makes the CPU's order visible with membarrier() (so the
@@ -151,6 +172,32 @@ static inline void mt_rec_enter(void)
 {
 	__atomic_store_n(&mt_rec_tls.busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * The thread enters a record unless it is inside one already (then 0). On
+ * x86-64 one bts both tests and sets the flag: a single instruction, so no
+ * signal handler can run between the test and the store, which is all the
+ * flag guards against (it is the thread's own, no lock prefix needed), and
+ * two instructions fewer than load, test, branch and store. The "memory"
+ * clobber orders it like mt_rec_enter's fence.
+ */
+static inline int mt_rec_enter_free(void)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	int was;
+
+	__asm__ volatile("btsl $0, %0"
+			 : "+m"(mt_rec_tls.busy), "=@ccc"(was)
+			 :
+			 : "memory");
+	return !was;
+#else
+	if (mt_rec_tls.busy)
+		return 0;
+	mt_rec_enter();
+	return 1;
+#endif
 }
 
 /* ... and leaves it, after its last store to the file. */
@@ -194,9 +241,8 @@ static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 	const struct mt_rec_buf *b;
 	uint64_t off;
 
-	if (MT_UNLIKELY(mt_rec_tls.busy))
+	if (MT_UNLIKELY(!mt_rec_enter_free()))
 		return NULL;
-	mt_rec_enter();
 	b = mt_rec_tls.buf;
 	off = b->hdr->committed;
 	if (MT_UNLIKELY(off + size > b->limit)) {
@@ -218,15 +264,26 @@ static inline void *mt_rec_reserve(size_t size)
 	return MT_LIKELY(r != NULL) ? r : mt_rec_slow(size);
 }
 
-/* The first 8 bytes in one store (the format is little-endian). */
+/* The first 8 bytes of a record header as one word (the format is
+ * little-endian): hooks compute theirs when the object is opened. */
+static inline uint64_t mt_rec_hdr_word(uint8_t type, uint8_t layer,
+				       uint16_t size, uint32_t aux)
+{
+	return type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
+	       (uint64_t)aux << 32;
+}
+
+/* ... stored in one store. */
+static inline void mt_rec_hdr_store(struct mt_rec_hdr *h, uint64_t w)
+{
+	memcpy(h, &w, sizeof(w));
+}
+
 static inline void mt_rec_hdr_set(struct mt_rec_hdr *h, uint8_t type,
 				  uint8_t layer, uint16_t size, uint32_t aux,
 				  uint64_t ts)
 {
-	uint64_t w = type | (uint64_t)layer << 8 | (uint64_t)size << 16 |
-		     (uint64_t)aux << 32;
-
-	memcpy(h, &w, sizeof(w));
+	mt_rec_hdr_store(h, mt_rec_hdr_word(type, layer, size, aux));
 	h->ts = ts;
 }
 
@@ -235,32 +292,20 @@ struct mt_rec_opargs {
 	uint64_t ep, addr, tag, ignore, len, data, context, flags;
 };
 
-/* A layer as it sits in the first word of a record header: hooks keep it
- * shifted, so the header of an OP is a constant or'ed with it. */
-static inline uint64_t mt_rec_layer_bits(uint8_t layer)
-{
-	return (uint64_t)layer << 8;
-}
-
-static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
-				  enum mt_op op, uint64_t ts,
+/* Everything of an OP but its header; zero: r is zero (MT_REC_PUT). */
+static inline void mt_rec_op_fill(struct mt_rec_op *r, int zero,
 				  const struct mt_rec_opargs *a, uint32_t retries)
 {
-	uint64_t w = MT_REC_OP | layer_bits | (uint64_t)sizeof(*r) << 16 |
-		     (uint64_t)op << 32;
-
-	memcpy(&r->h, &w, sizeof(w));
-	r->h.ts = ts;
-	r->ep = a->ep;
-	r->addr = a->addr;
-	r->tag = a->tag;
-	r->ignore = a->ignore;
-	r->len = a->len;
-	r->data = a->data;
-	r->context = a->context;
-	r->flags = a->flags;
+	MT_REC_PUT(zero, r->ep, a->ep);
+	MT_REC_PUT(zero, r->addr, a->addr);
+	MT_REC_PUT(zero, r->tag, a->tag);
+	MT_REC_PUT(zero, r->ignore, a->ignore);
+	MT_REC_PUT(zero, r->len, a->len);
+	MT_REC_PUT(zero, r->data, a->data);
+	MT_REC_PUT(zero, r->context, a->context);
+	MT_REC_PUT(zero, r->flags, a->flags);
 	r->ret = MT_OP_RET_PENDING;
-	r->retries = retries;
+	MT_REC_PUT(zero, r->retries, retries);
 }
 
 /*
@@ -275,21 +320,20 @@ static inline void mt_rec_op_fill(struct mt_rec_op *r, uint64_t layer_bits,
  * size: sizeof(struct mt_rec_op), or of struct mt_rec_op_site with the call
  * site index site (mt_site.h).
  */
-static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
-						  enum mt_op op,
-						  const struct mt_rec_opargs *a,
-						  uint16_t size, uint32_t site)
+static inline MT_INLINE struct mt_rec_op *
+mt_rec_op_begin_n(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a,
+		  uint16_t size, uint32_t site)
 {
 	uint64_t ts = mt_rec_now();
 	struct mt_rec_op *r = mt_rec_reserve(size);
 
 	if (MT_UNLIKELY(!r))
 		return NULL;
-	mt_rec_op_fill(r, layer_bits, op, ts, a, mt_rec_tls.retries);
+	mt_rec_hdr_set(&r->h, MT_REC_OP, layer, size, op, ts);
+	mt_rec_op_fill(r, 0, a, mt_rec_tls.retries);
 	if (size > sizeof(*r)) {	/* struct mt_rec_op_site: call sites on */
 		struct mt_rec_op_site *s = (struct mt_rec_op_site *)r;
 
-		r->h.size = size;
 		s->site = site;
 		s->pad = 0;
 	}
@@ -301,36 +345,40 @@ static inline struct mt_rec_op *mt_rec_op_begin_n(uint64_t layer_bits,
 	return r;
 }
 
-static inline struct mt_rec_op *mt_rec_op_begin(uint64_t layer_bits,
-						enum mt_op op,
-						const struct mt_rec_opargs *a)
+static inline MT_INLINE struct mt_rec_op *
+mt_rec_op_begin(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a)
 {
-	return mt_rec_op_begin_n(layer_bits, op, a, sizeof(struct mt_rec_op), 0);
+	return mt_rec_op_begin_n(layer, op, a, sizeof(struct mt_rec_op), 0);
 }
 
-/* mt_rec_op_begin() through mt_rec_try(): NULL means "use the former". */
-static inline struct mt_rec_op *mt_rec_op_try(uint64_t layer_bits,
-					      enum mt_op op,
-					      const struct mt_rec_opargs *a)
+/*
+ * mt_rec_op_begin() for a record mt_rec_try() reserved (r, h, end): the
+ * hooks' inline path, which calls nothing. ts is read on entry to the hook;
+ * hdr is the record's first word (mt_rec_hdr_word), a constant of the
+ * hooked object that the hook loads only once the record is reserved, so
+ * that it holds no register before.
+ */
+static inline void mt_rec_op_put(struct mt_rec_op *r, struct mt_file_hdr *h,
+				 uint64_t end, uint64_t hdr, uint64_t ts,
+				 const struct mt_rec_opargs *a)
 {
-	struct mt_file_hdr *h;
-	uint64_t end;
-	struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &end);
-
-	if (MT_UNLIKELY(!r))
-		return NULL;
-	mt_rec_op_fill(r, layer_bits, op, __builtin_ia32_rdtsc(), a, 0);
+	mt_rec_hdr_store(&r->h, hdr);
+	mt_rec_op_fill(r, 1, a, 0);
+	r->h.ts = ts;
 	mt_rec_publish(h, end);
-	return r;
 }
 
-/* The call returned: its value goes into the published record. */
-static inline void mt_rec_op_end(struct mt_rec_op *r, int32_t ret, int again)
+/* The call returned: its value goes into the published record, and is
+ * returned (mt_rec_op_again returns it too, so that the hook tail-calls it
+ * and keeps nothing but r across the provider's call). */
+static inline ssize_t mt_rec_op_end(struct mt_rec_op *r, ssize_t ret,
+				    int again)
 {
 	if (MT_UNLIKELY(again))
-		mt_rec_op_again(r, ret);
-	else if (MT_LIKELY(r != NULL))
-		r->ret = ret;
+		return mt_rec_op_again(r, ret);
+	if (MT_LIKELY(r != NULL))
+		r->ret = (int32_t)ret;
+	return ret;
 }
 
 /* A CQ read returned no entry: counted in the thread's own counter (one

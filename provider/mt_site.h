@@ -59,13 +59,13 @@ extern int mt_hook_site_on;
 uint32_t mt_hook_site_here(void);
 
 /* mt_rec_op_begin() for an OP carrying the current call site. */
-static inline struct mt_rec_op *mt_hook_site_op_begin(uint64_t layer_bits,
-						 enum mt_op op,
-						 const struct mt_rec_opargs *a)
+static inline MT_INLINE struct mt_rec_op *
+mt_hook_site_op_begin(uint8_t layer, enum mt_op op,
+		      const struct mt_rec_opargs *a)
 {
 	uint32_t site = mt_hook_site_here();
 
-	return mt_rec_op_begin_n(layer_bits, op, a,
+	return mt_rec_op_begin_n(layer, op, a,
 				 sizeof(struct mt_rec_op_site), site);
 }
 

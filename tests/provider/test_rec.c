@@ -506,7 +506,7 @@ Test(rec, nested_record_inside_a_call)
 	cr_assert_eq(mt_rec_init(&c), 0);
 	write_ops(1);
 	r = mt_rec_op_begin(0, MT_OP_TSEND, &outer);
-	q = mt_rec_op_begin(mt_rec_layer_bits(1), MT_OP_TSEND, &inner);
+	q = mt_rec_op_begin(1, MT_OP_TSEND, &inner);
 	mt_rec_op_end(q, 0, 0);
 	path_of(path, sizeof(path), getpid(), 0);
 	data = slurp(path, &size);
@@ -593,6 +593,18 @@ Test(rec, counters_in_header)
 	free(data);
 }
 
+/* The hooks' inline path (hook_ep.c): NULL means "take the general one". */
+static struct mt_rec_op *op_try(uint64_t hdr, const struct mt_rec_opargs *a)
+{
+	struct mt_file_hdr *h;
+	uint64_t end;
+	struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &end);
+
+	if (r)
+		mt_rec_op_put(r, h, end, hdr, __builtin_ia32_rdtsc(), a);
+	return r;
+}
+
 /* The inline path (what the hooks use) and -FI_EAGAIN: the record is
  * published before the call with ret PENDING, taken back on EAGAIN, and
  * the retry count reaches the next OP through the general path, after
@@ -601,6 +613,8 @@ Test(rec, inline_path_and_eagain)
 {
 	struct mt_rec_conf c = conf(1 << 20, 4096);
 	struct mt_rec_opargs a = { .tag = 7 };
+	const struct mt_rec_opargs full = { 1, 2, 7, 4, 5, 6, 7, 8 };
+	const uint64_t hdr = mt_rec_hdr_word(MT_REC_OP, 0, sizeof(struct mt_rec_op), MT_OP_TRECV);
 	const struct mt_file_hdr *wh;
 	const struct mt_rec_op *op;
 	struct mt_rec_op *r;
@@ -610,19 +624,22 @@ Test(rec, inline_path_and_eagain)
 	write_ops(1);
 	wh = mt_rec_tls.buf->hdr;
 	before = wh->committed;
-	r = mt_rec_op_try(0, MT_OP_TRECV, &a);
+	r = op_try(hdr, &full);
 	cr_assert_not_null(r);
 	cr_assert_eq(wh->committed, before + sizeof(*r), "published before the call");
 	cr_assert_eq(r->ret, MT_OP_RET_PENDING);
 	mt_rec_op_end(r, -11, 1);
 	cr_assert_eq(wh->committed, before, "EAGAIN takes the record back");
-	cr_assert_null(mt_rec_op_try(0, MT_OP_TRECV, &a),
+	cr_assert_null(op_try(hdr, &a),
 		       "a retry count to record closes the inline path");
 	mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TRECV, &a), 0, 0);
 	op = (const void *)((const char *)wh + MT_FILE_HDR_SIZE + before);
 	cr_assert_eq(op->retries, 1);
 	cr_assert_eq(op->ret, 0);
-	r = mt_rec_op_try(0, MT_OP_TRECV, &a);
+	cr_assert(op->ep == 0 && op->addr == 0 && op->ignore == 0 && op->len == 0 &&
+		  op->data == 0 && op->context == 0 && op->flags == 0,
+		  "the general path stores every field over what was taken back");
+	r = op_try(hdr, &a);
 	cr_assert_not_null(r, "the general path reopened the inline path");
 	mt_rec_op_end(r, -5, 0);
 	cr_assert_eq(r->ret, -5);
@@ -714,6 +731,7 @@ Test(rec, without_tsc_records_take_the_general_path)
 {
 	struct mt_rec_conf c = conf(1 << 20, 4096);
 	struct mt_rec_opargs a = { 0 };
+	const uint64_t hdr = mt_rec_hdr_word(MT_REC_OP, 0, sizeof(struct mt_rec_op), MT_OP_TSEND);
 	char path[PATH_MAX + 128];
 	const struct mt_file_hdr *h;
 	struct mt_file_hdr *wh;
@@ -726,7 +744,7 @@ Test(rec, without_tsc_records_take_the_general_path)
 	mt_rec_clock_tsc = 0;
 	write_ops(1);
 	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end));
-	cr_assert_null(mt_rec_op_try(0, MT_OP_TSEND, &a));
+	cr_assert_null(op_try(hdr, &a));
 	write_ops(199);
 	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end),
 		       "limit stays closed after growth");
@@ -974,7 +992,8 @@ static void fill_outer(struct mt_rec_op *r, uint64_t tag)
 {
 	struct mt_rec_opargs a = { 1, 2, tag, 3, 4, 5, 6, 7 };
 
-	mt_rec_op_fill(r, 0, MT_OP_TRECV, 1, &a, 0);
+	mt_rec_hdr_set(&r->h, MT_REC_OP, 0, sizeof(*r), MT_OP_TRECV, 1);
+	mt_rec_op_fill(r, 0, &a, 0);
 }
 
 Test(rec, signal_inside_a_record_never_tears_it)
