@@ -30,6 +30,7 @@ struct hook_obj;
 
 /* Record header words a clone keeps, by aux: enum mt_op, enum mt_cq_call. */
 #define HOOK_REC_HDRS (MT_OP_CANCEL + 1)
+_Static_assert(MT_CQ_SREADFROM < HOOK_REC_HDRS, "a header word for every CQ call");
 
 /* The largest table we clone (every template's type fits, HOOK_INSTALL). */
 #define HOOK_TABLE_MAX sizeof(struct fi_ops_domain)
