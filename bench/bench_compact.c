@@ -78,20 +78,29 @@ static uint64_t decode_v2(const uint8_t *file, uint64_t *sum)
 	return n;
 }
 
+/* File name (relative to dirfd) whole in memory, its size in *len; NULL
+ * when it cannot be read. */
 static uint8_t *read_whole(int dirfd, const char *name, size_t *len)
 {
 	int fd = openat(dirfd, name, O_RDONLY);
 	struct stat st;
 	uint8_t *buf = NULL;
+	size_t got = 0;
 
-	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size)) &&
-	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
+	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)))
+		while (got < (size_t)st.st_size) {
+			ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+
+			if (r <= 0) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			got += (size_t)r;
+		}
 	if (fd >= 0)
 		close(fd);
-	*len = buf ? (size_t)st.st_size : 0;
+	*len = got;
 	return buf;
 }
 
@@ -129,21 +138,18 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		double t[64];
-		struct stat st;
-		uint8_t *buf;
-		FILE *f = fopen(argv[i], "rb");
+		size_t len, v2_len;
+		uint8_t *buf = read_whole(AT_FDCWD, argv[i], &len);
 		const struct mt_file_hdr *h;
 		int n = repeat < 64 ? repeat : 64;
 
-		if (!f || fstat(fileno(f), &st) || !(buf = malloc((size_t)st.st_size)) ||
-		    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		if (!buf) {
 			fprintf(stderr, "%s: cannot read\n", argv[i]);
 			return 1;
 		}
-		fclose(f);
 		h = (const void *)buf;
-		if ((size_t)st.st_size < sizeof(*h) || h->version != MT_TRACE_VERSION ||
-		    h->data_off + h->committed > (uint64_t)st.st_size) {
+		if (len < sizeof(*h) || h->version != MT_TRACE_VERSION ||
+		    h->data_off + h->committed > (uint64_t)len) {
 			fprintf(stderr, "%s: not a whole version 1 trace file\n", argv[i]);
 			return 1;
 		}
@@ -157,16 +163,7 @@ int main(int argc, char **argv)
 			t[r] = now_s() - t0;
 		}
 		qsort(t, (size_t)n, sizeof(t[0]), cmp_d);
-		fstatat(dirfd, "x.mt", &st, 0);
-		printf("%s: %llu -> %lld bytes, %.3f ms, %.2f ms/MB\n", argv[i],
-		       (unsigned long long)(h->data_off + h->committed),
-		       (long long)st.st_size, t[n / 2] * 1e3,
-		       t[n / 2] * 1e3 / ((double)(h->data_off + h->committed) / 1e6));
-		total_s += t[n / 2];
-		in_b += (double)(h->data_off + h->committed);
-		out_b += (double)st.st_size;
 
-		size_t v2_len;
 		uint8_t *v2 = read_whole(dirfd, "x.mt", &v2_len);
 		uint64_t walked, decoded;
 		double tw, td;
@@ -175,6 +172,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: cannot read its compacted copy back\n", argv[i]);
 			return 1;
 		}
+		printf("%s: %llu -> %zu bytes, %.3f ms, %.2f ms/MB\n", argv[i],
+		       (unsigned long long)(h->data_off + h->committed),
+		       v2_len, t[n / 2] * 1e3,
+		       t[n / 2] * 1e3 / ((double)(h->data_off + h->committed) / 1e6));
+		total_s += t[n / 2];
+		in_b += (double)(h->data_off + h->committed);
+		out_b += (double)v2_len;
 		tw = time_reading(buf + h->data_off, h->committed, NULL, n, &walked, &sum);
 		td = time_reading(NULL, 0, v2, n, &decoded, &sum);
 		if (decoded != walked) {

@@ -6,7 +6,6 @@
  * files (match_ops.c, match_pair.c, match_ssend.c), which all build
  * messages: it calls none of them.
  */
-#include <stddef.h>
 #include <string.h>
 
 #include "match_fast.h"
