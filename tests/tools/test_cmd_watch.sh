@@ -7,7 +7,11 @@
 #    and a file closed between two views are in the second (the receive
 #    waits, the file is no longer left by a kill), which read those 2
 #    records on instead of the whole trace; the first shows neither;
-# 2. the command: while `msgtrace watch` refreshes, rank 5 publishes a
+# 2. calls in progress (bench_watch --check-calls): a receive published
+#    before its call returned is in no view until it returned, one taken
+#    back after -FI_EAGAIN in none, and neither makes a view read the
+#    trace whole;
+# 3. the command: while `msgtrace watch` refreshes, rank 5 publishes a
 #    receive (user tag 4243); a later view shows rank 5 waiting on it, the
 #    first did not.
 set -euo pipefail
@@ -20,6 +24,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$gen" --hang "$dir/a" 16 >/dev/null || fail "gen_trace --hang"
 "$bw" --check "$dir/a" 16 || fail "bench_watch --check"
+
+"$gen" --hang "$dir/c" 16 >/dev/null || fail "gen_trace --hang"
+"$bw" --check-calls "$dir/c" 16 || fail "bench_watch --check-calls"
 
 "$gen" --hang "$dir/b" 16 >/dev/null || fail "gen_trace --hang"
 "$mt" watch --interval 0.2 "$dir/b" >"$dir/watch" 2>"$dir/watch.err" &
