@@ -239,12 +239,17 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 	return MT_OK;
 }
 
-/* Validate every record, count them and index the non-hot ones. */
-static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
+/* Validate every record from off on, count them and index the non-hot
+ * ones; in a file not closed, stop at a call in progress (f->inflight)
+ * unless read_past. */
+static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
+			   struct mt_err *err)
 {
-	uint64_t off = f->hdr->data_off, end = off + f->hdr->committed;
-	size_t cap = 0;
+	uint64_t end = f->hdr->data_off + f->hdr->committed;
+	int stop = !read_past && !mt_trace_file_clean(f);
+	size_t cap = f->nsetup;		/* pushing past it grows the index */
 
+	f->inflight = 0;
 	while (off < end) {
 		const struct mt_rec_hdr *r;
 
@@ -252,6 +257,10 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 		if (f->scan_status != MT_OK)
 			break;
 		r = (const struct mt_rec_hdr *)(f->map + off);
+		if (stop && mt_trace_rec_in_flight(r)) {
+			f->inflight = off;
+			break;
+		}
 		if (count(f, r, off, &cap, NULL, err) != MT_OK)
 			return MT_ERR_NOMEM;
 		off += r->size;
@@ -260,6 +269,11 @@ static enum mt_status scan(struct mt_trace_file *f, struct mt_err *err)
 	f->setup_base = f->map;
 	f->setup_len = f->map_len;
 	return MT_OK;
+}
+
+enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err)
+{
+	return f->inflight ? scan(f, f->inflight, 1, err) : MT_OK;
 }
 
 /* scan() of a compacted file: the stream decoded once, in a bounded state;
@@ -393,7 +407,8 @@ enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				f->hdr->thread_seq, pid, seq);
 	if (st == MT_OK) {
 		f->compact = f->hdr->version == MT_TRACE_VERSION_COMPACT;
-		st = f->compact ? scan_compact(f, err) : scan(f, err);
+		st = f->compact ? scan_compact(f, err) :
+		     scan(f, f->hdr->data_off, 0, err);
 	}
 	if (st != MT_OK) {
 		mt_trace_file_close(f);

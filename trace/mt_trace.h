@@ -71,9 +71,15 @@ static inline int64_t mt_trace_ticks_ns(const struct mt_trace_clock *c,
  *
  * Safe on a file its writer is still writing: the header is read once
  * (hdr is that snapshot, not the live page) and only the bytes it says are
- * committed are mapped, which the writer never takes back (its close
- * truncates the file to its final committed size, never below). A file
- * shorter than that (a truncated copy) maps what there is.
+ * committed are mapped (its close truncates the file to its final
+ * committed size, never below). A file shorter than that (a truncated
+ * copy) maps what there is. Of those bytes the writer changes only a call
+ * in progress: an OP it publishes before the call, whose ret it stores
+ * after, or which it takes back after -FI_EAGAIN (committed goes back over
+ * it, and what comes next is written there). So the valid range of a file
+ * being written ends before its first call in progress (inflight): every
+ * reader sees a call once it returned, the same whenever it reads. A file
+ * left by a killed writer reads past it (ret stays MT_OP_RET_PENDING).
  */
 struct mt_trace_file {
 	char *path;
@@ -85,6 +91,8 @@ struct mt_trace_file {
 					 * (set by mt_trace_open) */
 	char host[64];			/* from the file name, "" if it has none */
 	uint64_t valid_end;		/* file offset after the last good record */
+	uint64_t inflight;		/* where the valid range stopped at a call
+					 * in progress (its writer runs), or 0 */
 	enum mt_status scan_status;	/* MT_OK or the error that ended the scan */
 	struct mt_err scan_err;
 	uint64_t nrecs;			/* good records, unknown types included */
@@ -150,7 +158,9 @@ int mt_trace_writer_alive(const char *host, const struct mt_rec_proc *rec);
  * past file offset from (where the last read stopped: f->valid_end, then
  * from + the last tail's len), read into tail->buf, which the caller keeps
  * between calls and frees. tail->len is the whole, well-formed records
- * read (a bad record ends f's valid records, f->scan_status says why);
+ * read up to a call in progress while f is live (the next read starts
+ * there: its writer may still take it back); a bad record ends f's valid
+ * records, f->scan_status says why;
  * tail->setup says one of them is a record the reader's tables are built
  * from (PROC, OBJ, EP, BIND, AV: the caller then opens the trace again,
  * those tables are as opened); OP, CQE, CLOSE and CLOCK records are not

@@ -120,8 +120,10 @@ void mt_trace_proc_live(struct mt_trace_proc *p)
 		p->files[i]->live = p->alive && !mt_trace_file_clean(p->files[i]);
 }
 
-/* PROC from the thread_seq 0 file, earliest START and latest END pairs. */
-static void attach_identity(struct mt_trace_proc *p)
+/* PROC from the thread_seq 0 file, whether its writer runs (a file whose
+ * writer no longer runs is read past its call in progress), earliest START
+ * and latest END pairs. */
+static enum mt_status attach_identity(struct mt_trace_proc *p, struct mt_err *err)
 {
 	const struct mt_trace_file *f0 = p->files[0];
 
@@ -132,6 +134,10 @@ static void attach_identity(struct mt_trace_proc *p)
 	if (!p->host[0] && p->rec)
 		memcpy(p->host, p->rec->hostname,
 		       strnlen(p->rec->hostname, sizeof(p->host) - 1));
+	mt_trace_proc_live(p);
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (!p->files[i]->live && mt_trace_file_settle(p->files[i], err))
+			return MT_ERR_NOMEM;
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct mt_trace_file *f = p->files[i];
 
@@ -152,7 +158,6 @@ static void attach_identity(struct mt_trace_proc *p)
 		}
 	}
 	mt_trace_clock_setup(p);
-	mt_trace_proc_live(p);
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -166,6 +171,7 @@ static void attach_identity(struct mt_trace_proc *p)
 		p->first_ns = a < p->first_ns ? a : p->first_ns;
 		p->last_ns = b > p->last_ns ? b : p->last_ns;
 	}
+	return MT_OK;
 }
 
 static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
@@ -193,7 +199,8 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 		memcpy(p->host, v[i]->host, sizeof(p->host));
 		if (i == 0 || strcmp(v[i]->host, v[i - 1]->host))
 			t->nhosts++;
-		attach_identity(p);
+		if (attach_identity(p, err))
+			return MT_ERR_NOMEM;
 	}
 	if (mt_trace_jobs_build(t, err) != MT_OK)
 		return MT_ERR_NOMEM;

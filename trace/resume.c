@@ -43,9 +43,11 @@ static ssize_t read_tail(int fd, struct mt_trace_tail *tail, uint64_t off,
 
 /* The records in tail->buf[0, len): counted into f; tail->len is what is
  * whole and well-formed, a bad record ends the file's valid records for
- * good (f->scan_status, as the open's scan would say). */
+ * good (f->scan_status, as the open's scan would say). While the writer
+ * runs, a call in progress ends tail->len: the next read starts there. */
 static void take(struct mt_trace_file *f, struct mt_trace_tail *tail, size_t len)
 {
+	int stop = f->live && !mt_trace_file_clean(f);
 	size_t off = 0;
 
 	while (off + sizeof(struct mt_rec_hdr) <= len) {
@@ -59,6 +61,8 @@ static void take(struct mt_trace_file *f, struct mt_trace_tail *tail, size_t len
 				f->path, tail->from + off, r->size, r->type);
 			break;
 		}
+		if (stop && mt_trace_rec_in_flight(r))
+			break;
 		if (!f->nrecs)
 			f->first_ts = r->ts;
 		f->last_ts = r->ts;
@@ -96,10 +100,11 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 	got = pread(fd, &h, sizeof(h), 0);
 	/* A file closed meanwhile may have been compacted into version 2 and
 	 * renamed over the path: that is a new file, to be opened anew. */
+	/* Committed goes back only over a call in progress, which no read
+	 * took (take): below from, what was read is gone. */
 	if (got != (ssize_t)sizeof(h) || memcmp(h.magic, f->hdr_snap.magic, sizeof(h.magic)) ||
 	    h.version != f->hdr_snap.version || h.pid != f->hdr_snap.pid || h.data_off != f->hdr_snap.data_off ||
-	    h.committed < f->hdr_snap.committed ||
-	    h.committed > UINT64_MAX - h.data_off) {
+	    h.committed > UINT64_MAX - h.data_off || h.data_off + h.committed < from) {
 		close(fd);
 		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset 0: the header "
 				  "no longer describes the file read before", f->path);

@@ -21,8 +21,20 @@ void mt_trace_clock_setup(struct mt_trace_proc *p);
 enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err);
 void mt_trace_addr_free(struct mt_trace *t);
 
+/* An OP whose call had not returned when read: its writer publishes it
+ * before the call, then stores ret, or takes it back after -FI_EAGAIN and
+ * writes what comes next over it (r: a checked record). */
+static inline int mt_trace_rec_in_flight(const struct mt_rec_hdr *r)
+{
+	return r->type == MT_REC_OP &&
+	       ((const struct mt_rec_op *)r)->ret == MT_OP_RET_PENDING;
+}
+
 /* p->alive and its files' live flags, from its writer as it is now. */
 void mt_trace_proc_live(struct mt_trace_proc *p);
+/* The scan of f stopped at a call in progress (f->inflight) but its writer
+ * no longer runs: the rest of its records, as a killed writer left them. */
+enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err);
 
 /* t->jobs, and each process's job and key (jobs.c). */
 enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err);
