@@ -44,8 +44,13 @@ stop
 [ $status -eq 124 ] || { cat "$E2E_TMP/watching.err" >&2
 	e2e_fail "msgtrace watch on the hung job ended with status $status (want 124: still watching)"; }
 views=$(grep -c '^msgtrace watch: ' "$E2E_TMP/watching" || true)
-[ "$views" -ge 1 ] && [ "$(grep -c '^  cause: a cycle' "$E2E_TMP/watching")" -eq "$views" ] ||
-	e2e_fail "a refreshed view of msgtrace watch lost the cycle"
+[ "$views" -ge 1 ] && [ "$(grep -c '^  cause: a cycle' "$E2E_TMP/watching")" -eq "$views" ] || {
+	# The views without the cycle, for the post-mortem.
+	awk '/^msgtrace watch: / { if (v != "" && !c) printf "%s", v; v = ""; c = 0 }
+	     { v = v $0 "\n" } /^  cause: a cycle/ { c = 1 }
+	     END { if (v != "" && !c) printf "%s", v }' "$E2E_TMP/watching" >&2
+	e2e_fail "a refreshed view of msgtrace watch lost the cycle ($views views)"
+}
 cat "$E2E_TMP/watch"
 grep -q '^  cause: a cycle' "$E2E_TMP/watch" &&
 	grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$E2E_TMP/watch" ||
