@@ -44,18 +44,17 @@ static size_t entry_size(int format)
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
  * does not have are not read, and with zero set (a record of the inline
  * path, zero already: mt_rec.h) not stored, nor are olen and the error
- * fields, 0 here. The object's
+ * fields, 0 here. h.ts is the caller's. The object's
  * fields come in as values, loaded once per read: the record stores could
  * alias the object, so reading them here would reload them for every
  * entry. */
 static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
-			int format, uint64_t cq, uint64_t ts,
-			const void *entry, fi_addr_t src)
+			int format, uint64_t cq, const void *entry,
+			fi_addr_t src)
 {
 	const struct fi_cq_tagged_entry *e = entry;
 
 	mt_rec_hdr_store(&r->h, hdr);
-	r->h.ts = ts;
 	r->cq = cq;
 	if (!zero) {
 		r->flags = r->len = r->data = r->tag = r->olen = 0;
@@ -80,18 +79,23 @@ static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
 	r->src = src;
 }
 
-/* All n entries of a read into consecutive records. Inlined once per format
- * (a constant there), so the copy has no per-field tests of the format. */
+/* All n entries of a read into consecutive records, stamped with the
+ * clock read once for the first. Inlined once per format (a constant
+ * there), so the copy has no per-field tests of the format. */
 static inline __attribute__((always_inline)) void
 fill_n(struct mt_rec_cqe *r, ssize_t n, uint64_t hdr, int format, uint64_t cq,
-       uint64_t ts, const char *buf, const fi_addr_t *src)
+       const char *buf, const fi_addr_t *src)
 {
 	const size_t step = entry_size(format);
 	ssize_t i;
 
-	for (i = 0; i < n; i++)
-		fill(&r[i], 1, hdr, format, cq, ts, buf + (size_t)i * step,
+	mt_rec_stamp(&r->h);
+	for (i = 0; i < n; i++) {
+		if (i)
+			r[i].h.ts = r->h.ts;
+		fill(&r[i], 1, hdr, format, cq, buf + (size_t)i * step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
+	}
 }
 
 /* One record at a time, through the general reservation. Returns n, so
@@ -110,8 +114,9 @@ static __attribute__((noinline)) ssize_t record_slow(const struct hook_obj *o,
 		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
 			continue;
+		r->h.ts = ts;
 		fill(r, 0, mt_rec_hdr_word(MT_REC_CQE, o->layer, sizeof(*r), call),
-		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid, ts,
+		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid,
 		     buf + (size_t)i * entry_size(o->u.cq.format),
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
@@ -129,14 +134,13 @@ record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
 {
 	const struct hook_clone *c = hook_clone_of(cq->ops);
 	struct mt_file_hdr *h;
-	uint64_t end;
-	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h, &end);
+	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h);
 
 	if (MT_UNLIKELY(!r))
 		return record_slow(c->obj, call, buf, n, src);
-	fill_n(r, n, c->rec_hdr[call], format, (uint64_t)(uintptr_t)cq,
-	       __builtin_ia32_rdtsc(), buf, src);
-	mt_rec_publish(h, end);
+	fill_n(r, n, c->rec_hdr[call], format, (uint64_t)(uintptr_t)cq, buf,
+	       src);
+	mt_rec_publish(h, (size_t)n * sizeof(*r));
 	return n;
 }
 
