@@ -144,6 +144,25 @@ record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
 	return n;
 }
 
+/* A read that returned several entries, out of line: inlined into the
+ * reading hooks, its loop took callee-saved registers that every read then
+ * saved and restored. The format is tested once per such read. */
+static __attribute__((noinline)) ssize_t
+record_many(struct fid_cq *cq, int format, enum mt_cq_call call,
+	    const char *buf, ssize_t n, const fi_addr_t *src)
+{
+	switch (format) {
+	case FI_CQ_FORMAT_MSG:
+		return record(cq, FI_CQ_FORMAT_MSG, call, buf, n, src);
+	case FI_CQ_FORMAT_DATA:
+		return record(cq, FI_CQ_FORMAT_DATA, call, buf, n, src);
+	case FI_CQ_FORMAT_TAGGED:
+		return record(cq, FI_CQ_FORMAT_TAGGED, call, buf, n, src);
+	default:
+		return record(cq, FI_CQ_FORMAT_CONTEXT, call, buf, n, src);
+	}
+}
+
 /* A read mostly returns one entry: that case is tested first and gets its
  * own copy of record() with n a constant, in which the size computation
  * and the loop vanish. */
@@ -154,41 +173,41 @@ finish(struct fid_cq *cq, int format, enum mt_cq_call call, const void *buf,
 	if (MT_LIKELY(ret == 1))
 		return record(cq, format, call, buf, 1, src);
 	if (ret > 1)
-		return record(cq, format, call, buf, ret, src);
+		return record_many(cq, format, call, buf, ret, src);
 	if (ret == -FI_EAGAIN)
 		mt_rec_empty_poll();
 	return ret;
 }
 
 /*
- * CQ_READ_REC defines fn, a recorded read of cq->ops->entry that runs with
- * the CQ marked as the one we are inside and then restores the mark that
- * 'prev' (evaluated before the call) gave.
- */
-#define CQ_READ_REC(fn, prev, fmt, entry, call, params, args, src)	\
-	static __attribute__((noinline)) ssize_t fn params		\
-	{								\
-		const void *p = prev;					\
-		ssize_t ret = ORIG(cq)->entry args;			\
-									\
-		hook_outside(p);					\
-		return finish(cq, fmt, call, buf, ret, src);		\
-	}
-
-/*
  * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
  * a read made from inside a hooked call on the same CQ (util sread looping
- * on fi_cq_readfrom) goes straight to the provider; any other is recorded.
- * The common one, made inside no hooked call, runs in name_top, which
- * restores the mark to NULL and so keeps no previous mark across the
- * provider's call; one nested in a hooked call on another object runs in
- * name_nested.
+ * on fi_cq_readfrom) goes straight to the provider; any other is recorded,
+ * run with the CQ marked as the one we are inside. The common one, made
+ * inside no hooked call, runs in name_top, which keeps nothing but buf
+ * (and src) across the provider's call: no previous mark (it restores
+ * NULL) and not cq either, which the mark gives back (hook_unmark). One
+ * nested in a hooked call on another object runs in name_nested, which
+ * restores the previous mark.
  */
 #define CQ_READ(name, fmt, entry, call, params, args, src)		\
-	CQ_READ_REC(name##_top, (hook_inside(cq), NULL), fmt, entry,	\
-		    call, params, args, src)				\
-	CQ_READ_REC(name##_nested, hook_inside(cq), fmt, entry, call,	\
-		    params, args, src)					\
+	static __attribute__((noinline)) ssize_t name##_top params	\
+	{								\
+		ssize_t ret;						\
+									\
+		hook_mark(cq);						\
+		ret = ORIG(cq)->entry args;				\
+		cq = (struct fid_cq *)(uintptr_t)hook_unmark();		\
+		return finish(cq, fmt, call, buf, ret, src);		\
+	}								\
+	static __attribute__((noinline)) ssize_t name##_nested params	\
+	{								\
+		const void *prev = hook_inside(cq);			\
+		ssize_t ret = ORIG(cq)->entry args;			\
+									\
+		hook_outside(prev);					\
+		return finish(cq, fmt, call, buf, ret, src);		\
+	}								\
 	static ssize_t name params					\
 	{								\
 		if (hook_reentered(cq))					\
