@@ -6,7 +6,8 @@
  * The hot path (mt_rec_reserve / mt_rec_commit and the record helpers) takes
  * no locks, makes no syscalls, allocates nothing and formats nothing: it reads
  * the clock, checks the thread's buffer has room, fills the record and
- * publishes it with one store-release of the file header's 'committed'.
+ * publishes it with one store-release of the file header's 'committed' (on
+ * x86-64 an add to memory, whose store is a release: mt_rec_publish).
  * Between reserving and publishing, the thread's 'busy' flag is set: a
  * record made meanwhile (in a signal handler) is counted as lost instead of
  * tearing the outer one, and mt_rec_fini() waits for it before finishing a
