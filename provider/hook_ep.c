@@ -44,8 +44,9 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
  * call sites are on. The reservation and the clock touch no argument
  * register (mt_rec_try_op, mt_rec_stamp_args), and the clone's header
  * word and original table are loaded where they are used (reloading
- * ep->tbl): the record pointer is then the only value the hook keeps in a
- * saved register. The opargs are built after the reservation, whose
+ * ep->tbl): a saved register then holds the record pointer, and in the
+ * hooks with arguments on the stack those arguments (gcc loads them on
+ * entry). The opargs are built after the reservation, whose
  * memory clobber would otherwise hide from MT_REC_PUT which of them are
  * constant 0.
  */

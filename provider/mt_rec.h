@@ -309,8 +309,8 @@ static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h)
  * block working in rax, r10 and r11, registers no argument is passed in,
  * and the record comes out in a register of the compiler's choice (one the
  * provider's call preserves). Written in C, gcc took argument registers
- * for the reservation, moved arguments out and back around it, and in the
- * 8-argument hooks kept them in callee-saved registers (pushed, popped).
+ * for the reservation and moved arguments out and back around it (six
+ * moves), and trecv saved five callee-saved registers (three now).
  * The thread's flag is left as mt_rec_try() leaves it: set on success,
  * still set when the thread was inside a record already, clear again when
  * there was no room.
