@@ -7,7 +7,8 @@
  * h.ts of a CQE is taken when the read returned, not before the call: that
  * is when the application learned of the completion, and it keeps rdtsc off
  * the empty polls. Each CQ format has its own set of reading hooks, chosen
- * when the CQ is opened, so a read tests no format.
+ * when the CQ is opened, so a read of one entry tests no format (one of
+ * several entries tests it once: record_many).
  */
 #include <string.h>
 
