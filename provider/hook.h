@@ -168,6 +168,38 @@ static inline void hook_outside(const void *prev)
 	mt_rec_tls.inside = prev;
 }
 
+/*
+ * The outermost hooked call (no mark set) marks obj for the provider's
+ * call, and takes the mark back after it with hook_unmark(), which returns
+ * obj: every hook restores the mark it found before it returns, so the
+ * mark is obj again once the provider returns, and the caller keeps no
+ * register for obj across the call. On x86-64 hook_mark() loads the
+ * thread-local block's offset itself: written in C, gcc kept that offset
+ * for hook_unmark() in a callee-saved register across the provider's call
+ * (saved and restored on every read) rather than load it again.
+ */
+static inline void hook_mark(const void *obj)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("mov mt_rec_tls@gottpoff(%%rip), %%rax\n\t"
+			 "mov %[obj], %%fs:%c[in](%%rax)"
+			 :
+			 : [obj] "r"(obj),
+			   [in] "i"(offsetof(struct mt_rec_tls, inside))
+			 : "rax", "memory");
+#else
+	mt_rec_tls.inside = obj;
+#endif
+}
+
+static inline const void *hook_unmark(void)
+{
+	const void *obj = mt_rec_tls.inside;
+
+	mt_rec_tls.inside = NULL;
+	return obj;
+}
+
 /* Object-creating calls run with the nesting depth raised. */
 static inline void hook_enter(void)
 {

@@ -7,7 +7,8 @@
  * h.ts of a CQE is taken when the read returned, not before the call: that
  * is when the application learned of the completion, and it keeps rdtsc off
  * the empty polls. Each CQ format has its own set of reading hooks, chosen
- * when the CQ is opened, so a read tests no format.
+ * when the CQ is opened, so a read of one entry tests no format (one of
+ * several entries tests it once: record_many).
  */
 #include <string.h>
 
@@ -44,18 +45,17 @@ static size_t entry_size(int format)
 /* All formats are prefixes of fi_cq_tagged_entry: fields the CQ's format
  * does not have are not read, and with zero set (a record of the inline
  * path, zero already: mt_rec.h) not stored, nor are olen and the error
- * fields, 0 here. The object's
+ * fields, 0 here. h.ts is the caller's. The object's
  * fields come in as values, loaded once per read: the record stores could
  * alias the object, so reading them here would reload them for every
  * entry. */
 static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
-			int format, uint64_t cq, uint64_t ts,
-			const void *entry, fi_addr_t src)
+			int format, uint64_t cq, const void *entry,
+			fi_addr_t src)
 {
 	const struct fi_cq_tagged_entry *e = entry;
 
 	mt_rec_hdr_store(&r->h, hdr);
-	r->h.ts = ts;
 	r->cq = cq;
 	if (!zero) {
 		r->flags = r->len = r->data = r->tag = r->olen = 0;
@@ -80,18 +80,23 @@ static inline void fill(struct mt_rec_cqe *r, int zero, uint64_t hdr,
 	r->src = src;
 }
 
-/* All n entries of a read into consecutive records. Inlined once per format
- * (a constant there), so the copy has no per-field tests of the format. */
+/* All n entries of a read into consecutive records, stamped with the
+ * clock read once for the first. Inlined once per format (a constant
+ * there), so the copy has no per-field tests of the format. */
 static inline __attribute__((always_inline)) void
 fill_n(struct mt_rec_cqe *r, ssize_t n, uint64_t hdr, int format, uint64_t cq,
-       uint64_t ts, const char *buf, const fi_addr_t *src)
+       const char *buf, const fi_addr_t *src)
 {
 	const size_t step = entry_size(format);
 	ssize_t i;
 
-	for (i = 0; i < n; i++)
-		fill(&r[i], 1, hdr, format, cq, ts, buf + (size_t)i * step,
+	mt_rec_stamp(&r->h);
+	for (i = 0; i < n; i++) {
+		if (i)
+			r[i].h.ts = r->h.ts;
+		fill(&r[i], 1, hdr, format, cq, buf + (size_t)i * step,
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
+	}
 }
 
 /* One record at a time, through the general reservation. Returns n, so
@@ -110,8 +115,9 @@ static __attribute__((noinline)) ssize_t record_slow(const struct hook_obj *o,
 		/* Each entry that finds no room is counted lost on its own. */
 		if (!r)
 			continue;
+		r->h.ts = ts;
 		fill(r, 0, mt_rec_hdr_word(MT_REC_CQE, o->layer, sizeof(*r), call),
-		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid, ts,
+		     o->u.cq.format, (uint64_t)(uintptr_t)o->fid,
 		     buf + (size_t)i * entry_size(o->u.cq.format),
 		     src ? src[i] : FI_ADDR_NOTAVAIL);
 		mt_rec_commit(sizeof(*r));
@@ -129,15 +135,33 @@ record(struct fid_cq *cq, int format, enum mt_cq_call call, const char *buf,
 {
 	const struct hook_clone *c = hook_clone_of(cq->ops);
 	struct mt_file_hdr *h;
-	uint64_t end;
-	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h, &end);
+	struct mt_rec_cqe *r = mt_rec_try((size_t)n * sizeof(*r), &h);
 
 	if (MT_UNLIKELY(!r))
 		return record_slow(c->obj, call, buf, n, src);
-	fill_n(r, n, c->rec_hdr[call], format, (uint64_t)(uintptr_t)cq,
-	       __builtin_ia32_rdtsc(), buf, src);
-	mt_rec_publish(h, end);
+	fill_n(r, n, c->rec_hdr[call], format, (uint64_t)(uintptr_t)cq, buf,
+	       src);
+	mt_rec_publish(h, (size_t)n * sizeof(*r));
 	return n;
+}
+
+/* A read that returned several entries, out of line: inlined into the
+ * reading hooks, its loop took callee-saved registers that every read then
+ * saved and restored. The format is tested once per such read. */
+static __attribute__((noinline)) ssize_t
+record_many(struct fid_cq *cq, int format, enum mt_cq_call call,
+	    const char *buf, ssize_t n, const fi_addr_t *src)
+{
+	switch (format) {
+	case FI_CQ_FORMAT_MSG:
+		return record(cq, FI_CQ_FORMAT_MSG, call, buf, n, src);
+	case FI_CQ_FORMAT_DATA:
+		return record(cq, FI_CQ_FORMAT_DATA, call, buf, n, src);
+	case FI_CQ_FORMAT_TAGGED:
+		return record(cq, FI_CQ_FORMAT_TAGGED, call, buf, n, src);
+	default:
+		return record(cq, FI_CQ_FORMAT_CONTEXT, call, buf, n, src);
+	}
 }
 
 /* A read mostly returns one entry: that case is tested first and gets its
@@ -150,41 +174,41 @@ finish(struct fid_cq *cq, int format, enum mt_cq_call call, const void *buf,
 	if (MT_LIKELY(ret == 1))
 		return record(cq, format, call, buf, 1, src);
 	if (ret > 1)
-		return record(cq, format, call, buf, ret, src);
+		return record_many(cq, format, call, buf, ret, src);
 	if (ret == -FI_EAGAIN)
 		mt_rec_empty_poll();
 	return ret;
 }
 
 /*
- * CQ_READ_REC defines fn, a recorded read of cq->ops->entry that runs with
- * the CQ marked as the one we are inside and then restores the mark that
- * 'prev' (evaluated before the call) gave.
- */
-#define CQ_READ_REC(fn, prev, fmt, entry, call, params, args, src)	\
-	static __attribute__((noinline)) ssize_t fn params		\
-	{								\
-		const void *p = prev;					\
-		ssize_t ret = ORIG(cq)->entry args;			\
-									\
-		hook_outside(p);					\
-		return finish(cq, fmt, call, buf, ret, src);		\
-	}
-
-/*
  * CQ_READ defines the hook 'name' of cq->ops->entry for CQs of format fmt:
  * a read made from inside a hooked call on the same CQ (util sread looping
- * on fi_cq_readfrom) goes straight to the provider; any other is recorded.
- * The common one, made inside no hooked call, runs in name_top, which
- * restores the mark to NULL and so keeps no previous mark across the
- * provider's call; one nested in a hooked call on another object runs in
- * name_nested.
+ * on fi_cq_readfrom) goes straight to the provider; any other is recorded,
+ * run with the CQ marked as the one we are inside. The common one, made
+ * inside no hooked call, runs in name_top, which keeps nothing but buf
+ * (and src) across the provider's call: no previous mark (it restores
+ * NULL) and not cq either, which the mark gives back (hook_unmark). One
+ * nested in a hooked call on another object runs in name_nested, which
+ * restores the previous mark.
  */
 #define CQ_READ(name, fmt, entry, call, params, args, src)		\
-	CQ_READ_REC(name##_top, (hook_inside(cq), NULL), fmt, entry,	\
-		    call, params, args, src)				\
-	CQ_READ_REC(name##_nested, hook_inside(cq), fmt, entry, call,	\
-		    params, args, src)					\
+	static __attribute__((noinline)) ssize_t name##_top params	\
+	{								\
+		ssize_t ret;						\
+									\
+		hook_mark(cq);						\
+		ret = ORIG(cq)->entry args;				\
+		cq = (struct fid_cq *)(uintptr_t)hook_unmark();		\
+		return finish(cq, fmt, call, buf, ret, src);		\
+	}								\
+	static __attribute__((noinline)) ssize_t name##_nested params	\
+	{								\
+		const void *prev = hook_inside(cq);			\
+		ssize_t ret = ORIG(cq)->entry args;			\
+									\
+		hook_outside(prev);					\
+		return finish(cq, fmt, call, buf, ret, src);		\
+	}								\
 	static ssize_t name params					\
 	{								\
 		if (hook_reentered(cq))					\

@@ -37,17 +37,18 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 /*
  * HOOK_OP defines the hook 'name' of ep->tbl->entry from its parameter
  * list, its argument list and the initializer of its struct mt_rec_opargs.
- * The hook itself calls nothing before the provider (mt_rec_try,
- * mt_rec_op_put), so the arguments stay in registers; the rare cases (file
- * to create or grow, clock without TSC) tail-call name_slow, which may.
- * name_cs is the call-site variant, installed instead of name when call
- * sites are on. The clock is read first, before rdtsc's rdx is needed for
- * anything but the third argument (name_slow reads its own), and the
- * clone's header word and original table are loaded where they are used
- * (reloading ep->tbl): both keep fewer values live at once, so fewer
- * registers are saved. The opargs are built after the reservation, whose
- * memory clobber (mt_rec_enter_free) would otherwise hide from MT_REC_PUT
- * which of them are constant 0.
+ * The hook itself calls nothing before the provider (mt_rec_try_op,
+ * mt_rec_op_put), so the arguments stay in their registers; the rare cases
+ * (file to create or grow, clock without TSC) tail-call name_slow, which
+ * may. name_cs is the call-site variant, installed instead of name when
+ * call sites are on. The reservation and the clock touch no argument
+ * register (mt_rec_try_op, mt_rec_stamp_args), and the clone's header
+ * word and original table are loaded where they are used (reloading
+ * ep->tbl): a saved register then holds the record pointer, and in the
+ * hooks with arguments on the stack those arguments (gcc loads them on
+ * entry). The opargs are built after the reservation, whose
+ * memory clobber would otherwise hide from MT_REC_PUT which of them are
+ * constant 0.
  */
 /* A hook recording through begin (mt_rec_op_begin or mt_hook_site_op_begin),
  * which may call out: the slow path, or the call-site variant. */
@@ -67,17 +68,14 @@ static inline uint64_t iov_len(const struct iovec *iov, size_t count)
 		    params, args, __VA_ARGS__)				\
 	static ssize_t name params					\
 	{								\
-		uint64_t ts = __builtin_ia32_rdtsc();			\
 		struct mt_file_hdr *h;					\
-		uint64_t e;						\
-		struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &e);	\
+		struct mt_rec_op *r = mt_rec_try_op(&h);		\
 		struct mt_rec_opargs a;					\
 									\
 		if (MT_UNLIKELY(!r))					\
 			return name##_slow args;			\
 		a = (struct mt_rec_opargs)__VA_ARGS__;			\
-		mt_rec_op_put(r, h, e, hook_clone_of(ep->tbl)->rec_hdr[op],	\
-			      ts, &a);					\
+		mt_rec_op_put(r, h, hook_clone_of(ep->tbl)->rec_hdr[op], &a);	\
 		return end(r, HOOK_ORIG(ep->tbl, type)->entry args);	\
 	}
 

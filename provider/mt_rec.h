@@ -6,7 +6,8 @@
  * The hot path (mt_rec_reserve / mt_rec_commit and the record helpers) takes
  * no locks, makes no syscalls, allocates nothing and formats nothing: it reads
  * the clock, checks the thread's buffer has room, fills the record and
- * publishes it with one store-release of the file header's 'committed'.
+ * publishes it with one store-release of the file header's 'committed' (on
+ * x86-64 an add to memory, whose store is a release: mt_rec_publish).
  * Between reserving and publishing, the thread's 'busy' flag is set: a
  * record made meanwhile (in a signal handler) is counted as lost instead of
  * tearing the outer one, and mt_rec_fini() waits for it before finishing a
@@ -125,6 +126,43 @@ static inline uint64_t mt_rec_now(void)
 	return mt_rec_clock_slow();
 }
 
+/* The TSC into a reserved record's h.ts: rdtsc's two halves stored as it
+ * gives them (the format is little-endian), with no shift and or. */
+static inline void mt_rec_stamp(struct mt_rec_hdr *h)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	memcpy(&h->ts, &lo, sizeof(lo));
+	memcpy((char *)&h->ts + sizeof(lo), &hi, sizeof(hi));
+}
+
+/*
+ * mt_rec_stamp() for a posting hook, whose third argument is in rdx until
+ * it forwards the call: rdx comes back as it was (through r10, which holds
+ * no argument), so the compiler moves no argument out of the way of rdtsc.
+ * Left to it, gcc moved three arguments out and back (six moves).
+ */
+static inline void mt_rec_stamp_args(struct mt_rec_hdr *h)
+{
+#if defined(__x86_64__)
+	register uint64_t keep __asm__("r10");
+
+	__asm__ volatile("mov %%rdx, %[keep]\n\t"
+			 "rdtsc\n\t"
+			 "xchg %%rdx, %[keep]\n\t"
+			 "mov %%eax, %[lo]\n\t"
+			 "mov %k[keep], %[hi]"
+			 : [lo] "=m"(*(char (*)[4])&h->ts),
+			   [hi] "=m"(*(char (*)[4])((char *)&h->ts + 4)),
+			   [keep] "=&r"(keep)
+			 :
+			 : "rax");
+#else
+	mt_rec_stamp(h);
+#endif
+}
+
 /* Where a record at committed offset off goes. */
 static inline char *mt_rec_at(const struct mt_rec_buf *b, uint64_t off)
 {
@@ -206,27 +244,40 @@ static inline void mt_rec_leave(void)
 	__atomic_store_n(&mt_rec_tls.busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Publish a reserved record (mt_rec_try's *h and *end) and leave it. */
-static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t end)
+/*
+ * Publish the size bytes of a reserved record (mt_rec_try's *h) and leave
+ * it. On x86-64 'committed' grows by one add to memory: a single store, so
+ * readers see the old or the new offset, and it is ordered after the
+ * record's stores (x86 stores are releases; the "memory" clobber keeps the
+ * compiler's order). Only the thread inside the record writes 'committed'
+ * (mt_rec_fini waits for it). Adding in place keeps the new offset out of
+ * a register while the record is filled.
+ */
+static inline void mt_rec_publish(struct mt_file_hdr *h, uint64_t size)
 {
-	mt_rec_set_committed(h, end);
+#if defined(__x86_64__)
+	__asm__ volatile("addq %1, %0"
+			 : "+m"(h->committed)
+			 : "er"(size)
+			 : "memory");
+#else
+	mt_rec_set_committed(h, h->committed + size);
+#endif
 	mt_rec_leave();
 }
 
 /* Publish the size bytes written where mt_rec_reserve() pointed. */
 static inline void mt_rec_commit(size_t size)
 {
-	struct mt_file_hdr *h = mt_rec_tls.buf->hdr;
-
-	mt_rec_publish(h, h->committed + size);
+	mt_rec_publish(mt_rec_tls.buf->hdr, size);
 }
 
 /*
  * mt_rec_try() reserves size bytes in the common case only: room in the
  * buffer, which implies the TSC clock. It calls nothing, so a hook using
  * it keeps its values in registers; NULL means "take the general path"
- * (which may call out). *h and *end are what mt_rec_publish() needs once
- * the size bytes are written, so the caller reloads nothing.
+ * (which may call out). *h is what mt_rec_publish() needs once the size
+ * bytes are written, so the caller reloads nothing.
  *
  * Room is checked against limit: placeholders and closed files keep it at
  * 0, and so does every file without a TSC clock, so those records all go
@@ -235,8 +286,7 @@ static inline void mt_rec_commit(size_t size)
  * A thread already inside a record (a signal handler interrupted it) takes
  * the slow path too, which counts the record lost.
  */
-static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
-			       uint64_t *end)
+static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h)
 {
 	const struct mt_rec_buf *b;
 	uint64_t off;
@@ -250,16 +300,69 @@ static inline void *mt_rec_try(size_t size, struct mt_file_hdr **h,
 		return NULL;
 	}
 	*h = b->hdr;
-	*end = off + size;
 	return mt_rec_at(b, off);
+}
+
+/*
+ * mt_rec_try() of one OP, for a posting hook, which forwards its arguments
+ * once the record is published. On x86-64 the same steps are one asm
+ * block working in rax, r10 and r11, registers no argument is passed in,
+ * and the record comes out in a register of the compiler's choice (one the
+ * provider's call preserves). Written in C, gcc took argument registers
+ * for the reservation and moved arguments out and back around it (six
+ * moves), and trecv saved five callee-saved registers (three now).
+ * The thread's flag is left as mt_rec_try() leaves it: set on success,
+ * still set when the thread was inside a record already, clear again when
+ * there was no room.
+ */
+static inline struct mt_rec_op *mt_rec_try_op(struct mt_file_hdr **h)
+{
+#if defined(__x86_64__)
+	register struct mt_file_hdr *hd __asm__("r11");
+	register const struct mt_rec_buf *b __asm__("r10");
+	uint64_t scratch;
+	char *r;
+
+	__asm__ goto("mov mt_rec_tls@gottpoff(%%rip), %[tmp]\n\t"
+		     "btsl $0, %%fs:%c[busy](%[tmp])\n\t"
+		     "jc %l[inside]\n\t"
+		     "mov %%fs:%c[buf](%[tmp]), %[b]\n\t"
+		     "mov %c[hdr](%[b]), %[hd]\n\t"
+		     "mov %c[committed](%[hd]), %[r]\n\t"
+		     "lea %c[size](%[r]), %[tmp]\n\t"
+		     "cmp %[tmp], %c[limit](%[b])\n\t"
+		     "jb %l[full]\n\t"
+		     "lea %c[data](%[hd],%[r]), %[r]"
+		     : [tmp] "=&a"(scratch), [b] "=&r"(b), [hd] "=&r"(hd),
+		       [r] "=&r"(r)
+		     : [busy] "i"(offsetof(struct mt_rec_tls, busy)),
+		       [buf] "i"(offsetof(struct mt_rec_tls, buf)),
+		       [hdr] "i"(offsetof(struct mt_rec_buf, hdr)),
+		       [limit] "i"(offsetof(struct mt_rec_buf, limit)),
+		       [committed] "i"(offsetof(struct mt_file_hdr, committed)),
+		       [data] "i"(MT_FILE_HDR_SIZE),
+		       [size] "i"(sizeof(struct mt_rec_op))
+		     : "cc", "memory"
+		     : inside, full);
+	(void)scratch;
+	if (!r)		/* a mapping is never at 0: no test of r */
+		__builtin_unreachable();
+	*h = hd;
+	return (struct mt_rec_op *)r;
+full:
+	mt_rec_leave();
+inside:
+	return NULL;
+#else
+	return mt_rec_try(sizeof(struct mt_rec_op), h);
+#endif
 }
 
 /* Room for size bytes: the inline case, else the slow path. */
 static inline void *mt_rec_reserve(size_t size)
 {
 	struct mt_file_hdr *h;
-	uint64_t end;
-	void *r = mt_rec_try(size, &h, &end);
+	void *r = mt_rec_try(size, &h);
 
 	return MT_LIKELY(r != NULL) ? r : mt_rec_slow(size);
 }
@@ -352,20 +455,21 @@ mt_rec_op_begin(uint8_t layer, enum mt_op op, const struct mt_rec_opargs *a)
 }
 
 /*
- * mt_rec_op_begin() for a record mt_rec_try() reserved (r, h, end): the
- * hooks' inline path, which calls nothing. ts is read on entry to the hook;
- * hdr is the record's first word (mt_rec_hdr_word), a constant of the
+ * mt_rec_op_begin() for a record mt_rec_try_op() reserved (r, h): the
+ * hooks' inline path, which calls nothing. The clock is read once the
+ * record is reserved, into the record: its halves need no register after.
+ * It is read after the fill, whose constant-0 stores MT_REC_PUT would no
+ * longer see as constant past the stamp's memory outputs. hdr is the record's first word (mt_rec_hdr_word), a constant of the
  * hooked object that the hook loads only once the record is reserved, so
  * that it holds no register before.
  */
 static inline void mt_rec_op_put(struct mt_rec_op *r, struct mt_file_hdr *h,
-				 uint64_t end, uint64_t hdr, uint64_t ts,
-				 const struct mt_rec_opargs *a)
+				 uint64_t hdr, const struct mt_rec_opargs *a)
 {
 	mt_rec_hdr_store(&r->h, hdr);
 	mt_rec_op_fill(r, 1, a, 0);
-	r->h.ts = ts;
-	mt_rec_publish(h, end);
+	mt_rec_stamp_args(&r->h);
+	mt_rec_publish(h, sizeof(*r));
 }
 
 /* The call returned: its value goes into the published record, and is

@@ -251,17 +251,25 @@ static const void *nth(unsigned type, int n)
 	return NULL;
 }
 
-Test(clone, cq_entries_decoded_once_per_read)
+/* cq: a DATA-format CQ of the provider's with these ops, hooked. */
+static void hook_data_cq(struct fid_cq *cq, struct fi_ops_cq *ops)
 {
 	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_DATA };
-	struct fid_cq cq = { .fid = { .fclass = FI_CLASS_CQ, .ops = &p_fid_ops },
-			     .ops = &p_cq_ops };
+
+	*cq = (struct fid_cq){ .fid = { .fclass = FI_CLASS_CQ, .ops = &p_fid_ops },
+			       .ops = ops };
+	mt_hook_cq_opened(HOOK_OBJ(dom.ops), cq, &attr);
+}
+
+Test(clone, cq_entries_decoded_once_per_read)
+{
+	struct fid_cq cq;
 	struct fi_cq_data_entry e[2];
 	struct fi_cq_err_entry err = { 0 };
 	const struct mt_rec_cqe *r;
 	fi_addr_t src[2];
 
-	mt_hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	hook_data_cq(&cq, &p_cq_ops);
 	cr_assert_eq(fi_cq_read(&cq, e, 1), -FI_EAGAIN);
 	cr_assert_eq(mt_rec_tls.empty_polls, 1, "counted by the thread until its file is finished");
 	cr_assert_eq(fi_cq_read(&cq, e, 2), 2);
@@ -289,6 +297,51 @@ Test(clone, cq_entries_decoded_once_per_read)
 		     FI_CQ_FORMAT_DATA);
 }
 
+/* A provider reading a second hooked CQ from inside a read of the first:
+ * the inner read is nested (the outer CQ is marked), each read's entries
+ * are recorded under its own CQ, and each read leaves the mark as it
+ * found it (the outermost read takes the CQ it records from the mark). */
+static struct fid_cq *inner_cq;
+static const void *mark_seen, *mark_after_inner;
+
+static ssize_t p_cq_read_outer(struct fid_cq *cq, void *buf, size_t count)
+{
+	struct fi_cq_data_entry e[2];
+
+	mark_seen = mt_rec_tls.inside;
+	if (fi_cq_read(inner_cq, e, 2) != 2)
+		return -FI_EOTHER;
+	mark_after_inner = mt_rec_tls.inside;
+	return fi_cq_readfrom(cq, buf, count, NULL);
+}
+
+Test(clone, cq_read_nested_in_another_read)
+{
+	static struct fi_ops_cq outer_ops = { .size = sizeof(struct fi_ops_cq),
+		.read = p_cq_read_outer, .readfrom = p_cq_readfrom };
+	struct fid_cq outer, inner;
+	struct fi_cq_data_entry e[2];
+	int i;
+
+	hook_data_cq(&outer, &outer_ops);
+	hook_data_cq(&inner, &p_cq_ops);
+	inner_cq = &inner;
+	cr_assert_eq(fi_cq_read(&outer, e, 1), -FI_EAGAIN, "one entry is not enough");
+	cr_assert_null(mt_rec_tls.inside, "an empty read takes its mark back");
+	cr_assert_eq(fi_cq_read(&outer, e, 2), 2);
+	cr_assert_eq(mark_seen, &outer, "the provider's call runs marked");
+	cr_assert_eq(mark_after_inner, &outer, "the nested read restored the mark");
+	cr_assert_null(mt_rec_tls.inside, "the outermost read takes its mark back");
+	cr_assert_eq(count(MT_REC_CQE), 6, "2 inner entries per read, 2 outer");
+	for (i = 0; i < 6; i++) {
+		const struct mt_rec_cqe *r = nth(MT_REC_CQE, i);
+
+		cr_assert_eq(r->cq, (uint64_t)(uintptr_t)(i < 4 ? &inner : &outer),
+			     "entry %d recorded under its own CQ", i);
+		cr_assert_eq(r->h.aux, MT_CQ_READ);
+	}
+}
+
 /* A util CQ's sread loops on fi_cq_readfrom on itself: recorded once, as
  * the application's sread. */
 static ssize_t p_cq_sread(struct fid_cq *cq, void *buf, size_t count,
@@ -306,13 +359,11 @@ Test(clone, cq_sread_recorded_once)
 {
 	static struct fi_ops_cq ops = { .size = sizeof(struct fi_ops_cq),
 		.readfrom = p_cq_readfrom, .sread = p_cq_sread };
-	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_DATA };
-	struct fid_cq cq = { .fid = { .fclass = FI_CLASS_CQ, .ops = &p_fid_ops },
-			     .ops = &ops };
+	struct fid_cq cq;
 	struct fi_cq_data_entry e[2];
 	const struct mt_rec_cqe *r;
 
-	mt_hook_cq_opened(HOOK_OBJ(dom.ops), &cq, &attr);
+	hook_data_cq(&cq, &ops);
 	cr_assert_eq(fi_cq_sread(&cq, e, 1, NULL, -1), 2);
 	cr_assert_eq(reads_from, 2, "the provider looped on its own readfrom");
 	cr_assert_eq(count(MT_REC_CQE), 2);

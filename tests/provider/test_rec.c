@@ -597,12 +597,54 @@ Test(rec, counters_in_header)
 static struct mt_rec_op *op_try(uint64_t hdr, const struct mt_rec_opargs *a)
 {
 	struct mt_file_hdr *h;
-	uint64_t end;
-	struct mt_rec_op *r = mt_rec_try(sizeof(*r), &h, &end);
+	struct mt_rec_op *r = mt_rec_try_op(&h);
 
 	if (r)
-		mt_rec_op_put(r, h, end, hdr, __builtin_ia32_rdtsc(), a);
+		mt_rec_op_put(r, h, hdr, a);
 	return r;
+}
+
+/* The posting hooks' reservation (mt_rec_try_op, asm on x86-64) leaves
+ * the thread's flag as mt_rec_try does on each of its ways out: set by a
+ * record, still set when the thread was inside one already (it is not
+ * the reservation's to clear), clear again when there was no room. */
+Test(rec, inline_reservation_leaves_the_flag_as_found)
+{
+	struct mt_rec_conf c = conf(1 << 20, 4096);
+	struct mt_rec_opargs a = { .tag = 7 };
+	const uint64_t hdr = mt_rec_hdr_word(MT_REC_OP, 0, sizeof(struct mt_rec_op), MT_OP_TSEND);
+	struct mt_file_hdr *wh;
+	struct mt_rec_op *r;
+	uint64_t before, limit;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	write_ops(1);
+	wh = mt_rec_tls.buf->hdr;
+	before = wh->committed;
+	r = mt_rec_try_op(&wh);
+	cr_assert_not_null(r);
+	cr_assert_eq((char *)r, (char *)wh + MT_FILE_HDR_SIZE + before);
+	cr_assert_eq(mt_rec_tls.busy, 1, "a reservation enters the record");
+	cr_assert_null(mt_rec_try_op(&wh), "inside a record");
+	cr_assert_eq(mt_rec_tls.busy, 1, "the outer record keeps the flag");
+	mt_rec_hdr_set(&r->h, MT_REC_OP, 0, sizeof(*r), MT_OP_TSEND, 1);
+	mt_rec_op_fill(r, 0, &a, 0);
+	mt_rec_publish(wh, sizeof(*r));
+	cr_assert_eq(mt_rec_tls.busy, 0);
+	cr_assert_eq(wh->committed, before + sizeof(*r));
+	limit = mt_rec_tls.buf->limit;
+	mt_rec_tls.buf->limit = wh->committed + sizeof(*r) - 8;
+	cr_assert_null(op_try(hdr, &a), "no room for the record");
+	cr_assert_eq(mt_rec_tls.busy, 0, "no room: the flag is cleared");
+	mt_rec_tls.buf->limit = wh->committed + sizeof(*r);
+	r = op_try(hdr, &a);
+	cr_assert_not_null(r, "room for exactly one record");
+	cr_assert_eq(mt_rec_tls.busy, 0);
+	cr_assert_eq(r->tag, 7);
+	cr_assert_eq(r->h.size, sizeof(*r));
+	cr_assert_neq(r->h.ts, 0, "stamped");
+	mt_rec_tls.buf->limit = limit;
+	mt_rec_fini();
 }
 
 /* The inline path (what the hooks use) and -FI_EAGAIN: the record is
@@ -736,17 +778,16 @@ Test(rec, without_tsc_records_take_the_general_path)
 	const struct mt_file_hdr *h;
 	struct mt_file_hdr *wh;
 	int counts[16];
-	uint64_t end;
 	size_t size;
 	char *data;
 
 	cr_assert_eq(mt_rec_init(&c), 0);
 	mt_rec_clock_tsc = 0;
 	write_ops(1);
-	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end));
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh));
 	cr_assert_null(op_try(hdr, &a));
 	write_ops(199);
-	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh, &end),
+	cr_assert_null(mt_rec_try(sizeof(struct mt_rec_op), &wh),
 		       "limit stays closed after growth");
 	mt_rec_thread_close();
 
@@ -1006,7 +1047,6 @@ Test(rec, signal_inside_a_record_never_tears_it)
 	struct mt_file_hdr *wh;
 	struct mt_rec_op *r;
 	int counts[16], inner = 0, outer = 0;
-	uint64_t pend;
 	size_t size;
 	char *data;
 
@@ -1018,11 +1058,11 @@ Test(rec, signal_inside_a_record_never_tears_it)
 	raise(SIGUSR1);
 	fill_outer(r, 5);
 	mt_rec_commit(sizeof(*r));
-	r = mt_rec_try(sizeof(*r), &wh, &pend);	/* the inline path */
+	r = mt_rec_try_op(&wh);	/* the inline path */
 	cr_assert_not_null(r);
 	raise(SIGUSR1);
 	fill_outer(r, 6);
-	mt_rec_publish(wh, pend);
+	mt_rec_publish(wh, sizeof(*r));
 	raise(SIGUSR1);				/* outside any record */
 	mt_rec_fini();
 
