@@ -467,6 +467,10 @@ static void again(struct mt_rec_op *r, int32_t ret)
 		return;
 	}
 	h->eagain++;
+	/* Readers take a moved count as "a call may have been taken back
+	 * and written over" (trace/file.c): it must be seen no later than
+	 * any byte written where the call was. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	b->limit = 0;
 	if (!r)
 		return;

@@ -239,18 +239,16 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 	return MT_OK;
 }
 
-/* Validate every record from off on, count them and index the non-hot
- * ones; in a file not closed, stop at a call in progress (f->inflight)
- * unless read_past. */
-static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
-			   struct mt_err *err)
+/* Validate the records that start in [off, lim), count them and index the
+ * non-hot ones; with stop, end at a call in progress (f->inflight). */
+static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
+			   int stop, struct mt_err *err)
 {
 	uint64_t end = f->hdr->data_off + f->hdr->committed;
-	int stop = !read_past && !mt_trace_file_clean(f);
 	size_t cap = f->nsetup;		/* pushing past it grows the index */
 
 	f->inflight = 0;
-	while (off < end) {
+	while (off < lim) {
 		const struct mt_rec_hdr *r;
 
 		f->scan_status = check_record(f, off, end);
@@ -266,9 +264,44 @@ static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
 		off += r->size;
 	}
 	f->valid_end = off;
+	return MT_OK;
+}
+
+/* Whether the writer took a call back since f's header was read: the
+ * header's EAGAIN count, which it raises first (mapping, file offset 0),
+ * moved. */
+static int taken_back(const struct mt_trace_file *f)
+{
+	const struct mt_file_hdr *now = (const void *)f->map;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* after the records */
+	return __atomic_load_n(&now->eagain, __ATOMIC_RELAXED) != f->hdr->eagain;
+}
+
+/*
+ * Every record from off on; a file not closed ends at its first call in
+ * progress unless read_past, and when its writer took a call back during
+ * the walk, it is walked again without the last MT_TRACE_TAKEN_BACK bytes
+ * the header said were committed: the one record a take-back rewrites lies
+ * there, and may have been read half old, half new.
+ */
+static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
+			   struct mt_err *err)
+{
+	uint64_t end = f->hdr->data_off + f->hdr->committed;
+	int stop = !read_past && !mt_trace_file_clean(f);
+	enum mt_status st = walk(f, off, end, stop, err);
+
+	if (st == MT_OK && stop && taken_back(f)) {
+		f->nrecs = f->unknown = f->first_ts = f->last_ts = 0;
+		memset(f->type_count, 0, sizeof(f->type_count));
+		f->nsetup = 0;
+		f->setup_first = 0;
+		st = walk(f, f->hdr->data_off, end - MT_TRACE_TAKEN_BACK, stop, err);
+	}
 	f->setup_base = f->map;
 	f->setup_len = f->map_len;
-	return MT_OK;
+	return st;
 }
 
 enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err)

@@ -80,6 +80,10 @@ static inline int64_t mt_trace_ticks_ns(const struct mt_trace_clock *c,
  * being written ends before its first call in progress (inflight): every
  * reader sees a call once it returned, the same whenever it reads. A file
  * left by a killed writer reads past it (ret stays MT_OP_RET_PENDING).
+ * When the writer took a call back while the file was read (its header's
+ * EAGAIN count moved), the bytes that call may have held, and what was
+ * written over them, are left out: the range ends before the last 96
+ * bytes the header said were committed.
  */
 struct mt_trace_file {
 	char *path;

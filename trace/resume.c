@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,16 +42,18 @@ static ssize_t read_tail(int fd, struct mt_trace_tail *tail, uint64_t off,
 	return (ssize_t)got;
 }
 
-/* The records in tail->buf[0, len): counted into f; tail->len is what is
- * whole and well-formed, a bad record ends the file's valid records for
- * good (f->scan_status, as the open's scan would say). While the writer
- * runs, a call in progress ends tail->len: the next read starts there. */
-static void take(struct mt_trace_file *f, struct mt_trace_tail *tail, size_t len)
+/* The records in tail->buf[0, len) that start before lim: counted into f;
+ * tail->len is what is whole and well-formed, a bad record ends the file's
+ * valid records for good (f->scan_status, as the open's scan would say).
+ * While the writer runs, a call in progress ends tail->len: the next read
+ * starts there. */
+static void take(struct mt_trace_file *f, struct mt_trace_tail *tail, size_t len,
+		 size_t lim)
 {
 	int stop = f->live && !mt_trace_file_clean(f);
 	size_t off = 0;
 
-	while (off + sizeof(struct mt_rec_hdr) <= len) {
+	while (off < lim && off + sizeof(struct mt_rec_hdr) <= len) {
 		const struct mt_rec_hdr *r = (const void *)(tail->buf + off);
 		size_t min = mt_trace_rec_min_size(r->type);
 
@@ -83,7 +86,7 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 				    struct mt_err *err)
 {
 	struct mt_file_hdr h;
-	uint64_t end;
+	uint64_t end, eagain, lim;
 	ssize_t got;
 	int fd;
 
@@ -99,8 +102,8 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 				  strerror(errno));
 	got = pread(fd, &h, sizeof(h), 0);
 	/* A file closed meanwhile may have been compacted into version 2 and
-	 * renamed over the path: that is a new file, to be opened anew. */
-	/* Committed goes back only over a call in progress, which no read
+	 * renamed over the path: that is a new file, to be opened anew.
+	 * Committed goes back only over a call in progress, which no read
 	 * took (take): below from, what was read is gone. */
 	if (got != (ssize_t)sizeof(h) || memcmp(h.magic, f->hdr_snap.magic, sizeof(h.magic)) ||
 	    h.version != f->hdr_snap.version || h.pid != f->hdr_snap.pid || h.data_off != f->hdr_snap.data_off ||
@@ -116,10 +119,17 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 		close(fd);
 		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", f->path);
 	}
+	/* A call taken back meanwhile (the writer raises the EAGAIN count
+	 * first) may have been written over while it was read: the bytes
+	 * that can hold it are left to the next read (file.c, scan). */
+	lim = end;
+	if (pread(fd, &eagain, sizeof(eagain), offsetof(struct mt_file_hdr, eagain)) !=
+	    (ssize_t)sizeof(eagain) || eagain != h.eagain)
+		lim = end - MT_TRACE_TAKEN_BACK;
 	close(fd);
 	f->hdr_snap = h;
 	if (end > from)
-		take(f, tail, (size_t)got);
+		take(f, tail, (size_t)got, lim > from ? (size_t)(lim - from) : 0);
 	return MT_OK;
 }
 

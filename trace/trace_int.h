@@ -30,6 +30,11 @@ static inline int mt_trace_rec_in_flight(const struct mt_rec_hdr *r)
 	       ((const struct mt_rec_op *)r)->ret == MT_OP_RET_PENDING;
 }
 
+/* Bytes at the end of what a file's header says is committed that its
+ * writer may write over: a call taken back (an OP, with its call site or
+ * not) is always the last record. */
+#define MT_TRACE_TAKEN_BACK sizeof(struct mt_rec_op_site)
+
 /* p->alive and its files' live flags, from its writer as it is now. */
 void mt_trace_proc_live(struct mt_trace_proc *p);
 /* The scan of f stopped at a call in progress (f->inflight) but its writer

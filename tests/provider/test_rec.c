@@ -20,9 +20,8 @@
 
 #include "mt_codec.h"
 #include "mt_rec.h"
+#include "rec_dir.h"
 
-static char tmp[PATH_MAX];
-static char dir[PATH_MAX + 16];
 static char warnings[8][512];
 static int nwarn;
 
@@ -33,28 +32,12 @@ static void collect(const char *msg)
 	nwarn++;
 }
 
-static void setup(void)
-{
-	snprintf(tmp, sizeof(tmp), "%s/mt_rec_test.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(tmp));
-	snprintf(dir, sizeof(dir), "%s/trace", tmp);
-}
-
-static void teardown(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(rec, .init = setup, .fini = teardown);
+TestSuite(rec, .init = rec_dir_setup, .fini = rec_dir_teardown);
 
 static struct mt_rec_conf conf(uint64_t buffer_size, uint64_t chunk)
 {
 	struct mt_rec_conf c = {
-		.dir = dir, .buffer_size = buffer_size, .chunk_size = chunk,
+		.dir = rec_dir, .buffer_size = buffer_size, .chunk_size = chunk,
 		.file_mode = 0600, .fi_version = 0x10011, .warn = collect,
 		.compact = 1,	/* the provider's default */
 	};
@@ -66,7 +49,7 @@ static void path_of(char *buf, size_t len, pid_t pid, unsigned seq)
 	char host[64] = "";
 
 	gethostname(host, sizeof(host) - 1);
-	snprintf(buf, len, "%s/%s.%d.%u.mt", dir, host, (int)pid, seq);
+	snprintf(buf, len, "%s/%s.%d.%u.mt", rec_dir, host, (int)pid, seq);
 }
 
 /* Files compacted at close (conf.compact, format version 2) seen so far. */
@@ -194,7 +177,7 @@ Test(rec, records_round_trip)
 	write_ops(100);
 	mt_rec_thread_close();
 
-	cr_assert_eq(stat(dir, &st), 0);
+	cr_assert_eq(stat(rec_dir, &st), 0);
 	cr_assert_eq(st.st_mode & 07777, 0700, "directory mode %o", st.st_mode & 07777);
 	path_of(path, sizeof(path), getpid(), 0);
 	cr_assert_eq(stat(path, &st), 0);
@@ -223,12 +206,12 @@ Test(rec, records_round_trip)
 	free(data);
 }
 
-/* Whether dir holds a file whose name ends with suffix. */
+/* Whether rec_dir holds a file whose name ends with suffix. */
 static int dir_has(const char *suffix)
 {
 	char cmd[PATH_MAX + 64];
 
-	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '%s$'", dir, suffix);
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '%s$'", rec_dir, suffix);
 	return system(cmd) == 0;
 }
 
@@ -395,7 +378,7 @@ Test(rec, existing_file_is_never_reused)
 	struct stat st;
 	int fd;
 
-	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(mkdir(rec_dir, 0700), 0);
 	path_of(path, sizeof(path), getpid(), 0);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	cr_assert_geq(fd, 0);
@@ -419,9 +402,9 @@ Test(rec, symlinked_directory_is_refused)
 	struct mt_rec_conf c = conf(1 << 20, 4096);
 	char target[PATH_MAX + 16];
 
-	snprintf(target, sizeof(target), "%s/real", tmp);
+	snprintf(target, sizeof(target), "%s/real", rec_tmp);
 	cr_assert_eq(mkdir(target, 0700), 0);
-	cr_assert_eq(symlink(target, dir), 0);
+	cr_assert_eq(symlink(target, rec_dir), 0);
 
 	cr_assert_eq(mt_rec_init(&c), -1);
 	write_ops(5);
@@ -697,7 +680,7 @@ static void plant(const char *target)
 {
 	char path[PATH_MAX + 128];
 
-	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(mkdir(rec_dir, 0700), 0);
 	path_of(path, sizeof(path), getpid(), 0);
 	cr_assert_eq(symlink(target, path), 0);
 }
@@ -708,7 +691,7 @@ Test(rec, planted_dangling_symlink_is_not_followed)
 	char victim[PATH_MAX + 16];
 	struct stat st;
 
-	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	snprintf(victim, sizeof(victim), "%s/victim", rec_tmp);
 	plant(victim);
 	cr_assert_eq(mt_rec_init(&c), 0);
 	write_ops(1);
@@ -725,7 +708,7 @@ Test(rec, planted_symlink_to_a_file_is_not_written)
 	struct stat before, after;
 	FILE *f;
 
-	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	snprintf(victim, sizeof(victim), "%s/victim", rec_tmp);
 	f = fopen(victim, "w");
 	cr_assert_not_null(f);
 	fputs("precious", f);
@@ -749,9 +732,9 @@ Test(rec, unwritable_directory_refused_at_init)
 	int status;
 	pid_t pid;
 
-	cr_assert_eq(mkdir(dir, 0555), 0);
-	cr_assert_eq(chmod(dir, 0555), 0);
-	cr_assert_eq(chmod(tmp, 0711), 0);
+	cr_assert_eq(mkdir(rec_dir, 0555), 0);
+	cr_assert_eq(chmod(rec_dir, 0555), 0);
+	cr_assert_eq(chmod(rec_tmp, 0711), 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
