@@ -248,6 +248,7 @@ static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
 	size_t cap = f->nsetup;		/* pushing past it grows the index */
 
 	f->inflight = 0;
+	f->scan_status = MT_OK;
 	while (off < lim) {
 		const struct mt_rec_hdr *r;
 
