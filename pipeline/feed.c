@@ -181,14 +181,16 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
-	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* ep_how 0: empty */
+	fd->memo = aligned_alloc(64, sizeof(*fd->memo) << FEED_MEMO_BITS);
 	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
 	    !fd->pc || !fd->addr || !fd->memo)
 		return MT_ERR_NOMEM;
+	memset(fd->memo, 0, sizeof(*fd->memo) << FEED_MEMO_BITS);	/* ep_how 0: empty */
 	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
 	for (size_t p = 0; p < t->nprocs; p++) {
 		fd->proc_ep[p] = -1;
-		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
+		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2,
+			.offset_ns = t->procs[p].merge_offset_ns };
 	}
 	for (size_t f = 0; f < t->nfiles; f++)
 		fd->compact |= t->files[f]->compact != 0;
@@ -359,7 +361,8 @@ static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 	o->src_id = d->src_id;
 }
 
-static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
+static inline __attribute__((always_inline)) enum mt_status
+feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		   uint64_t ts)
 {
 	const struct mt_rec_op *r = (const void *)ev->rec;
@@ -432,7 +435,8 @@ static void cqe_fields(const void *arg, const struct mt_match_cqe *c,
 	to_fields(l, &f, cqe_tagged(c->flags), c->len, 0, 0, o);
 }
 
-static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
+static inline __attribute__((always_inline)) enum mt_status
+feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		    uint64_t ts)
 {
 	const struct mt_rec_cqe *r = (const void *)ev->rec;
@@ -504,9 +508,12 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 	return s;
 }
 
-enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
+/* One merged record in: inline in both entry points, so that the batch's
+ * loop runs inside one frame. */
+static inline __attribute__((always_inline)) enum mt_status
+feed_event(struct feed *fd, const struct mt_trace_event *ev)
 {
-	uint64_t ts = (uint64_t)(ev->ns + fd->t->procs[ev->proc].merge_offset_ns);
+	uint64_t ts = (uint64_t)(ev->ns + fd->pc[ev->proc].offset_ns);
 
 	if (ev->rec->layer)
 		return MT_OK;
@@ -525,4 +532,20 @@ enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *
 	default:
 		return MT_OK;
 	}
+}
+
+enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
+{
+	return feed_event(fd, ev);
+}
+
+enum mt_status mt_pipe_feed_events(struct feed *fd, size_t from, size_t to,
+				   size_t *next)
+{
+	enum mt_status s = MT_OK;
+
+	while (from < to && !(s = feed_event(fd, &fd->ev[from++])))
+		;
+	*next = from;
+	return s;
 }
