@@ -346,6 +346,7 @@ decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 	uint64_t aux = send ? (in ? r->data : 0) : r->ignore;
 
 	if (!tagged) {
+		o->f = (struct mt_match_fields){ 0 };	/* its padding too */
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &o->f, &o->src_id);
 		return;
 	}
@@ -380,15 +381,22 @@ feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	const struct mt_rec_ep *er = fd->t->eps[e].rec;
 	unsigned k = kind_of(op);
 	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
-	struct mt_match_op o = {
-		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
-		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
-		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
-		.tagged = (uint8_t)tagged, .inject = (k & OPK_INJECT) != 0,
-		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
-		.site = mt_trace_op_site(fd->t, ev),
-	};
+	/* Member by member, as feed_cqe's: an initializer cleared the
+	 * fields decode_memo sets, for every operation. */
+	struct mt_match_op o;
 
+	o.ts = ts;
+	o.context = r->context;
+	o.tag = tagged ? r->tag : 0;
+	o.ignore = r->ignore;
+	o.len = r->len;
+	o.addr = r->addr;
+	o.ep = e;
+	o.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV;
+	o.tagged = (uint8_t)tagged;
+	o.inject = (k & OPK_INJECT) != 0;
+	o.peer = resolve(fd, e, ev->proc, r->ep, r->addr);
+	o.site = mt_trace_op_site(fd->t, ev);
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
 	decode_memo(fd, e, r, k, &o);
@@ -491,14 +499,15 @@ void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 }
 
 /* The feed's own copy of ev's record if the merge decoded it. */
-static void keep_decoded(struct feed *fd, struct mt_trace_event *ev)
+static void keep_decoded(struct feed *fd, size_t i)
 {
+	struct mt_trace_event *ev = &fd->ev[i];
 	const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
 	const uint8_t *p = (const uint8_t *)ev->rec;
 
 	if (p < f->map || p >= f->map + f->map_len) {
-		memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
-		ev->rec = (const void *)fd->decoded[fd->n_ev];
+		memcpy(fd->decoded[i], p, ev->rec->size);
+		ev->rec = (const void *)fd->decoded[i];
 	}
 }
 
@@ -506,15 +515,18 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 				 struct mt_err *err)
 {
 	enum mt_status s = MT_OK;
+	int compact = fd->compact;
+	size_t n = 0;
 
-	fd->n_ev = 0;
-	while (fd->n_ev < FEED_BATCH &&
-	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK) {
+	/* In locals: the merge's calls would make fd's be read again and
+	 * stored each time. */
+	while (n < FEED_BATCH && (s = mt_trace_merge_next(mg, &fd->ev[n], err)) == MT_OK) {
 		/* Records of uncompacted files stay in their mappings. */
-		if (fd->compact)
-			keep_decoded(fd, &fd->ev[fd->n_ev]);
-		fd->n_ev++;
+		if (compact)
+			keep_decoded(fd, n);
+		n++;
 	}
+	fd->n_ev = n;
 	return s;
 }
 
