@@ -537,9 +537,9 @@ feed_event(struct feed *fd, const struct mt_trace_event *ev)
 {
 	uint64_t ts = (uint64_t)(ev->ns + fd->pc[ev->proc].offset_ns);
 
-	if (ev->rec->layer)
-		return MT_OK;
-	switch (ev->rec->type) {
+	/* Type and layer in one test: records of internal layers fall to
+	 * the default, as every other type. */
+	switch (ev->rec->type | (unsigned)ev->rec->layer << 8) {
 	case MT_REC_OP:
 		return feed_op(fd, ev, ts);
 	case MT_REC_CQE:
