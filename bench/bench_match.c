@@ -89,10 +89,15 @@ __attribute__((noinline)) static uint64_t full(const struct mt_trace *t, uint64_
 		die("merge", s, NULL);
 	do {
 		s = mt_pipe_feed_read(&fd, mg, &err);
-		for (size_t i = 0; i < fd.n_ev; i++) {
-			if (mt_pipe_feed_event(&fd, &fd.ev[i]))
+		/* In runs that end where the messages are taken (every 1024
+		 * events), as the pipeline does. */
+		for (size_t i = 0; i < fd.n_ev; ) {
+			size_t to = i + 1024 - (n & 1023), j = i;
+
+			if (mt_pipe_feed_events(&fd, i, to < fd.n_ev ? to : fd.n_ev, &i))
 				die("match", MT_ERR_NOMEM, NULL);
-			if (!(++n & 1023))
+			n += i - j;
+			if (!(n & 1023))
 				while ((k = mt_match_take_ref(m, &batch, 1024)))
 					*msgs += k;
 			if (!(n & 65535))

@@ -181,14 +181,16 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 	fd->proc_ep = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->proc_ep));
 	fd->pc = malloc((t->nprocs ? t->nprocs : 1) * sizeof(*fd->pc));
 	fd->addr = malloc(n * sizeof(*fd->addr));
-	fd->memo = calloc(1u << FEED_MEMO_BITS, sizeof(*fd->memo));	/* ep_how 0: empty */
+	fd->memo = aligned_alloc(64, sizeof(*fd->memo) << FEED_MEMO_BITS);
 	if (!fd->lay || !fd->conf || !fd->det || !fd->sel_tx || !fd->sel_rx || !fd->proc_ep ||
 	    !fd->pc || !fd->addr || !fd->memo)
 		return MT_ERR_NOMEM;
+	memset(fd->memo, 0, sizeof(*fd->memo) << FEED_MEMO_BITS);	/* ep_how 0: empty */
 	memset(fd->addr, 0, n * sizeof(*fd->addr));	/* 0: not looked up */
 	for (size_t p = 0; p < t->nprocs; p++) {
 		fd->proc_ep[p] = -1;
-		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2 };
+		fd->pc[p] = (struct feed_proc_cache){ .ep = -2, .cq_ep = -2,
+			.offset_ns = t->procs[p].merge_offset_ns };
 	}
 	for (size_t f = 0; f < t->nfiles; f++)
 		fd->compact |= t->files[f]->compact != 0;
@@ -331,9 +333,11 @@ static void decode_op(const struct mt_tag_layout *l, int send, int tagged,
  * instructions, a hit about 25. Direct-mapped by the values decoding
  * reads; decoding is pure, so a hit says what it would. Untagged
  * operations, whose length matters (Open MPI 5's handshake), are decoded
- * each time.
+ * each time. Inline (forced) in feed_op: its call and four saved registers
+ * were 15 of a hit's 65 instructions.
  */
-static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
+static inline __attribute__((always_inline)) void
+decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 			unsigned k, struct mt_match_op *o)
 {
 	const struct mt_tag_layout *l = &fd->lay[e];
@@ -342,6 +346,7 @@ static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 	uint64_t aux = send ? (in ? r->data : 0) : r->ignore;
 
 	if (!tagged) {
+		o->f = (struct mt_match_fields){ 0 };	/* its padding too */
 		decode_op(l, send, tagged, o->tag, aux, in, r->len, &o->f, &o->src_id);
 		return;
 	}
@@ -359,7 +364,8 @@ static void decode_memo(struct feed *fd, int32_t e, const struct mt_rec_op *r,
 	o->src_id = d->src_id;
 }
 
-static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
+static inline __attribute__((always_inline)) enum mt_status
+feed_op(struct feed *fd, const struct mt_trace_event *ev,
 		   uint64_t ts)
 {
 	const struct mt_rec_op *r = (const void *)ev->rec;
@@ -375,36 +381,51 @@ static enum mt_status feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	const struct mt_rec_ep *er = fd->t->eps[e].rec;
 	unsigned k = kind_of(op);
 	int send = (k & OPK_SEND) != 0, tagged = (k & OPK_TAGGED) != 0;
-	struct mt_match_op o = {
-		.ts = ts, .context = r->context, .tag = tagged ? r->tag : 0,
-		.ignore = r->ignore, .len = r->len, .addr = r->addr, .ep = e,
-		.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV,
-		.tagged = (uint8_t)tagged, .inject = (k & OPK_INJECT) != 0,
-		.peer = resolve(fd, e, ev->proc, r->ep, r->addr),
-		.site = mt_trace_op_site(fd->t, ev),
-	};
+	/* Member by member, as feed_cqe's: an initializer cleared the
+	 * fields decode_memo sets, for every operation. */
+	struct mt_match_op o;
 
+	o.ts = ts;
+	o.context = r->context;
+	o.tag = tagged ? r->tag : 0;
+	o.ignore = r->ignore;
+	o.len = r->len;
+	o.addr = r->addr;
+	o.ep = e;
+	o.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV;
+	o.tagged = (uint8_t)tagged;
+	o.inject = (k & OPK_INJECT) != 0;
+	o.peer = resolve(fd, e, ev->proc, r->ep, r->addr);
+	o.site = mt_trace_op_site(fd->t, ev);
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
 	decode_memo(fd, e, r, k, &o);
 	return mt_match_post(fd->m, &o);
 }
 
-/* The endpoint a CQ entry belongs to: the CQ's bind, else any endpoint of
- * the process (the matcher pairs completions per process). */
-static int32_t cqe_ep(struct feed *fd, uint32_t proc, uint64_t cq)
+/* cqe_ep past its cache: the CQ's bind, else any endpoint of the process
+ * (the matcher pairs completions per process). Cold, as ep_search. */
+static __attribute__((cold)) int32_t cqe_ep_slow(struct feed *fd, uint32_t proc,
+						 uint64_t cq)
 {
 	struct feed_proc_cache *c = &fd->pc[proc];
 	const struct mt_trace_cq_bind *b;
 
-	if (c->cq_ep != -2 && c->cq_id == cq)
-		return c->cq_ep;
 	c->cq_id = cq;
 	if (mt_trace_cq_binds(fd->t, proc, cq, &b) && b->ep)
 		c->cq_ep = (int32_t)(b->ep - fd->t->eps);
 	else
 		c->cq_ep = fd->proc_ep[proc];
 	return c->cq_ep;
+}
+
+/* The endpoint a CQ entry belongs to. Processes read one CQ (or few):
+ * remember the last one. */
+static inline int32_t cqe_ep(struct feed *fd, uint32_t proc, uint64_t cq)
+{
+	const struct feed_proc_cache *c = &fd->pc[proc];
+
+	return c->cq_ep != -2 && c->cq_id == cq ? c->cq_ep : cqe_ep_slow(fd, proc, cq);
 }
 
 static int cqe_tagged(uint64_t flags)
@@ -432,7 +453,8 @@ static void cqe_fields(const void *arg, const struct mt_match_cqe *c,
 	to_fields(l, &f, cqe_tagged(c->flags), c->len, 0, 0, o);
 }
 
-static enum mt_status feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
+static inline __attribute__((always_inline)) enum mt_status
+feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 		    uint64_t ts)
 {
 	const struct mt_rec_cqe *r = (const void *)ev->rec;
@@ -477,14 +499,15 @@ void mt_pipe_feed_match_cfg(const struct feed *fd, struct mt_match_cfg *cfg)
 }
 
 /* The feed's own copy of ev's record if the merge decoded it. */
-static void keep_decoded(struct feed *fd, struct mt_trace_event *ev)
+static void keep_decoded(struct feed *fd, size_t i)
 {
+	struct mt_trace_event *ev = &fd->ev[i];
 	const struct mt_trace_file *f = fd->t->procs[ev->proc].files[ev->file];
 	const uint8_t *p = (const uint8_t *)ev->rec;
 
 	if (p < f->map || p >= f->map + f->map_len) {
-		memcpy(fd->decoded[fd->n_ev], p, ev->rec->size);
-		ev->rec = (const void *)fd->decoded[fd->n_ev];
+		memcpy(fd->decoded[i], p, ev->rec->size);
+		ev->rec = (const void *)fd->decoded[i];
 	}
 }
 
@@ -492,25 +515,31 @@ enum mt_status mt_pipe_feed_read(struct feed *fd, struct mt_trace_merge *mg,
 				 struct mt_err *err)
 {
 	enum mt_status s = MT_OK;
+	int compact = fd->compact;
+	size_t n = 0;
 
-	fd->n_ev = 0;
-	while (fd->n_ev < FEED_BATCH &&
-	       (s = mt_trace_merge_next(mg, &fd->ev[fd->n_ev], err)) == MT_OK) {
+	/* In locals: the merge's calls would make fd's be read again and
+	 * stored each time. */
+	while (n < FEED_BATCH && (s = mt_trace_merge_next(mg, &fd->ev[n], err)) == MT_OK) {
 		/* Records of uncompacted files stay in their mappings. */
-		if (fd->compact)
-			keep_decoded(fd, &fd->ev[fd->n_ev]);
-		fd->n_ev++;
+		if (compact)
+			keep_decoded(fd, n);
+		n++;
 	}
+	fd->n_ev = n;
 	return s;
 }
 
-enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
+/* One merged record in: inline in both entry points, so that the batch's
+ * loop runs inside one frame. */
+static inline __attribute__((always_inline)) enum mt_status
+feed_event(struct feed *fd, const struct mt_trace_event *ev)
 {
-	uint64_t ts = (uint64_t)(ev->ns + fd->t->procs[ev->proc].merge_offset_ns);
+	uint64_t ts = (uint64_t)(ev->ns + fd->pc[ev->proc].offset_ns);
 
-	if (ev->rec->layer)
-		return MT_OK;
-	switch (ev->rec->type) {
+	/* Type and layer in one test: records of internal layers fall to
+	 * the default, as every other type. */
+	switch (ev->rec->type | (unsigned)ev->rec->layer << 8) {
 	case MT_REC_OP:
 		return feed_op(fd, ev, ts);
 	case MT_REC_CQE:
@@ -525,4 +554,20 @@ enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *
 	default:
 		return MT_OK;
 	}
+}
+
+enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev)
+{
+	return feed_event(fd, ev);
+}
+
+enum mt_status mt_pipe_feed_events(struct feed *fd, size_t from, size_t to,
+				   size_t *next)
+{
+	enum mt_status s = MT_OK;
+
+	while (from < to && !(s = feed_event(fd, &fd->ev[from++])))
+		;
+	*next = from;
+	return s;
 }

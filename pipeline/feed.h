@@ -11,18 +11,26 @@
 #include "mt_pipe.h"
 
 #define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
-#define FEED_BATCH 256		/* merged records read ahead of the matcher */
-#define FEED_MEMO_BITS 12	/* 2^12 decoded operations remembered, 56
-				 * bytes each: bench/match.sh's benign
+#define FEED_BATCH 64		/* merged records read ahead of the matcher:
+				 * few enough that their lines are still in
+				 * L1 when the feed reads them (at 256,
+				 * simulated L1 misses 5.15 per event, at
+				 * 64 3.58, at 32 3.43 but more loop) */
+#define FEED_MEMO_BITS 12	/* 2^12 decoded operations remembered, a
+				 * line each: bench/match.sh's benign
 				 * traffic repeats 800 (endpoint, tag, peer
 				 * or mask), and 2^10 slots missed 40% */
 
 struct feed_proc_cache {
 	uint64_t ep_id, cq_id;		/* last endpoint and CQ looked up */
 	int32_t ep, cq_ep;		/* their endpoint indices (-2: none yet) */
+	int64_t offset_ns;		/* the process's merge_offset_ns, here
+					 * with what every record reads */
 };
 
-/* A tagged operation decoded (feed.c: decode_memo). */
+/* A tagged operation decoded (feed.c: decode_memo), alone in its cache
+ * line: a look-up reads one line, not two (56 bytes packed, most slots
+ * straddled two). */
 struct feed_memo {
 	uint64_t tag, aux;	/* aux: a send's CQ data (0 without), a
 				 * receive's ignore mask */
@@ -32,7 +40,7 @@ struct feed_memo {
 				 * both, the word the hash mixes in */
 	struct mt_match_fields f;
 	uint64_t src_id;
-};
+} __attribute__((aligned(64)));
 
 struct feed {
 	const struct mt_trace *t;
@@ -83,5 +91,12 @@ void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 		      const struct feed *fd, const struct mt_note *note);
 /* One merged record in. */
 enum mt_status mt_pipe_feed_event(struct feed *fd, const struct mt_trace_event *ev);
+/* The records fd->ev[from..to) in, in order, up to the first that fails:
+ * returns its status (MT_OK: none did), *next the index after the last
+ * record taken. One call per run of records: per record, the call and its
+ * frame cost about as much as the feed's own work on an operation's
+ * completion. */
+enum mt_status mt_pipe_feed_events(struct feed *fd, size_t from, size_t to,
+				   size_t *next);
 
 #endif /* MT_FEED_H */

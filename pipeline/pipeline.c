@@ -15,6 +15,9 @@
 #include "feed.h"
 
 #define BATCH 1024
+#define DRAIN_EVERY 1024u	/* events between two drains of the matcher */
+_Static_assert(MT_PIPE_PROGRESS_EVERY % DRAIN_EVERY == 0,
+	       "a progress tick falls where a run of records ends");
 
 void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 		      const struct feed *fd, const struct mt_note *note)
@@ -205,13 +208,19 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 				  mt_status_str(s));
 	do {
 		s = mt_pipe_feed_read(fd, mg, &rerr);
-		for (size_t i = 0; !mrc && i < fd->n_ev; i++) {
-			run->events++;
-			if ((mrc = input_fault(mt_pipe_feed_event(fd, &fd->ev[i]))))
+		/* In runs that end at each drain (every DRAIN_EVERY events,
+		 * which divides MT_PIPE_PROGRESS_EVERY: the ticks too). */
+		for (size_t i = 0; !mrc && i < fd->n_ev; ) {
+			size_t to = i + DRAIN_EVERY - (run->events & (DRAIN_EVERY - 1)), j = i;
+
+			mrc = input_fault(mt_pipe_feed_events(fd, i, to < fd->n_ev ? to :
+							      fd->n_ev, &i));
+			run->events += i - j;
+			if (mrc)
 				mt_err_set(err, mrc, "matching failed: %s",
 					   mrc == MT_ERR_NOMEM ? "out of memory" :
 					   "bad operation");
-			else if ((run->events & 1023) == 0)
+			else if ((run->events & (DRAIN_EVERY - 1)) == 0)
 				mrc = drain(m, d, err);
 			if ((run->events & (MT_PIPE_PROGRESS_EVERY - 1)) == 0)
 				progress_tick(o, run->events);

@@ -417,12 +417,14 @@ void mt_trace_merge_close(struct mt_trace_merge *m);
 static inline uint32_t mt_trace_op_site(const struct mt_trace *t,
 					const struct mt_trace_event *ev)
 {
-	const struct mt_trace_file *f = t->procs[ev->proc].files[ev->file];
 	const struct mt_rec_op_site *r = (const void *)ev->rec;
 
-	if (ev->rec->size < sizeof(*r) || !r->site || r->site > f->nsite_ids)
+	/* The record first: without call sites, the file is never looked up. */
+	if (ev->rec->size < sizeof(*r) || !r->site)
 		return 0;
-	return f->site_ids[r->site - 1];
+	const struct mt_trace_file *f = t->procs[ev->proc].files[ev->file];
+
+	return r->site > f->nsite_ids ? 0 : f->site_ids[r->site - 1];
 }
 
 #endif /* MT_TRACE_H */
