@@ -70,13 +70,19 @@ static struct mt_trace *open_it(void)
 	return t;
 }
 
+/* build(live, nested), then the trace opened. */
+static struct mt_trace *built(int live, int nested)
+{
+	build(live, nested);
+	return open_it();
+}
+
 Test(trace_live, call_in_progress_ends_a_live_files_records)
 {
 	struct mt_trace *t;
 	struct mt_trace_file *f;
 
-	build(1, 1);
-	t = open_it();
+	t = built(1, 1);
 	f = t->files[0];
 	cr_expect(f->live, "this process writes the file: it is live");
 	cr_expect_eq(f->inflight, pending_off);
@@ -92,8 +98,7 @@ Test(trace_live, killed_writer_is_read_past_its_call_in_progress)
 	struct mt_trace *t;
 	struct mt_trace_file *f;
 
-	build(0, 1);
-	t = open_it();
+	t = built(0, 1);
 	f = t->files[0];
 	cr_expect_not(f->live, "a pid started after the record: not the writer");
 	cr_expect_eq(f->valid_end, w.len, "every record, as before");
@@ -133,8 +138,7 @@ Test(trace_live, call_that_returned_is_read_on)
 	struct mt_trace_file *f;
 	struct mt_rec_op *op;
 
-	build(1, 1);
-	t = open_it();
+	t = built(1, 1);
 	f = t->files[0];
 	tail.from = f->valid_end;
 	read_on(f, &tail);
@@ -158,8 +162,7 @@ Test(trace_live, call_taken_back_is_never_read)
 	struct mt_rec_cqe *c;
 	size_t was;
 
-	build(1, 0);
-	t = open_it();
+	t = built(1, 0);
 	f = t->files[0];
 	tail.from = f->valid_end;
 	/* -FI_EAGAIN: the writer takes the call back, the thread's next
