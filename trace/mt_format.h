@@ -220,6 +220,9 @@ enum mt_op {
  * cases exist: ret == MT_OP_RET_PENDING (the process died inside the call),
  * and ret == -FI_EAGAIN (-11) when a nested record on the same thread
  * already followed it (otherwise it is taken back): treat both as not posted.
+ * In a file still being written, MT_OP_RET_PENDING is a call in progress,
+ * which the writer may still take back: readers stop before it
+ * (trace/mt_trace.h, struct mt_trace_file).
  */
 #define MT_OP_RET_PENDING INT32_MIN
 struct mt_rec_op {
