@@ -36,41 +36,55 @@ static int before(const struct mt_match *m, uint32_t a, uint32_t b)
 	return m->op[a].seq < m->op[b].seq;
 }
 
-static enum mt_status sh_push(struct mt_match *m, struct seqheap *h, uint32_t i)
+/* Op i's place in a seqheap: by posting sequence (unique), then index. */
+static uint64_t sh_key(const struct mt_match *m, uint32_t i)
+{
+	return (uint64_t)m->op[i].seq << 32 | i;
+}
+
+/* The earliest op of a non-empty heap. */
+static uint32_t sh_top(const struct seqheap *h)
+{
+	return (uint32_t)h->v[0];
+}
+
+static enum mt_status sh_push(const struct mt_match *m, struct seqheap *h, uint32_t i)
 {
 	if (h->n == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 4;
-		uint32_t *v = realloc(h->v, (size_t)cap * sizeof(*v));
+		uint64_t *v = realloc(h->v, (size_t)cap * sizeof(*v));
 
 		if (!v)
 			return MT_ERR_NOMEM;
 		h->v = v;
 		h->cap = cap;
 	}
+	uint64_t key = sh_key(m, i);
 	uint32_t k = h->n++;
 
-	while (k && before(m, i, h->v[(k - 1) / 2])) {
+	while (k && key < h->v[(k - 1) / 2]) {
 		h->v[k] = h->v[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
-	h->v[k] = i;
+	h->v[k] = key;
 	return MT_OK;
 }
 
-static uint32_t sh_pop(const struct mt_match *m, struct seqheap *h)
+static uint32_t sh_pop(struct seqheap *h)
 {
-	uint32_t top = h->v[0], last = h->v[--h->n], k = 0;
+	uint64_t top = h->v[0], last = h->v[--h->n];
+	uint32_t k = 0;
 
 	for (uint32_t c; (c = 2 * k + 1) < h->n; k = c) {
-		if (c + 1 < h->n && before(m, h->v[c + 1], h->v[c]))
+		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
 			c++;
-		if (!before(m, h->v[c], last))
+		if (h->v[c] >= last)
 			break;
 		h->v[k] = h->v[c];
 	}
 	if (h->n)
 		h->v[k] = last;
-	return top;
+	return (uint32_t)top;
 }
 
 /* An entry of a pool of structures chained by next_free through their free
@@ -229,7 +243,7 @@ static enum mt_status evaluate(struct mt_match *m, uint32_t i)
 	uint32_t c;
 
 	if (o->wait_cls || (o->state & OP_READY) ||
-	    (o->grp && m->grp[o->grp].h.v[0] != i))
+	    (o->grp && sh_top(&m->grp[o->grp].h) != i))
 		return MT_OK;
 	if ((c = blocker(m, i))) {
 		o->wait_cls = c;
@@ -259,8 +273,8 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		else
 			c->tail = o->c_prev[w];
 		while (c->waiters.n &&
-		       (!c->head || before(m, c->waiters.v[0], c->head))) {
-			uint32_t j = sh_pop(m, &c->waiters);
+		       (!c->head || c->waiters.v[0] < sh_key(m, c->head))) {
+			uint32_t j = sh_pop(&c->waiters);
 
 			m->op[j].wait_cls = NIL;
 			if (evaluate(m, j))
@@ -326,24 +340,24 @@ static enum mt_status enter(struct mt_match *m, uint32_t i)
 enum mt_status mt_match_order_drain(struct mt_match *m)
 {
 	while (m->ready.n) {
-		uint32_t i = sh_pop(m, &m->ready), g = m->op[i].grp;
+		uint32_t i = sh_pop(&m->ready), g = m->op[i].grp;
 
 		m->op[i].state &= ~(uint32_t)OP_READY;
 		/* An earlier receive of its key completed since: i waits
 		 * behind it again (evaluated when that one enters). */
-		if (g && m->grp[g].h.v[0] != i)
+		if (g && sh_top(&m->grp[g].h) != i)
 			continue;
 		if (g) {
 			struct grp *gr = &m->grp[g];
 
-			sh_pop(m, &gr->h);
+			sh_pop(&gr->h);
 			m->op[i].grp = NIL;
 			if (!gr->h.n) {
 				mt_match_map_del(&m->grpmap,
 						 mt_match_map_get(&m->grpmap, &gr->k));
 				gr->next_free = m->free_grp;
 				m->free_grp = g;
-			} else if (evaluate(m, gr->h.v[0])) {
+			} else if (evaluate(m, sh_top(&gr->h))) {
 				return MT_ERR_NOMEM;
 			}
 		}

@@ -65,9 +65,11 @@ struct op {
 				 * had) */
 };
 
-/* Operation indices ordered by posting sequence: a binary min-heap. */
+/* Operation indices ordered by posting sequence: a binary min-heap of
+ * seq << 32 | index (match_order.c: sh_key), so that sifting compares
+ * words in the heap, not the sequence numbers of ops all over the pool. */
 struct seqheap {
-	uint32_t *v;
+	uint64_t *v;
 	uint32_t n, cap;
 };
 
