@@ -145,6 +145,19 @@ static struct map_key cls_key(int32_t ep, uint32_t mask, uint32_t peer,
 				 .c = (uint32_t)ep };
 }
 
+/* The class of key k of endpoint e, or NIL; through e's last one. */
+static uint32_t cls_find(struct mt_match *m, struct ep *e, const struct map_key *k)
+{
+	if (e->cls_last && mt_match_map_same(&e->cls_last_k, k))
+		return e->cls_last;
+	const struct map_slot *s = mt_match_map_get(&m->clsmap, k);
+
+	if (!s)
+		return NIL;
+	e->cls_last_k = *k;
+	return e->cls_last = s->v;
+}
+
 /* Index of the endpoint's mask entry (tagged, ignore), added if absent;
  * UINT32_MAX when out of memory. */
 static uint32_t mask_add(struct ep *e, uint8_t tagged, uint64_t ignore)
@@ -188,9 +201,9 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 	for (int w = 0; w < 1 + (o->p.peer >= 0); w++) {
 		struct map_key k = cls_key(o->p.ep, g, w ? DIRECTED :
 					   (uint32_t)o->p.peer, o->p.tag & ~ign);
-		uint32_t c = ENTRY_OF(m, clsmap, cls, &k);
+		uint32_t c = cls_find(m, e, &k);
 
-		if (!c)
+		if (!c && !(c = ENTRY_OF(m, clsmap, cls, &k)))
 			return MT_ERR_NOMEM;
 		o->cls[w] = c;
 		o->c_next[w] = NIL;
@@ -207,10 +220,10 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 
 /* The class holding completed receive i back: one with a receive posted
  * before i that could take its message, or NIL. */
-static uint32_t blocker(const struct mt_match *m, uint32_t i)
+static uint32_t blocker(struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
-	const struct ep *e = &m->ep[o->p.ep];
+	struct ep *e = &m->ep[o->p.ep];
 	/* Receives from anyone, and from its source (or from any source
 	 * named, when its source is unknown). */
 	uint32_t peers[2] = { (uint32_t)-1,
@@ -222,13 +235,12 @@ static uint32_t blocker(const struct mt_match *m, uint32_t i)
 		for (uint32_t p = 0; p < 2; p++) {
 			struct map_key k = cls_key(o->p.ep, g, peers[p],
 						   o->rtag & ~e->mg[g].ignore);
-			const struct map_slot *s = mt_match_map_get(&m->clsmap, &k);
+			uint32_t c = cls_find(m, e, &k);
 
 			/* (An emptied class is still in the map while it
 			 * releases its waiters.) */
-			if (s && m->cls[s->v].head &&
-			    before(m, m->cls[s->v].head, i))
-				return s->v;
+			if (c && m->cls[c].head && before(m, m->cls[c].head, i))
+				return c;
 		}
 	}
 	return NIL;
@@ -283,6 +295,8 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		}
 		if (!c->head) {
 			mt_match_map_del(&m->clsmap, mt_match_map_get(&m->clsmap, &c->k));
+			if (e->cls_last == ci)
+				e->cls_last = NIL;
 			c->next_free = m->free_cls;
 			m->free_cls = ci;
 		}

@@ -136,6 +136,11 @@ struct ep {
 				 * no completed one follows it */
 	struct maskg *mg;
 	uint32_t n_mg;
+	/* The class index_op or blocker found last, and its key (0: none):
+	 * a wildcard server's receives all fall in one, asked for at every
+	 * completion (match_order.c: cls_find). */
+	uint32_t cls_last;
+	struct map_key cls_last_k;
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
 };
 
