@@ -197,6 +197,7 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 
 	if (g == UINT32_MAX)
 		return MT_ERR_NOMEM;
+	e->mg[g].directed += o->p.peer >= 0;
 	o->cls[1] = NIL;
 	for (int w = 0; w < 1 + (o->p.peer >= 0); w++) {
 		struct map_key k = cls_key(o->p.ep, g, w ? DIRECTED :
@@ -232,7 +233,12 @@ static uint32_t blocker(struct mt_match *m, uint32_t i)
 	for (uint32_t g = 0; g < e->n_mg; g++) {
 		if (!e->mg[g].count || e->mg[g].tagged != o->p.tagged)
 			continue;
-		for (uint32_t p = 0; p < 2; p++) {
+		/* Only the classes this mask's receives can be in: a
+		 * server's wildcard receives, or directed ones alone, make
+		 * one look-up, not two. */
+		uint32_t to = e->mg[g].directed ? 2 : 1;
+
+		for (uint32_t p = e->mg[g].directed == e->mg[g].count; p < to; p++) {
 			struct map_key k = cls_key(o->p.ep, g, peers[p],
 						   o->rtag & ~e->mg[g].ignore);
 			uint32_t c = cls_find(m, e, &k);
@@ -306,6 +312,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		if (e->mg[g].count && e->mg[g].tagged == o->p.tagged &&
 		    e->mg[g].ignore == op_ignore(o)) {
 			e->mg[g].count--;
+			e->mg[g].directed -= o->p.peer >= 0;
 			break;
 		}
 	o->state &= ~(uint32_t)OP_INDEXED;

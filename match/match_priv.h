@@ -98,6 +98,10 @@ struct grp {
 struct maskg {
 	uint64_t ignore;
 	uint32_t count;
+	uint32_t directed;	/* of count, receives from a named source: the
+				 * classes blocker asks for a completion's
+				 * source exist only if some are, the class of
+				 * any source only if not all are */
 	uint8_t tagged;
 };
 
