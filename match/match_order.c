@@ -48,6 +48,20 @@ static uint32_t sh_top(const struct seqheap *h)
 	return (uint32_t)h->v[0];
 }
 
+/* Completed receives waiting with their key (join_group): an op alone
+ * with its key is in no group, its grpmap entry SOLO | its index (op
+ * indices stay below 2^31: the pool would take 500 GB). */
+#define SOLO (1u << 31)
+#define GRP_SOLO UINT32_MAX	/* op.grp of an op alone with its key */
+
+/* Is completed receive i the earliest of its key? */
+static int grp_first(const struct mt_match *m, uint32_t i)
+{
+	uint32_t g = m->op[i].grp;
+
+	return !g || g == GRP_SOLO || sh_top(&m->grp[g].h) == i;
+}
+
 static enum mt_status sh_push(const struct mt_match *m, struct seqheap *h, uint32_t i)
 {
 	if (h->n == h->cap) {
@@ -260,8 +274,7 @@ static enum mt_status evaluate(struct mt_match *m, uint32_t i)
 	struct op *o = &m->op[i];
 	uint32_t c;
 
-	if (o->wait_cls || (o->state & OP_READY) ||
-	    (o->grp && sh_top(&m->grp[o->grp].h) != i))
+	if (o->wait_cls || (o->state & OP_READY) || !grp_first(m, i))
 		return MT_OK;
 	if ((c = blocker(m, i))) {
 		o->wait_cls = c;
@@ -338,17 +351,42 @@ static struct map_key grp_key(const struct mt_match *m, const struct op *o)
 				 .c = (uint32_t)o->p.ep | (o->p.tagged ? 1u << 31 : 0) };
 }
 
-/* Completed receive i waits with its key. */
+/* Completed receive i waits with its key. Most wait alone (a wildcard
+ * server's receives take messages of many tags and sources): the map then
+ * holds the op itself, SOLO | i, and the op GRP_SOLO, with no group and
+ * heap to make and free; a second receive of the key makes the group. */
+
 static enum mt_status join_group(struct mt_match *m, uint32_t i)
 {
 	struct map_key k = grp_key(m, &m->op[i]);
-	uint32_t g = ENTRY_OF(m, grpmap, grp, &k);
+	int added;
+	struct map_slot *s = mt_match_map_find_or_add(&m->grpmap, &k, &added);
+	uint32_t g;
 
-	if (!g)
+	if (!s)
 		return MT_ERR_NOMEM;
+	if (added) {
+		s->v = SOLO | i;
+		m->op[i].grp = GRP_SOLO;
+		return MT_OK;
+	}
+	if (s->v & SOLO) {
+		uint32_t j = s->v & ~SOLO;
+
+		if (!(g = slot_alloc((void **)&m->grp, &m->n_grp, &m->cap_grp, &m->free_grp,
+				     sizeof(*m->grp), offsetof(struct grp, next_free))))
+			return MT_ERR_NOMEM;
+		m->grp[g].k = k;
+		if (sh_push(m, &m->grp[g].h, j))
+			return MT_ERR_NOMEM;
+		s->v = g;
+		m->op[j].grp = g;
+	}
+	g = s->v;
 	m->op[i].grp = g;
 	return sh_push(m, &m->grp[g].h, i);
 }
+
 
 /* Receive i's turn came: it leaves its posting list and is paired. */
 static enum mt_status enter(struct mt_match *m, uint32_t i)
@@ -366,13 +404,17 @@ enum mt_status mt_match_order_drain(struct mt_match *m)
 		m->op[i].state &= ~(uint32_t)OP_READY;
 		/* An earlier receive of its key completed since: i waits
 		 * behind it again (evaluated when that one enters). */
-		if (g && sh_top(&m->grp[g].h) != i)
+		if (!grp_first(m, i))
 			continue;
-		if (g) {
+		m->op[i].grp = NIL;
+		if (g == GRP_SOLO) {
+			struct map_key k = grp_key(m, &m->op[i]);
+
+			mt_match_map_del(&m->grpmap, mt_match_map_get(&m->grpmap, &k));
+		} else if (g) {
 			struct grp *gr = &m->grp[g];
 
 			sh_pop(&gr->h);
-			m->op[i].grp = NIL;
 			if (!gr->h.n) {
 				mt_match_map_del(&m->grpmap,
 						 mt_match_map_get(&m->grpmap, &gr->k));
