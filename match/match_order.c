@@ -36,41 +36,69 @@ static int before(const struct mt_match *m, uint32_t a, uint32_t b)
 	return m->op[a].seq < m->op[b].seq;
 }
 
-static enum mt_status sh_push(struct mt_match *m, struct seqheap *h, uint32_t i)
+/* Op i's place in a seqheap: by posting sequence (unique), then index. */
+static uint64_t sh_key(const struct mt_match *m, uint32_t i)
+{
+	return (uint64_t)m->op[i].seq << 32 | i;
+}
+
+/* The earliest op of a non-empty heap. */
+static uint32_t sh_top(const struct seqheap *h)
+{
+	return (uint32_t)h->v[0];
+}
+
+/* Completed receives waiting with their key (join_group): an op alone
+ * with its key is in no group, its grpmap entry SOLO | its index (op
+ * indices stay below 2^31: the pool would take 500 GB). */
+#define SOLO (1u << 31)
+#define GRP_SOLO UINT32_MAX	/* op.grp of an op alone with its key */
+
+/* Is completed receive i the earliest of its key? */
+static int grp_first(const struct mt_match *m, uint32_t i)
+{
+	uint32_t g = m->op[i].grp;
+
+	return !g || g == GRP_SOLO || sh_top(&m->grp[g].h) == i;
+}
+
+static enum mt_status sh_push(const struct mt_match *m, struct seqheap *h, uint32_t i)
 {
 	if (h->n == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 4;
-		uint32_t *v = realloc(h->v, (size_t)cap * sizeof(*v));
+		uint64_t *v = realloc(h->v, (size_t)cap * sizeof(*v));
 
 		if (!v)
 			return MT_ERR_NOMEM;
 		h->v = v;
 		h->cap = cap;
 	}
+	uint64_t key = sh_key(m, i);
 	uint32_t k = h->n++;
 
-	while (k && before(m, i, h->v[(k - 1) / 2])) {
+	while (k && key < h->v[(k - 1) / 2]) {
 		h->v[k] = h->v[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
-	h->v[k] = i;
+	h->v[k] = key;
 	return MT_OK;
 }
 
-static uint32_t sh_pop(const struct mt_match *m, struct seqheap *h)
+static uint32_t sh_pop(struct seqheap *h)
 {
-	uint32_t top = h->v[0], last = h->v[--h->n], k = 0;
+	uint64_t top = h->v[0], last = h->v[--h->n];
+	uint32_t k = 0;
 
 	for (uint32_t c; (c = 2 * k + 1) < h->n; k = c) {
-		if (c + 1 < h->n && before(m, h->v[c + 1], h->v[c]))
+		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
 			c++;
-		if (!before(m, h->v[c], last))
+		if (h->v[c] >= last)
 			break;
 		h->v[k] = h->v[c];
 	}
 	if (h->n)
 		h->v[k] = last;
-	return top;
+	return (uint32_t)top;
 }
 
 /* An entry of a pool of structures chained by next_free through their free
@@ -131,6 +159,19 @@ static struct map_key cls_key(int32_t ep, uint32_t mask, uint32_t peer,
 				 .c = (uint32_t)ep };
 }
 
+/* The class of key k of endpoint e, or NIL; through e's last one. */
+static uint32_t cls_find(struct mt_match *m, struct ep *e, const struct map_key *k)
+{
+	if (e->cls_last && mt_match_map_same(&e->cls_last_k, k))
+		return e->cls_last;
+	const struct map_slot *s = mt_match_map_get(&m->clsmap, k);
+
+	if (!s)
+		return NIL;
+	e->cls_last_k = *k;
+	return e->cls_last = s->v;
+}
+
 /* Index of the endpoint's mask entry (tagged, ignore), added if absent;
  * UINT32_MAX when out of memory. */
 static uint32_t mask_add(struct ep *e, uint8_t tagged, uint64_t ignore)
@@ -170,13 +211,14 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 
 	if (g == UINT32_MAX)
 		return MT_ERR_NOMEM;
+	e->mg[g].directed += o->p.peer >= 0;
 	o->cls[1] = NIL;
 	for (int w = 0; w < 1 + (o->p.peer >= 0); w++) {
 		struct map_key k = cls_key(o->p.ep, g, w ? DIRECTED :
 					   (uint32_t)o->p.peer, o->p.tag & ~ign);
-		uint32_t c = ENTRY_OF(m, clsmap, cls, &k);
+		uint32_t c = cls_find(m, e, &k);
 
-		if (!c)
+		if (!c && !(c = ENTRY_OF(m, clsmap, cls, &k)))
 			return MT_ERR_NOMEM;
 		o->cls[w] = c;
 		o->c_next[w] = NIL;
@@ -193,10 +235,10 @@ static enum mt_status index_op(struct mt_match *m, uint32_t i)
 
 /* The class holding completed receive i back: one with a receive posted
  * before i that could take its message, or NIL. */
-static uint32_t blocker(const struct mt_match *m, uint32_t i)
+static uint32_t blocker(struct mt_match *m, uint32_t i)
 {
 	const struct op *o = &m->op[i];
-	const struct ep *e = &m->ep[o->p.ep];
+	struct ep *e = &m->ep[o->p.ep];
 	/* Receives from anyone, and from its source (or from any source
 	 * named, when its source is unknown). */
 	uint32_t peers[2] = { (uint32_t)-1,
@@ -205,16 +247,20 @@ static uint32_t blocker(const struct mt_match *m, uint32_t i)
 	for (uint32_t g = 0; g < e->n_mg; g++) {
 		if (!e->mg[g].count || e->mg[g].tagged != o->p.tagged)
 			continue;
-		for (uint32_t p = 0; p < 2; p++) {
+		/* Only the classes this mask's receives can be in: a
+		 * server's wildcard receives, or directed ones alone, make
+		 * one look-up, not two. */
+		uint32_t to = e->mg[g].directed ? 2 : 1;
+
+		for (uint32_t p = e->mg[g].directed == e->mg[g].count; p < to; p++) {
 			struct map_key k = cls_key(o->p.ep, g, peers[p],
 						   o->rtag & ~e->mg[g].ignore);
-			const struct map_slot *s = mt_match_map_get(&m->clsmap, &k);
+			uint32_t c = cls_find(m, e, &k);
 
 			/* (An emptied class is still in the map while it
 			 * releases its waiters.) */
-			if (s && m->cls[s->v].head &&
-			    before(m, m->cls[s->v].head, i))
-				return s->v;
+			if (c && m->cls[c].head && before(m, m->cls[c].head, i))
+				return c;
 		}
 	}
 	return NIL;
@@ -228,8 +274,7 @@ static enum mt_status evaluate(struct mt_match *m, uint32_t i)
 	struct op *o = &m->op[i];
 	uint32_t c;
 
-	if (o->wait_cls || (o->state & OP_READY) ||
-	    (o->grp && m->grp[o->grp].h.v[0] != i))
+	if (o->wait_cls || (o->state & OP_READY) || !grp_first(m, i))
 		return MT_OK;
 	if ((c = blocker(m, i))) {
 		o->wait_cls = c;
@@ -259,8 +304,8 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		else
 			c->tail = o->c_prev[w];
 		while (c->waiters.n &&
-		       (!c->head || before(m, c->waiters.v[0], c->head))) {
-			uint32_t j = sh_pop(m, &c->waiters);
+		       (!c->head || c->waiters.v[0] < sh_key(m, c->head))) {
+			uint32_t j = sh_pop(&c->waiters);
 
 			m->op[j].wait_cls = NIL;
 			if (evaluate(m, j))
@@ -269,6 +314,8 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		}
 		if (!c->head) {
 			mt_match_map_del(&m->clsmap, mt_match_map_get(&m->clsmap, &c->k));
+			if (e->cls_last == ci)
+				e->cls_last = NIL;
 			c->next_free = m->free_cls;
 			m->free_cls = ci;
 		}
@@ -278,6 +325,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		if (e->mg[g].count && e->mg[g].tagged == o->p.tagged &&
 		    e->mg[g].ignore == op_ignore(o)) {
 			e->mg[g].count--;
+			e->mg[g].directed -= o->p.peer >= 0;
 			break;
 		}
 	o->state &= ~(uint32_t)OP_INDEXED;
@@ -303,17 +351,42 @@ static struct map_key grp_key(const struct mt_match *m, const struct op *o)
 				 .c = (uint32_t)o->p.ep | (o->p.tagged ? 1u << 31 : 0) };
 }
 
-/* Completed receive i waits with its key. */
+/* Completed receive i waits with its key. Most wait alone (a wildcard
+ * server's receives take messages of many tags and sources): the map then
+ * holds the op itself, SOLO | i, and the op GRP_SOLO, with no group and
+ * heap to make and free; a second receive of the key makes the group. */
+
 static enum mt_status join_group(struct mt_match *m, uint32_t i)
 {
 	struct map_key k = grp_key(m, &m->op[i]);
-	uint32_t g = ENTRY_OF(m, grpmap, grp, &k);
+	int added;
+	struct map_slot *s = mt_match_map_find_or_add(&m->grpmap, &k, &added);
+	uint32_t g;
 
-	if (!g)
+	if (!s)
 		return MT_ERR_NOMEM;
+	if (added) {
+		s->v = SOLO | i;
+		m->op[i].grp = GRP_SOLO;
+		return MT_OK;
+	}
+	if (s->v & SOLO) {
+		uint32_t j = s->v & ~SOLO;
+
+		if (!(g = slot_alloc((void **)&m->grp, &m->n_grp, &m->cap_grp, &m->free_grp,
+				     sizeof(*m->grp), offsetof(struct grp, next_free))))
+			return MT_ERR_NOMEM;
+		m->grp[g].k = k;
+		if (sh_push(m, &m->grp[g].h, j))
+			return MT_ERR_NOMEM;
+		s->v = g;
+		m->op[j].grp = g;
+	}
+	g = s->v;
 	m->op[i].grp = g;
 	return sh_push(m, &m->grp[g].h, i);
 }
+
 
 /* Receive i's turn came: it leaves its posting list and is paired. */
 static enum mt_status enter(struct mt_match *m, uint32_t i)
@@ -326,24 +399,28 @@ static enum mt_status enter(struct mt_match *m, uint32_t i)
 enum mt_status mt_match_order_drain(struct mt_match *m)
 {
 	while (m->ready.n) {
-		uint32_t i = sh_pop(m, &m->ready), g = m->op[i].grp;
+		uint32_t i = sh_pop(&m->ready), g = m->op[i].grp;
 
 		m->op[i].state &= ~(uint32_t)OP_READY;
 		/* An earlier receive of its key completed since: i waits
 		 * behind it again (evaluated when that one enters). */
-		if (g && m->grp[g].h.v[0] != i)
+		if (!grp_first(m, i))
 			continue;
-		if (g) {
+		m->op[i].grp = NIL;
+		if (g == GRP_SOLO) {
+			struct map_key k = grp_key(m, &m->op[i]);
+
+			mt_match_map_del(&m->grpmap, mt_match_map_get(&m->grpmap, &k));
+		} else if (g) {
 			struct grp *gr = &m->grp[g];
 
-			sh_pop(m, &gr->h);
-			m->op[i].grp = NIL;
+			sh_pop(&gr->h);
 			if (!gr->h.n) {
 				mt_match_map_del(&m->grpmap,
 						 mt_match_map_get(&m->grpmap, &gr->k));
 				gr->next_free = m->free_grp;
 				m->free_grp = g;
-			} else if (evaluate(m, gr->h.v[0])) {
+			} else if (evaluate(m, sh_top(&gr->h))) {
 				return MT_ERR_NOMEM;
 			}
 		}

@@ -65,9 +65,11 @@ struct op {
 				 * had) */
 };
 
-/* Operation indices ordered by posting sequence: a binary min-heap. */
+/* Operation indices ordered by posting sequence: a binary min-heap of
+ * seq << 32 | index (match_order.c: sh_key), so that sifting compares
+ * words in the heap, not the sequence numbers of ops all over the pool. */
 struct seqheap {
-	uint32_t *v;
+	uint64_t *v;
 	uint32_t n, cap;
 };
 
@@ -96,6 +98,10 @@ struct grp {
 struct maskg {
 	uint64_t ignore;
 	uint32_t count;
+	uint32_t directed;	/* of count, receives from a named source: the
+				 * classes blocker asks for a completion's
+				 * source exist only if some are, the class of
+				 * any source only if not all are */
 	uint8_t tagged;
 };
 
@@ -134,6 +140,11 @@ struct ep {
 				 * no completed one follows it */
 	struct maskg *mg;
 	uint32_t n_mg;
+	/* The class index_op or blocker found last, and its key (0: none):
+	 * a wildcard server's receives all fall in one, asked for at every
+	 * completion (match_order.c: cls_find). */
+	uint32_t cls_last;
+	struct map_key cls_last_k;
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
 };
 

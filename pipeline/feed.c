@@ -288,8 +288,6 @@ static __attribute__((cold)) int32_t resolve_slow(struct feed *fd, int32_t e,
 	const struct mt_trace_ep *r;
 	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
 
-	if (addr == FI_ADDR_UNSPEC)
-		return -1;
 	r = mt_trace_resolve_ep(fd->t, proc, ep, addr);
 	if (slot)
 		*slot = r ? (int32_t)(r - fd->t->eps) + 2 : 1;
@@ -302,6 +300,8 @@ static inline int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_
 {
 	if (addr < FEED_ADDR_CACHE && fd->addr[e][addr])
 		return fd->addr[e][addr] - 2;
+	if (addr == FI_ADDR_UNSPEC)	/* every wildcard receive */
+		return -1;
 	return resolve_slow(fd, e, proc, ep, addr);
 }
 

@@ -11,11 +11,14 @@
 #include "mt_pipe.h"
 
 #define FEED_ADDR_CACHE 256	/* fi_addr values cached per endpoint */
-#define FEED_BATCH 64		/* merged records read ahead of the matcher:
-				 * few enough that their lines are still in
-				 * L1 when the feed reads them (at 256,
-				 * simulated L1 misses 5.15 per event, at
-				 * 64 3.58, at 32 3.43 but more loop) */
+#define FEED_BATCH 128		/* merged records read ahead of the matcher.
+				 * Built with link-time optimization, the
+				 * merge runs inlined in mt_pipe_feed_read's
+				 * loop, and longer runs of it pay: bench_match
+				 * ratio median 0.247 at 64, 0.262 at 128,
+				 * 0.261 at 256 (11 alternated runs each),
+				 * although callgrind simulates fewer L1
+				 * misses at 64 (3.58 per event, 5.15 at 256) */
 #define FEED_MEMO_BITS 12	/* 2^12 decoded operations remembered, a
 				 * line each: bench/match.sh's benign
 				 * traffic repeats 800 (endpoint, tag, peer
