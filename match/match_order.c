@@ -20,7 +20,8 @@
  *    leaves (each waiter is held by a given class at most once: receives
  *    posted later never block it);
  *  - completed receives of one key wait in a heap (struct grp): only the
- *    earliest can be next.
+ *    earliest can be next; one alone with its key, the usual case, needs
+ *    no group (the group map holds the op itself).
  * Those whose turn came enter matching earliest first (the ready heap),
  * exactly as a walk of the posting list in order would take them.
  */
@@ -355,7 +356,6 @@ static struct map_key grp_key(const struct mt_match *m, const struct op *o)
  * server's receives take messages of many tags and sources): the map then
  * holds the op itself, SOLO | i, and the op GRP_SOLO, with no group and
  * heap to make and free; a second receive of the key makes the group. */
-
 static enum mt_status join_group(struct mt_match *m, uint32_t i)
 {
 	struct map_key k = grp_key(m, &m->op[i]);
@@ -386,7 +386,6 @@ static enum mt_status join_group(struct mt_match *m, uint32_t i)
 	m->op[i].grp = g;
 	return sh_push(m, &m->grp[g].h, i);
 }
-
 
 /* Receive i's turn came: it leaves its posting list and is paired. */
 static enum mt_status enter(struct mt_match *m, uint32_t i)
