@@ -197,6 +197,7 @@ static uint32_t mask_add(struct ep *e, uint8_t tagged, uint64_t ignore)
 	}
 	e->mg[free_at] = (struct maskg){ .ignore = ignore, .count = 1,
 					 .tagged = tagged };
+	e->n_mg_used++;
 	return free_at;
 }
 
@@ -270,19 +271,24 @@ static uint32_t blocker(struct mt_match *m, uint32_t i)
 /* Completed receive i, waiting: it is next (ready), or waits on a class,
  * or behind an earlier one of its key (evaluated again when that one
  * enters matching). */
-static enum mt_status evaluate(struct mt_match *m, uint32_t i)
+static enum mt_status evaluate_as(struct mt_match *m, uint32_t i, int unblocked)
 {
 	struct op *o = &m->op[i];
 	uint32_t c;
 
 	if (o->wait_cls || (o->state & OP_READY) || !grp_first(m, i))
 		return MT_OK;
-	if ((c = blocker(m, i))) {
+	if (!unblocked && (c = blocker(m, i))) {
 		o->wait_cls = c;
 		return sh_push(m, &m->cls[c].waiters, i);
 	}
 	o->state |= OP_READY;
 	return sh_push(m, &m->ready, i);
+}
+
+static enum mt_status evaluate(struct mt_match *m, uint32_t i)
+{
+	return evaluate_as(m, i, 0);
 }
 
 /* Posted receive i leaves its classes (completed, cancelled, failed):
@@ -295,6 +301,11 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 	for (int w = 0; w < 2 && o->cls[w]; w++) {
 		uint32_t ci = o->cls[w];
 		struct cls *c = &m->cls[ci];
+		/* The endpoint's indexed receives all of this class's mask,
+		 * none directed (a wildcard server's): a waiter released here
+		 * could only have been held by this class, and no longer is. */
+		int alone = e->n_mg_used == 1 &&
+			    !e->mg[(uint32_t)c->k.b].directed;
 
 		if (o->c_prev[w])
 			m->op[o->c_prev[w]].c_next[w] = o->c_next[w];
@@ -309,7 +320,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 			uint32_t j = sh_pop(&c->waiters);
 
 			m->op[j].wait_cls = NIL;
-			if (evaluate(m, j))
+			if (evaluate_as(m, j, alone))
 				return MT_ERR_NOMEM;
 			c = &m->cls[ci];
 		}
@@ -325,7 +336,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 	for (uint32_t g = 0; g < e->n_mg; g++)
 		if (e->mg[g].count && e->mg[g].tagged == o->p.tagged &&
 		    e->mg[g].ignore == op_ignore(o)) {
-			e->mg[g].count--;
+			e->n_mg_used -= !--e->mg[g].count;
 			e->mg[g].directed -= o->p.peer >= 0;
 			break;
 		}

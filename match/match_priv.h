@@ -140,6 +140,7 @@ struct ep {
 				 * no completed one follows it */
 	struct maskg *mg;
 	uint32_t n_mg;
+	uint32_t n_mg_used;	/* entries of mg whose count is not 0 */
 	/* The class index_op or blocker found last, and its key (0: none):
 	 * a wildcard server's receives all fall in one, asked for at every
 	 * completion (match_order.c: cls_find). */
