@@ -121,11 +121,14 @@ static uint32_t slot_alloc(void **arr, uint32_t *n, uint32_t *cap,
 	return i;
 }
 
-/* The pool entry the map gives k, made if absent (a class or group: a
- * freed one is empty, a new one zeroed); NIL when out of memory. */
-#define ENTRY_OF(m, map, pool, key) entry_of(&(m)->map, (key), (void **)&(m)->pool, \
-	&(m)->n_##pool, &(m)->cap_##pool, &(m)->free_##pool, sizeof(*(m)->pool), \
-	offsetof(__typeof__(*(m)->pool), next_free), offsetof(__typeof__(*(m)->pool), k))
+/* slot_alloc's arguments for m's pool (cls, grp). */
+#define POOL_ARGS(m, pool) (void **)&(m)->pool, &(m)->n_##pool, &(m)->cap_##pool, \
+	&(m)->free_##pool, sizeof(*(m)->pool), offsetof(__typeof__(*(m)->pool), next_free)
+
+/* The pool entry the map gives k, made if absent (a class: a freed one is
+ * empty, a new one zeroed); NIL when out of memory. */
+#define ENTRY_OF(m, map, pool, key) entry_of(&(m)->map, (key), POOL_ARGS(m, pool), \
+	offsetof(__typeof__(*(m)->pool), k))
 
 static uint32_t entry_of(struct map *mp, const struct map_key *k, void **arr,
 			 uint32_t *n, uint32_t *cap, uint32_t *free_head,
@@ -158,6 +161,12 @@ static struct map_key cls_key(int32_t ep, uint32_t mask, uint32_t peer,
 {
 	return (struct map_key){ .a = val, .b = (uint64_t)peer << 32 | mask,
 				 .c = (uint32_t)ep };
+}
+
+/* The mask entry of the class of key k (cls_key's mask). */
+static uint32_t cls_mask(const struct map_key *k)
+{
+	return (uint32_t)k->b;
 }
 
 /* The class of key k of endpoint e, or NIL; through e's last one. */
@@ -304,8 +313,7 @@ static enum mt_status unindex_op(struct mt_match *m, uint32_t i)
 		/* The endpoint's indexed receives all of this class's mask,
 		 * none directed (a wildcard server's): a waiter released here
 		 * could only have been held by this class, and no longer is. */
-		int alone = e->n_mg_used == 1 &&
-			    !e->mg[(uint32_t)c->k.b].directed;
+		int alone = e->n_mg_used == 1 && !e->mg[cls_mask(&c->k)].directed;
 
 		if (o->c_prev[w])
 			m->op[o->c_prev[w]].c_next[w] = o->c_next[w];
@@ -384,8 +392,7 @@ static enum mt_status join_group(struct mt_match *m, uint32_t i)
 	if (s->v & SOLO) {
 		uint32_t j = s->v & ~SOLO;
 
-		if (!(g = slot_alloc((void **)&m->grp, &m->n_grp, &m->cap_grp, &m->free_grp,
-				     sizeof(*m->grp), offsetof(struct grp, next_free))))
+		if (!(g = slot_alloc(POOL_ARGS(m, grp))))
 			return MT_ERR_NOMEM;
 		m->grp[g].k = k;
 		if (sh_push(m, &m->grp[g].h, j))
