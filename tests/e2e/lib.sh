@@ -173,10 +173,14 @@ e2e_stop_job() {
 # e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT: returns once every
 # one of the NP ranks of the background job JOB has created
 # READYDIR/ready.RANK (just before its blocking call) and waits in the
-# trace (`msgtrace report --json`); fails when the job ended by itself
-# (showing OUT.err) or when not every rank waits within two minutes.
+# trace (`msgtrace report --json`), the same waits in three reads 0.5 s
+# apart: a collective hangs step by step (a barrier's ranks still pass the
+# steps their partners allow), and under load the last steps can come
+# after every rank already waits on something. Fails when the job ended by
+# itself (showing OUT.err) or when not every rank waits within two minutes.
 e2e_wait_hang() {
 	local job=$1 ready=$2 trace=$3 np=$4 msgtrace=$5 out=$6 waiting=0
+	local waits prev='' same=0
 	for _ in $(seq 240); do
 		[ "$(find "$ready" -name 'ready.*' | wc -l)" -ge "$np" ] && break
 		kill -0 "$job" 2>/dev/null || break
@@ -184,9 +188,17 @@ e2e_wait_hang() {
 	done
 	for _ in $(seq 240); do
 		kill -0 "$job" 2>/dev/null || break
-		waiting=$("$msgtrace" report --json "$trace" 2>/dev/null |
-			jq '.hang.waits | map(.rank) | unique | length' || echo 0)
-		[ "$waiting" -ge "$np" ] && break
+		waits=$("$msgtrace" report --json "$trace" 2>/dev/null |
+			jq -c '.hang.waits | map([.rank, .what, .on, .any_sender]) | unique' ||
+			echo '[]')
+		waiting=$(echo "$waits" | jq 'map(.[0]) | unique | length')
+		if [ "$waiting" -ge "$np" ] && [ "$waits" = "$prev" ]; then
+			same=$((same + 1))
+			[ $same -ge 2 ] && break
+		else
+			same=0
+		fi
+		prev=$waits
 		sleep 0.5
 	done
 	kill -0 "$job" 2>/dev/null || {
@@ -194,4 +206,5 @@ e2e_wait_hang() {
 		e2e_fail "the job ended by itself: expected it to hang"
 	}
 	[ "$waiting" -ge "$np" ] || e2e_fail "only $waiting of $np ranks waiting in the trace"
+	[ $same -ge 2 ] || e2e_fail "the ranks' waits in the trace still change after two minutes"
 }
