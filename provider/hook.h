@@ -101,6 +101,12 @@ extern const struct fi_ops_msg mt_hook_msg_ops_cs;
 extern const struct fi_ops_tagged mt_hook_tagged_ops_cs;
 extern const struct fi_ops_av mt_hook_av_ops;
 
+/* The endpoint whose fid this is. libfabric 2 dropped container_of from
+ * <rdma/fabric.h>; its own inline calls cast, the fid being an endpoint's
+ * first member. */
+_Static_assert(offsetof(struct fid_ep, fid) == 0, "fid first in fid_ep");
+#define HOOK_EP_OF(fid) ((struct fid_ep *)(void *)(fid))
+
 static inline struct hook_clone *hook_clone_of(const void *table)
 {
 	return (struct hook_clone *)((char *)table - offsetof(struct hook_clone, table));

@@ -236,7 +236,7 @@ const struct fi_ops_msg mt_hook_msg_ops_cs = {
 
 static ssize_t cancel(fid_t fid, void *ctx)
 {
-	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
+	struct fid_ep *ep = HOOK_EP_OF(fid);
 	struct mt_rec_opargs a = { ID(fid), FI_ADDR_UNSPEC, 0, 0, 0, 0, ID(ctx), 0 };
 	uint8_t layer = HOOK_OBJ(ep->ops)->layer;
 	struct mt_rec_op *r = mt_hook_site_on ?

@@ -18,8 +18,11 @@ static int hook_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		       void *context);
 static void hook_cleanup(void);
 
+/* version: msgtrace's own (fi_info -l lists it); fi_version: the libfabric
+ * API it was built against, whose major version libfabric requires equal
+ * to its own. */
 struct fi_provider mt_hook_prov = {
-	.version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	.version = FI_VERSION(MSGTRACE_VERSION_MAJOR, MSGTRACE_VERSION_MINOR),
 	.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
 	.name = "ofi_hook_msgtrace",
 	.getinfo = NULL,	/* NULL getinfo is what makes this a hook */

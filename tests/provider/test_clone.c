@@ -55,7 +55,7 @@ static int p_close(struct fid *fid)
 /* Like psm2: enabling the endpoint installs another tagged table. */
 static int p_control(struct fid *fid, int command, void *arg)
 {
-	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
+	struct fid_ep *ep = HOOK_EP_OF(fid);
 
 	(void)arg;
 	if (command == FI_ENABLE && swap_to)
