@@ -42,7 +42,7 @@ must() {
 # --- the truncation, without the option: no call site anywhere ---
 log=$E2E_TMP/off
 mkdir "$log"
-E2E_NP=2 e2e_run_ok "$E2E_TMP/off.out" "$E2E_TMP/off.trace" "tcp;ofi_rxm" full \
+E2E_NP=2 e2e_run_ok "$E2E_TMP/off.out" "$E2E_TMP/off.trace" "$E2E_TCP" full \
 	"$prog" trunc "$log"
 "$msgtrace" report "$E2E_TMP/off.trace" >"$E2E_TMP/off.report"
 "$msgtrace" messages "$E2E_TMP/off.trace" >"$E2E_TMP/off.csv"
@@ -56,7 +56,7 @@ export FI_OFI_HOOK_MSGTRACE_CALLSITE=1
 log=$E2E_TMP/trunc
 mkdir "$log"
 trace=$E2E_TMP/trunc.trace
-E2E_NP=2 e2e_run_ok "$E2E_TMP/trunc.out" "$trace" "tcp;ofi_rxm" full \
+E2E_NP=2 e2e_run_ok "$E2E_TMP/trunc.out" "$trace" "$E2E_TCP" full \
 	"$prog" trunc "$log"
 send=$(line send 0) recv=$(line recv 1)
 sent="callsite\.c:$send \(trunc_job\) via MPI_Send"
@@ -107,7 +107,7 @@ np=4
 log=$E2E_TMP/hang
 mkdir "$log"
 trace=$E2E_TMP/hang.trace
-E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/hang.out" "$trace" "tcp;ofi_rxm" full \
+E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/hang.out" "$trace" "$E2E_TCP" full \
 	"$prog" hang "$log" &
 job=$!
 trap 'e2e_stop_job "$job"; e2e_cleanup' EXIT

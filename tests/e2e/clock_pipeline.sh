@@ -113,7 +113,7 @@ scenario() {
 	# trace_perturb edits version 1 records in place: recorded uncompacted,
 	# the far copy is compacted after it (the pipeline reads both forms).
 	FI_OFI_HOOK_MSGTRACE_COMPACT=0 E2E_NP=$np e2e_run_ok "$E2E_TMP/$name.out" \
-		"$tr" "tcp;ofi_rxm" full "$@"
+		"$tr" "$E2E_TCP" full "$@"
 	e2e_check_trace "$tr" "$np"
 
 	# --- one host: nothing to correct, nothing changed ---------------------------

@@ -1,6 +1,6 @@
 #!/bin/bash
 # clock_real.sh - clock correction validated on a real run's event graph.
-# Traces provider_pingpong (2 ranks over tcp;ofi_rxm, one host, so every
+# Traces provider_pingpong (2 ranks over $E2E_TCP, one host, so every
 # timestamp is on one clock: the truth), pairs its messages with
 # `msgtrace messages --csv`, then clock_validate puts per-rank offsets
 # (up to 1 ms), drifts (50 ppm) and jitter on that graph, corrects it and
@@ -17,7 +17,7 @@ e2e_need_file "$pingpong" "provider_pingpong"
 e2e_need_file "$validate" "clock_validate"
 e2e_setup
 E2E_NP=2
-e2e_run_ok "$E2E_TMP/run.out" "$E2E_TMP/trace" "tcp;ofi_rxm" full \
+e2e_run_ok "$E2E_TMP/run.out" "$E2E_TMP/trace" "$E2E_TCP" full \
 	"$pingpong" 500
 e2e_check_trace "$E2E_TMP/trace" 2
 e2e_messages_csv "$msgtrace" "$E2E_TMP/trace" "$E2E_TMP/messages.csv"

@@ -41,8 +41,8 @@ check_counts() {
 }
 
 FI_OFI_HOOK_MSGTRACE_COMPACT=0 E2E_NP=2 e2e_run_ok "$E2E_TMP/v1.out" "$E2E_TMP/v1" \
-	"tcp;ofi_rxm" full "$prog" "$iters"
-E2E_NP=2 e2e_run_ok "$E2E_TMP/v2.out" "$E2E_TMP/v2" "tcp;ofi_rxm" full "$prog" "$iters"
+	"$E2E_TCP" full "$prog" "$iters"
+E2E_NP=2 e2e_run_ok "$E2E_TMP/v2.out" "$E2E_TMP/v2" "$E2E_TCP" full "$prog" "$iters"
 e2e_check_trace "$E2E_TMP/v1" 2
 e2e_check_trace "$E2E_TMP/v2" 2
 # The application's output does not depend on compaction.

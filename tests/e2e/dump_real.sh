@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dump_real.sh PROVIDER_DIR MSGTRACE P2P_MIX
 #
-# The trace reader on a real trace: 4 ranks of p2p_mix over tcp;ofi_rxm,
+# The trace reader on a real trace: 4 ranks of p2p_mix over $E2E_TCP (fabric.sh),
 # then `msgtrace dump` must read it without error, in time order, with
 # every application op's fi_addr resolved to a rank, PROC records giving
 # ranks 0..3, clean closes, and --rank/--kind filters that keep only what
@@ -16,7 +16,7 @@ e2e_need_file "$prog" "p2p_mix"
 e2e_need_file "$msgtrace" "the msgtrace command"
 e2e_setup
 
-e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" full "$prog"
+e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" full "$prog"
 e2e_check_trace "$E2E_TMP/trace" 4
 "$msgtrace" dump "$E2E_TMP/trace" >"$E2E_TMP/dump" 2>"$E2E_TMP/dump.err" ||
 	{ cat "$E2E_TMP/dump.err" >&2; e2e_fail "dump failed on a real trace"; }

@@ -11,7 +11,8 @@
  * grandchild, which sends as many back (tag 21). Every process prints what
  * it did, so the test can hold the trace against it.
  *
- * Usage: mpirun -np 2 fork_fabric
+ * Usage: mpirun -np 2 fork_fabric PROVIDER
+ *   PROVIDER  the children's libfabric provider list ("tcp", "tcp;ofi_rxm")
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@
 #define GRAND_MSGS 2
 
 static const char *who = "?";
+static const char *provider;
 
 static void die(const char *what, long ret)
 {
@@ -43,7 +45,7 @@ static void die(const char *what, long ret)
 static void open_fabric(struct fabep *f)
 {
 	const char *what;
-	int ret = fabep_open(f, "tcp;ofi_rxm", 0, &what);
+	int ret = fabep_open(f, provider, 0, &what);
 
 	if (ret)
 		die(what, ret);
@@ -179,10 +181,11 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (size != 2) {
-		fprintf(stderr, "fork_fabric: needs 2 ranks\n");
+	if (size != 2 || argc != 2) {
+		fprintf(stderr, "usage: mpirun -np 2 fork_fabric PROVIDER\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	provider = argv[1];
 	for (int i = 0; i < MPI_MSGS; i++) {
 		long v = rank * 100 + i;
 

@@ -25,7 +25,7 @@ e2e_setup
 mkdir "$E2E_TMP/ready"
 trace=$E2E_TMP/trace
 
-E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/out" "$trace" "tcp;ofi_rxm" full \
+E2E_NP=$np E2E_TIMEOUT=300 e2e_run "$E2E_TMP/out" "$trace" "$E2E_TCP" full \
 	"$prog" "$E2E_TMP/ready" &
 job=$!
 stop() { e2e_stop_job "$job"; }

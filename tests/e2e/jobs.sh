@@ -79,8 +79,8 @@ grep -E "^MPI_ISEND +${loc0:-none} .*Receiver: [0-9]+ \(\"rank 1:1 thread .*Comm
 
 # --- 2. two unrelated jobs in one directory -----------------------------------
 E2E_NAME="jobs[two]"
-E2E_NP=2 e2e_run_ok "$E2E_TMP/one.out" "$E2E_TMP/one" "tcp;ofi_rxm" full "$pingpong" 3
-E2E_NP=2 e2e_run_ok "$E2E_TMP/two.out" "$E2E_TMP/two" "tcp;ofi_rxm" full "$pingpong" 3
+E2E_NP=2 e2e_run_ok "$E2E_TMP/one.out" "$E2E_TMP/one" "$E2E_TCP" full "$pingpong" 3
+E2E_NP=2 e2e_run_ok "$E2E_TMP/two.out" "$E2E_TMP/two" "$E2E_TCP" full "$pingpong" 3
 cp "$E2E_TMP"/two/*.mt "$E2E_TMP/one/"
 e2e_check_trace "$E2E_TMP/one" 4
 "$msgtrace" report "$E2E_TMP/one" >"$E2E_TMP/two.report" ||

@@ -19,6 +19,9 @@
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 E2E_NAME=$(basename "$0" .sh)
+# E2E_TCP, E2E_RXM: the providers this libfabric offers (fabric.sh).
+# shellcheck source=tests/e2e/fabric.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh"
 
 e2e_fail() {
 	echo "$E2E_NAME: FAIL: $*" >&2
@@ -49,7 +52,7 @@ e2e_need_file() {
 
 # e2e_mpirun_args PROVIDER TAGMODE: prints the mpirun options, one a line.
 #   PROVIDER  a libfabric provider list for mtl_ofi_provider_include
-#             ("tcp;ofi_rxm", "sockets", ...)
+#             ("$E2E_TCP", "sockets", ...)
 #   TAGMODE   full | ofi_tag_1 | ofi_tag_2 (full is forced, not left to
 #             auto, so a change in auto's choice cannot go unnoticed)
 e2e_mpirun_args() {
@@ -79,6 +82,8 @@ e2e_run() {
 	local out=$1 tracedir=$2 provider=$3 mode=$4
 	shift 4
 	local args env=()
+	[ -n "$provider" ] ||
+		e2e_fail "no libfabric provider: 'fi_info --version' names no libfabric (libfabric-bin installed?)"
 	mapfile -t args < <(e2e_mpirun_args "$provider" "$mode")
 	if [ "$tracedir" != - ]; then
 		e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" \
@@ -115,14 +120,14 @@ e2e_run_ok() {
 }
 
 # e2e_run_both OUT TRACEDIR PROGRAM [ARGS...]: PROGRAM untraced (stdout in
-# OUT.plain) then traced into TRACEDIR (stdout in OUT), both on tcp;ofi_rxm
+# OUT.plain) then traced into TRACEDIR (stdout in OUT), both on $E2E_TCP
 # with E2E_NP ranks, each exiting 0; their outputs (lines in any order, as
 # ranks interleave them) must be the same.
 e2e_run_both() {
 	local out=$1 tracedir=$2
 	shift 2
-	e2e_run_ok "$out.plain" - "tcp;ofi_rxm" full "$@"
-	e2e_run_ok "$out" "$tracedir" "tcp;ofi_rxm" full "$@"
+	e2e_run_ok "$out.plain" - "$E2E_TCP" full "$@"
+	e2e_run_ok "$out" "$tracedir" "$E2E_TCP" full "$@"
 	sort "$out.plain" >"$E2E_TMP/a"
 	sort "$out" >"$E2E_TMP/b"
 	e2e_same_output "$E2E_TMP/a" "$E2E_TMP/b" "traced and untraced output differ"

@@ -29,7 +29,7 @@ export E2E_TIMEOUT=${E2E_TIMEOUT:-150}
 # once both ranks recorded.
 start() {
 	local tr=$E2E_TMP/$1 i
-	E2E_NP=2 e2e_run "$E2E_TMP/$1.out" "$tr" "tcp;ofi_rxm" full \
+	E2E_NP=2 e2e_run "$E2E_TMP/$1.out" "$tr" "$E2E_TCP" full \
 		"$pingpong" $ITERS $NAP_MS &
 	job=$!
 	for i in $(seq 600); do

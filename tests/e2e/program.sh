@@ -2,7 +2,7 @@
 # program.sh CHECK PROVIDER TAGMODE NP PROVIDER_DIR MSGTRACE PROGRAM
 #
 # Runs an mpilog test program (p2p_mix, match_patterns) on NP ranks over
-# one libfabric PROVIDER ("tcp;ofi_rxm", "sockets") in one TAGMODE (full,
+# one libfabric PROVIDER ("tcp;ofi_rxm", "tcp", "sockets") in one TAGMODE (full,
 # ofi_tag_1, ofi_tag_2) and checks one thing:
 #   output  the hook changes nothing the program sees: its output with the
 #           msgtrace hook equals its output without it;

@@ -3,6 +3,9 @@
 # $2 = build directory of tests/e2e (provider_pingpong, provider_mtcheck),
 # $3 = the msgtrace command (its reader cross-checks provider_mtcheck).
 set -euo pipefail
+# E2E_TCP, E2E_RXM: the providers this libfabric offers.
+# shellcheck source=tests/e2e/fabric.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh"
 
 provdir=$1
 bindir=$2
@@ -15,8 +18,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# run_pp NAME=VALUE... -- PINGPONG_ARGS...: a 2-rank run over tcp;ofi_rxm
-# through the OFI MTL; each NAME=VALUE is set for the ranks.
+# run_pp NAME=VALUE... -- PINGPONG_ARGS...: a 2-rank run through the OFI
+# MTL over PP_PROVIDER (default $E2E_TCP, fabric.sh); each NAME=VALUE is set
+# for the ranks.
 run_pp() (
 	local xs=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
@@ -26,7 +30,7 @@ run_pp() (
 	done
 	[ $# -gt 0 ] && shift
 	exec timeout 120 mpirun --oversubscribe -np 2 --mca pml cm --mca mtl ofi \
-		--mca mtl_ofi_provider_include "tcp;ofi_rxm" "${xs[@]}" \
+		--mca mtl_ofi_provider_include "${PP_PROVIDER:-$E2E_TCP}" "${xs[@]}" \
 		"$bindir/provider_pingpong" "$@"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A traced 2-rank ping-pong over tcp;ofi_rxm: the program's output is the
+# A traced 2-rank ping-pong over $E2E_TCP (fabric.sh): the program's output is the
 # same as untraced, each rank wrote one valid 0600 file whose PROC record
 # has its rank, and the application layer holds exactly the sends, receives
 # and receive completions the program made (5 sizes x 3 round trips, MPI

@@ -16,7 +16,7 @@ e2e_need_file "$E2E_PROVIDER_DIR/libmsgtrace-fi.so" "the msgtrace provider"
 e2e_need_file "$msgtrace" "the msgtrace command"
 e2e_need_file "$mix" "reliab_mix"
 e2e_setup
-RELIAB_PROVIDER=${RELIAB_PROVIDER:-tcp;ofi_rxm}
+RELIAB_PROVIDER=${RELIAB_PROVIDER:-$E2E_TCP}
 export E2E_NP=${E2E_NP:-2}
 
 # reliab_run OUT TRACEDIR [NAME=VALUE...] -- PROGRAM [ARGS...]

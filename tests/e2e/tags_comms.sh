@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tags_comms.sh TAGMODE PROVIDER_DIR MSGTRACE TAGS_COMMS
 #
-# `msgtrace tags` on tags_comms (2 ranks, tcp;ofi_rxm): 300 MPI_Comm_dup of
+# `msgtrace tags` on tags_comms (2 ranks, $E2E_TCP): 300 MPI_Comm_dup of
 # MPI_COMM_WORLD, a message on every 8th and the last, and tags near
 # MPI_TAG_UB on MPI_COMM_WORLD. Checks, against the program's log:
 #   - the trace's cid of duplicate i is 3 + i (Open MPI 4.1's c_contextid:
@@ -28,7 +28,7 @@ e2e_need_file "$prog" "the test program"
 e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
-e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" "$mode" "$prog" \
+e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" "$mode" "$prog" \
 	--log "$E2E_TMP/log" --dups 300 --every 8
 e2e_check_trace "$E2E_TMP/trace" 2
 csv=$E2E_TMP/messages.csv

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tags_exhaust.sh PROVIDER_DIR MSGTRACE TAGS_COMMS
 #
-# Communicator-id exhaustion in ofi_tag_1 (2 ranks, tcp;ofi_rxm):
+# Communicator-id exhaustion in ofi_tag_1 (2 ranks, $E2E_TCP):
 # tags_comms duplicates MPI_COMM_WORLD until MPI_Comm_dup fails (Open MPI
 # refuses near the 12-bit field's 4,095) and sends a message on the last
 # duplicate. `msgtrace tags` must show the communicator-id field full:
@@ -21,7 +21,7 @@ e2e_need_file "$prog" "the test program"
 e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
-e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" ofi_tag_1 "$prog" \
+e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" ofi_tag_1 "$prog" \
 	--log "$E2E_TMP/log" --dups -1 --every 1000
 n=$(sed -n 's/^communicators duplicated: \([0-9]*\);.*/\1/p' "$E2E_TMP/out")
 [ -n "$n" ] || e2e_fail "the program did not say how many duplicates it got"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tags_p2p.sh TAGMODE PROVIDER_DIR MSGTRACE P2P_MIX
 #
-# `msgtrace tags` on the p2p_mix program (4 ranks, tcp;ofi_rxm; PROVIDER in
+# `msgtrace tags` on the p2p_mix program (4 ranks, $E2E_TCP; PROVIDER in
 # the environment picks another) in one tag mode: every
 # endpoint in the forced layout, field usage equal to what the program's
 # log says it sent (distinct user tags, smallest and largest, largest
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 [ $# -eq 4 ] || { echo "usage: $0 TAGMODE PROVIDER_DIR MSGTRACE P2P_MIX" >&2; exit 2; }
 mode=$1 E2E_PROVIDER_DIR=$2 msgtrace=$3 prog=$4
-provider=${PROVIDER:-tcp;ofi_rxm}
+provider=${PROVIDER:-$E2E_TCP}
 E2E_NP=4
 E2E_NAME="tags_p2p[$provider $mode]"
 e2e_need_file "$prog" "the test program"

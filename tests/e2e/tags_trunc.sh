@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tags_trunc.sh TAGMODE PROVIDER_DIR MSGTRACE TAGS_TRUNC
 #
-# `msgtrace tags` on tags_trunc (4 ranks, tcp;ofi_rxm): two MPI_ERR_TRUNCATE
+# `msgtrace tags` on tags_trunc (4 ranks, $E2E_TCP): two MPI_ERR_TRUNCATE
 # receives. For each truncated RECV of the program's log the report must
 # list the receive (rank, buffer, source and tag filter) and the send that
 # overflowed it: for the MPI_ANY_SOURCE/MPI_ANY_TAG receive, the first
@@ -21,7 +21,7 @@ e2e_need_file "$prog" "the test program"
 e2e_need_subcommand "$msgtrace" tags
 e2e_setup
 mkdir "$E2E_TMP/log"
-e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "tcp;ofi_rxm" "$mode" "$prog" \
+e2e_run_ok "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" "$mode" "$prog" \
 	--log "$E2E_TMP/log"
 json=$E2E_TMP/tags.json
 tags_report "$msgtrace" "$E2E_TMP/trace" "$json"
