@@ -17,7 +17,8 @@
 #          which files were not closed.
 #   fork   fork_fabric (2 ranks and their forked children over
 #          tcp;ofi_rxm): a forked child that opens libfabric segfaults
-#          inside it, and the other child waits for it until the job is
+#          inside it (or, some runs, hangs there: the job is then ended
+#          after 20 s), and the other child waits for it until the job is
 #          ended. The trace holds the ranks' MPI messages, matched, and the
 #          report says which files were not closed.
 set -euo pipefail
@@ -68,10 +69,15 @@ crashed() {
 	if [ "$status" = 0 ]; then
 		e2e_fail "the $what job ran through (exit 0): the MPI defect seems gone with libfabric $E2E_FI_API; update README 'Known MPI defects' and the tests that avoid it (fabric.sh)"
 	fi
-	grep -Eq "$crash_re" "$out.err" || {
+	if ! grep -Eq "$crash_re" "$out.err"; then
+		# fork: the child can also hang in libfabric instead.
+		if [ "$defect" = fork ] && [ "$status" = 124 ]; then
+			e2e_note "$what: hung (no crash printed; ended after ${E2E_TIMEOUT} s)"
+			return 0
+		fi
 		sed 's/^/    /' "$out.err" | tail -n 20 >&2
 		e2e_fail "the $what job failed (status $status) without a crash message"
-	}
+	fi
 	e2e_note "$what: crashed (status $status): $(grep -Eo "$crash_re" "$out.err" | sort -u | tr '\n' ' ')"
 }
 
@@ -99,6 +105,9 @@ trunc)
 	}
 	;;
 fork)
+	# The job without the defect takes a few seconds; one whose child hangs
+	# instead of crashing is ended here.
+	export E2E_TIMEOUT=20
 	run "$E2E_TMP/plain" - "$E2E_RXM" full "$prog" "$E2E_RXM"
 	crashed "$E2E_TMP/plain" untraced
 	run "$E2E_TMP/traced" "$E2E_TMP/trace" "$E2E_RXM" full "$prog" "$E2E_RXM"
