@@ -52,7 +52,7 @@ run() {
 	job=$!
 	for _ in $(seq 120); do
 		kill -0 $job 2>/dev/null || break
-		if grep -Eq "$crash_re" "$out.err" 2>/dev/null; then
+		if grep -Eaq "$crash_re" "$out.err" 2>/dev/null; then
 			sleep 2
 			break
 		fi
@@ -74,7 +74,7 @@ crashed() {
 	if [ "$status" = 0 ]; then
 		e2e_fail "the $what job ran through (exit 0): the MPI defect seems gone with libfabric $E2E_FI_API; update README 'Known MPI defects' and the tests that avoid it (fabric.sh)"
 	fi
-	if ! grep -Eq "$crash_re" "$out.err"; then
+	if ! grep -Eaq "$crash_re" "$out.err"; then
 		# fork: the child can also hang in libfabric instead.
 		if [ "$defect" = fork ] && [ "$status" = 124 ]; then
 			e2e_note "$what: hung (no crash printed; ended after ${E2E_TIMEOUT} s)"
@@ -83,7 +83,7 @@ crashed() {
 		sed 's/^/    /' "$out.err" | tail -n 20 >&2
 		e2e_fail "the $what job failed (status $status) without a crash message"
 	fi
-	e2e_note "$what: crashed (status $status): $(grep -Eo "$crash_re" "$out.err" | sort -u | tr '\n' ' ')"
+	e2e_note "$what: crashed (status $status): $(grep -Eao "$crash_re" "$out.err" | sort -u | tr '\n' ' ')"
 }
 
 case $defect in
@@ -118,13 +118,13 @@ mrecv)
 		run "$E2E_TMP/$r" "$t" "$E2E_TCP" full "$prog" --log "$E2E_TMP/$r.log"
 		[ "$(cat "$E2E_TMP/$r.rc")" != 0 ] ||
 			e2e_fail "the $r job ran through (exit 0): the MPI defect seems gone with libfabric $E2E_FI_API; update README 'Known MPI defects' and E2E_MPROBE (fabric.sh, CMakeLists.txt)"
-		grep -q 'mrecv in comm world failed with error class' "$E2E_TMP/$r.err" || {
+		grep -aq 'mrecv in comm world failed with error class' "$E2E_TMP/$r.err" || {
 			sed 's/^/    /' "$E2E_TMP/$r.err" | tail -n 20 >&2
 			e2e_fail "the $r job failed otherwise than in MPI_Mrecv"
 		}
 		grep -q 'call=mprobe found=1 .*bytes=1024' "$E2E_TMP/$r.log/rank0.log" ||
 			e2e_fail "$r run: rank 0 did not log the MPI_Mprobe that found the message"
-		e2e_note "$r: $(grep -o 'mrecv in comm world failed with error class [0-9]*' "$E2E_TMP/$r.err" | head -n 1)"
+		e2e_note "$r: $(grep -ao 'mrecv in comm world failed with error class [0-9]*' "$E2E_TMP/$r.err" | head -n 1)"
 	done
 	"$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>&1 || true
 	grep -Eq 'probes [0-9]+ .*[1-9][0-9]* claimed by mprobe' "$E2E_TMP/report" || {
