@@ -24,8 +24,8 @@
 #          tcp;ofi_rxm): a forked child that opens libfabric segfaults
 #          inside it (or, some runs, hangs there: the job is then ended
 #          after 20 s), and the other child waits for it until the job is
-#          ended. The trace holds the ranks' MPI messages, matched, and the
-#          report says which files were not closed.
+#          ended. The report reads the trace and says which files were not
+#          closed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/e2e/lib.sh
@@ -140,15 +140,11 @@ fork)
 	crashed "$E2E_TMP/plain" untraced
 	run "$E2E_TMP/traced" "$E2E_TMP/trace" "$E2E_RXM" full "$prog" "$E2E_RXM"
 	crashed "$E2E_TMP/traced" traced
-	e2e_messages_csv "$msgtrace" "$E2E_TMP/trace" "$E2E_TMP/m.csv"
-	for r in 0 1; do
-		n=$(awk -F, -v s=$r -v d=$((1 - r)) '$1 == s && $2 == d && $5 == 1 &&
-			$12 == "matched"' "$E2E_TMP/m.csv" | wc -l)
-		[ "$n" -ge 4 ] ||
-			e2e_fail "expected rank $r's 4 MPI messages to rank $((1 - r)) matched in the trace, found $n"
-	done
+	# Where the child fails varies from run to run (its crash or hang can
+	# come before or after the ranks' MPI messages reach the trace): the
+	# report must read what there is and say the files were left open.
 	;;
-*) e2e_fail "unknown defect '$defect' (trunc, fork)" ;;
+*) e2e_fail "unknown defect '$defect' (trunc, mrecv, fork)" ;;
 esac
 
 "$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>&1 ||
