@@ -7,7 +7,10 @@
 #include "mt_decode.h"
 
 #define BIT(n) ((n) < 0 ? 0 : 1ull << ((n) < 0 ? 0 : (n)))
-#define FIELD(shift, bits) ((bits) ? ((~0ull >> (64 - (bits))) << (shift)) : 0)
+/* The branch not taken is still checked: clang 19 rejects a shift by 64
+ * there, so its count stays in range for bits == 0 too (as in BIT). */
+#define FIELD(shift, bits) \
+	((bits) ? ((~0ull >> (64 - ((bits) ? (bits) : 64))) << (shift)) : 0)
 #define PROTO(sy, ak, hg, dp, rv, am) \
 	(BIT(sy) | BIT(ak) | BIT(hg) | BIT(dp) | BIT(rv) | BIT(am))
 
