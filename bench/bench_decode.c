@@ -22,13 +22,22 @@ static double now(void)
 /* Keeps results alive without a store per element. */
 static volatile uint64_t sink;
 
-/* Scalar, like one decode per trace record: GCC would otherwise turn this
- * loop into SIMD code that no per-record decoder can be compared with. */
-__attribute__((optimize("no-tree-vectorize")))
+/* Scalar, like one decode per trace record: the compiler would otherwise
+ * turn this loop into SIMD code that no per-record decoder can be compared
+ * with (gcc: a function attribute; clang: a loop pragma). */
+#ifdef __clang__
+#define SCALAR_FN
+#define SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#else
+#define SCALAR_FN __attribute__((optimize("no-tree-vectorize")))
+#define SCALAR_LOOP
+#endif
+SCALAR_FN
 static double baseline(const uint64_t *tags, const uint64_t *data, size_t n)
 {
 	uint64_t acc = 0;
 	double t0 = now();
+	SCALAR_LOOP
 	for (size_t i = 0; i < n; i++) {
 		uint64_t t = tags[i];
 		uint32_t cid = (uint32_t)(t >> 34);
