@@ -496,7 +496,7 @@ Test(rec, nested_record_inside_a_call)
 	h = (const void *)data;
 	op = (const void *)(data + h->data_off + sizeof(struct mt_rec_proc) +
 			    sizeof(struct mt_rec_clock));
-	cr_assert_eq(h->committed, (char *)(op + 3) - (data + h->data_off));
+	cr_assert_eq(h->committed, (uint64_t)((char *)(op + 3) - (data + h->data_off)));
 	cr_assert_eq(op[1].tag, 1);
 	cr_assert_eq(op[1].ret, MT_OP_RET_PENDING);
 	cr_assert_eq(op[2].tag, 2);
