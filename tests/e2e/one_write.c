@@ -6,9 +6,10 @@
  * at its end): a line written in pieces can splice with another process's
  * output in a log they share.
  *
- * Usage: one_write [--expect N] PATTERN -- COMMAND [ARGS...]
- * Exit status: 0 when the command succeeded, every message holding PATTERN
- * was one whole line and (with --expect) at least N were seen; 1 otherwise.
+ * Usage: one_write [--status S] [--expect N] PATTERN -- COMMAND [ARGS...]
+ * Exit status: 0 when the command exited with status S (default 0), every
+ * message holding PATTERN was one whole line and (with --expect) at least
+ * N were seen; 1 otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,18 +23,22 @@
 int main(int argc, char **argv)
 {
 	static char msg[MSG_MAX + 1];
-	long expect = 0, lines = 0, pieces = 0;
+	long expect = 0, want = 0, lines = 0, pieces = 0;
 	const char *pattern;
 	int sv[2], status, i = 1;
 	ssize_t n;
 	pid_t pid;
 
-	if (argc > 2 && !strcmp(argv[1], "--expect")) {
-		expect = strtol(argv[2], NULL, 10);
-		i = 3;
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2) && argv[i][2]; i += 2) {
+		if (!strcmp(argv[i], "--expect"))
+			expect = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--status"))
+			want = strtol(argv[i + 1], NULL, 10);
+		else
+			break;
 	}
 	if (argc - i < 3 || strcmp(argv[i + 1], "--")) {
-		fprintf(stderr, "usage: one_write [--expect N] PATTERN -- COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: one_write [--status S] [--expect N] PATTERN -- COMMAND [ARGS...]\n");
 		return 2;
 	}
 	pattern = argv[i];
@@ -73,7 +78,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\none_write: a write of %zd bytes holding '%s' is not one whole line\n",
 			n, pattern);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != want) {
 		fprintf(stderr, "one_write: %s failed (status %#x)\n", argv[i + 2], status);
 		return 1;
 	}
