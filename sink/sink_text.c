@@ -145,9 +145,9 @@ static int by_bytes(const void *a, const void *b, void *arg)
 	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
 }
 
-static void pairs_section(FILE *o, const struct report *r)
+static void pairs_section(FILE *o, struct report *r)
 {
-	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
+	size_t n = r->n, k = r->npairs, *idx = malloc((k + 1) * sizeof(*idx));
 	char ub[16], ib[16], lab[MT_SINK_RANK_LEN];
 	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's, and
 	 * forks ("0+f1 -> 1+f1") more still. */
@@ -156,9 +156,7 @@ static void pairs_section(FILE *o, const struct report *r)
 
 	if (!idx)
 		return;
-	for (size_t i = 0; i < n * n; i++)
-		if (r->pair[i].msgs[0] + r->pair[i].msgs[1])
-			idx[k++] = i;
+	memcpy(idx, mt_sink_report_pairs(r), k * sizeof(*idx));
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
