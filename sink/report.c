@@ -141,7 +141,8 @@ static int cmp_index(const void *a, const void *b)
 
 const size_t *mt_sink_report_pairs(struct report *r)
 {
-	qsort(r->used, r->npairs, sizeof(*r->used), cmp_index);
+	if (r->npairs > 1)	/* used is NULL while no pair was used */
+		qsort(r->used, r->npairs, sizeof(*r->used), cmp_index);
 	return r->used;
 }
 

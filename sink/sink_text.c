@@ -156,7 +156,8 @@ static void pairs_section(FILE *o, struct report *r)
 
 	if (!idx)
 		return;
-	memcpy(idx, mt_sink_report_pairs(r), k * sizeof(*idx));
+	if (k)
+		memcpy(idx, mt_sink_report_pairs(r), k * sizeof(*idx));
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");

@@ -18,17 +18,28 @@
 #endif
 #endif
 
-/* The input being run, for the messages of a signal or a sanitizer. */
+/* The input being run, for the messages of a signal or a sanitizer; while
+ * a run's stderr is caught, the file catching it and the real stderr. */
 static const char *volatile current = "";
+static volatile int caught = -1, real = STDERR_FILENO;
 
-/* Only async-signal-safe calls: the process is going down. */
+/* Only async-signal-safe calls: the process is going down. What the run
+ * wrote (a sanitizer's report too) goes to the real stderr first. */
 static void say_current(void)
 {
 	static const char head[] = "inproc: the input at fault: ";
 	const char *w = current;
+	char buf[4096];
+	off_t off = 0;
+	ssize_t n;
 
-	if (write(STDERR_FILENO, head, sizeof(head) - 1) < 0 ||
-	    write(STDERR_FILENO, w, strlen(w)) < 0 || write(STDERR_FILENO, "\n", 1) < 0)
+	while (caught >= 0 && (n = pread(caught, buf, sizeof(buf), off)) > 0) {
+		if (write(real, buf, (size_t)n) < 0)
+			break;
+		off += n;
+	}
+	if (write(real, head, sizeof(head) - 1) < 0 ||
+	    write(real, w, strlen(w)) < 0 || write(real, "\n", 1) < 0)
 		return;
 }
 
@@ -37,7 +48,7 @@ static void on_fatal(int sig)
 	if (sig == SIGALRM) {
 		static const char msg[] = "inproc: out of time\n";
 
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		if (write(real, msg, sizeof(msg) - 1) < 0)
 			_exit(3);
 	}
 	say_current();
@@ -79,8 +90,10 @@ void inproc_run(const struct mt_cmd *cmd, int argc, const char **argv,
 	current = what;
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
-	if (fd >= 0 && saved >= 0)
-		dup2(fd, STDERR_FILENO);
+	if (fd >= 0 && saved >= 0 && dup2(fd, STDERR_FILENO) >= 0) {
+		real = saved;
+		caught = fd;
+	}
 	/* The commands parse with optind = 1, which keeps glibc's position
 	 * inside the last option cluster: one parse per process in msgtrace,
 	 * but here the previous input's argv is gone. optind = 0 forgets it. */
@@ -90,6 +103,8 @@ void inproc_run(const struct mt_cmd *cmd, int argc, const char **argv,
 	out->rc = cmd->run(argc, (char **)argv);
 	alarm(0);
 	fflush(stderr);
+	caught = -1;
+	real = STDERR_FILENO;
 	if (saved >= 0) {
 		dup2(saved, STDERR_FILENO);
 		close(saved);
