@@ -246,6 +246,12 @@ void mt_hook_av_opened(struct hook_obj *dom, struct fid_av *av,
 		    const struct fi_av_attr *attr);
 void mt_hook_other_opened(struct hook_obj *parent, struct fid *fid);
 
+/* One line in libfabric's log, as FI_WARN would show it, written with one
+ * write(2) (hook_warn.c); fmt without the final '\n'. mt_hook_warn() is
+ * the recording path's warning sink (struct mt_rec_conf.warn). */
+void mt_hook_warn_at(const char *func, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define HOOK_WARN(...) mt_hook_warn_at(__func__, __LINE__, __VA_ARGS__)
 void mt_hook_warn(const char *msg);
 
 #endif /* HOOK_H */

@@ -33,11 +33,6 @@ struct fi_provider mt_hook_prov = {
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int recording;
 
-void mt_hook_warn(const char *msg)
-{
-	FI_WARN(&mt_hook_prov, FI_LOG_CORE, "%s\n", msg);
-}
-
 static void init(void)
 {
 	struct mt_env env;

@@ -125,19 +125,28 @@ void mt_hook_obj_free(struct hook_obj *o)
 	free(o);
 }
 
+/* Whether o's close is recorded. A fabric learns its layer at its first
+ * domain (domain_parent): one that never got a domain (libfabric 2.x's rxm
+ * opens an off_coll fabric it never uses) never reached the trace. */
+static int close_recorded(const struct hook_obj *o)
+{
+	if (o->fclass == FI_CLASS_FABRIC && !o->announced)
+		return 0;
+	return !o->layer || mt_hook_all_layers;
+}
+
+/* Stamped when the close returned, as it is written: a close made inside
+ * it (rxm's fabric closes the fabrics it opened) is written first. */
 static int hook_close(struct fid *fid)
 {
 	struct hook_obj *o = HOOK_OBJ(fid->ops);
 	const struct fi_ops *orig = HOOK_ORIG(fid->ops, struct fi_ops);
-	uint64_t ts = mt_rec_now();
 	int ret = orig->close(fid);
-	/* A fabric learns it is internal after it was hooked (domain_parent). */
-	int record = !o->layer || mt_hook_all_layers;
-	struct mt_rec_close *r = record ? mt_rec_reserve(sizeof(*r)) : NULL;
+	struct mt_rec_close *r = close_recorded(o) ? mt_rec_reserve(sizeof(*r)) : NULL;
 
 	if (r) {
 		mt_rec_hdr_set(&r->h, MT_REC_CLOSE, o->layer, sizeof(*r),
-			       o->fclass, ts);
+			       o->fclass, mt_rec_now());
 		r->id = (uint64_t)(uintptr_t)fid;
 		r->ret = ret;
 		r->pad = 0;

@@ -111,16 +111,14 @@ int mt_hook_env_init(struct mt_env *env)
 		if (strlen(s) < sizeof(env->callsite_skip))
 			snprintf(env->callsite_skip, sizeof(env->callsite_skip), "%s", s);
 		else
-			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
-				"msgtrace: FI_OFI_HOOK_MSGTRACE_CALLSITE_SKIP is too long (%zu bytes, limit %zu); using the default\n",
+			HOOK_WARN("msgtrace: FI_OFI_HOOK_MSGTRACE_CALLSITE_SKIP is too long (%zu bytes, limit %zu); using the default",
 				strlen(s), sizeof(env->callsite_skip) - 1);
 	}
 	s = NULL;
 	if (fi_param_get_str(&mt_hook_prov, "dir", &s) == FI_SUCCESS && s && *s) {
 		/* A truncated path would trace into some other directory. */
 		if (strlen(s) >= sizeof(env->dir)) {
-			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
-				"msgtrace: tracing disabled: trace directory FI_OFI_HOOK_MSGTRACE_DIR is too long (%zu bytes, limit %zu)\n",
+			HOOK_WARN("msgtrace: tracing disabled: trace directory FI_OFI_HOOK_MSGTRACE_DIR is too long (%zu bytes, limit %zu)",
 				strlen(s), sizeof(env->dir) - 1);
 			env->enable = 0;
 			return 0;
@@ -131,8 +129,7 @@ int mt_hook_env_init(struct mt_env *env)
 	s = NULL;
 	if (fi_param_get_str(&mt_hook_prov, "buffer_size", &s) == FI_SUCCESS && s &&
 	    parse_size(s, &env->conf.buffer_size))
-		FI_WARN(&mt_hook_prov, FI_LOG_CORE,
-			"msgtrace: FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE='%s' is not a size >= 8K; using 1G\n", s);
+		HOOK_WARN("msgtrace: FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE='%s' is not a size >= 8K; using 1G", s);
 	s = NULL;
 	if (fi_param_get_str(&mt_hook_prov, "file_mode", &s) == FI_SUCCESS && s) {
 		char *end;
@@ -141,8 +138,7 @@ int mt_hook_env_init(struct mt_env *env)
 		if (*s && !*end && mode >= 0 && mode <= 0777 && (mode & 0600) == 0600)
 			env->conf.file_mode = (mode_t)mode;
 		else
-			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
-				"msgtrace: FI_OFI_HOOK_MSGTRACE_FILE_MODE='%s' is not an octal mode with owner rw; using 0600\n", s);
+			HOOK_WARN("msgtrace: FI_OFI_HOOK_MSGTRACE_FILE_MODE='%s' is not an octal mode with owner rw; using 0600", s);
 	}
 	return env->enable;
 }

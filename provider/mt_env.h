@@ -19,7 +19,7 @@ struct mt_env {
 
 /* Declares the parameters; called from fi_prov_ini. */
 void mt_hook_env_define(void);
-/* Reads them once; bad values get one FI_WARN and the default. Returns
+/* Reads them once; bad values get one warning (HOOK_WARN) and the default. Returns
  * env->enable. */
 int mt_hook_env_init(struct mt_env *env);
 

@@ -120,7 +120,8 @@ void mt_rec_proc_job_id(char *buf, size_t len)
 		char c = buf[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
+		      (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ||
+		      c == '@'))
 			buf[i] = '_';
 	}
 }

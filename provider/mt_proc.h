@@ -19,7 +19,9 @@ void mt_rec_proc_clock_pair(struct mt_rec_clock *r, enum mt_clock_phase phase);
 void mt_rec_proc_fill(struct mt_rec_proc *r, uint32_t fi_version);
 
 /* The launcher's job id, "" when there is none; characters that cannot be
- * part of a file name are replaced by '_'. */
+ * part of a file name are replaced by '_', but '@' is kept: Open MPI 5
+ * names a launch's jobs NAME@1, NAME@2 ..., and the reader finds a spawned
+ * job's launch by it (trace/jobs.c). */
 void mt_rec_proc_job_id(char *buf, size_t len);
 
 #endif /* MT_PROC_H */

@@ -24,6 +24,8 @@ void mt_sink_report_fini(struct report *r)
 {
 	free(r->pair);
 	r->pair = NULL;
+	free(r->used);
+	r->used = NULL;
 	mt_sym_free(r->sym);
 	r->sym = NULL;
 }
@@ -50,8 +52,8 @@ enum mt_status mt_sink_report_start(void **state, FILE *out,
 enum mt_status mt_sink_report_consume(void *state, const struct mt_match_msg *b,
 				     size_t n, struct mt_err *err)
 {
-	(void)err;
-	mt_sink_report_add(&((struct report_sink *)state)->r, b, n);
+	if (mt_sink_report_add(&((struct report_sink *)state)->r, b, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	return MT_OK;
 }
 
@@ -110,7 +112,41 @@ static void add_cell(struct report_cell *c, const struct mt_match_msg *m,
 	}
 }
 
-void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n)
+/* The cell of pair i, noted among the used ones at its first message. */
+static struct report_cell *pair_cell(struct report *r, size_t i)
+{
+	struct report_cell *c = &r->pair[i];
+
+	if (c->msgs[0] + c->msgs[1])
+		return c;
+	if (r->npairs == r->cap_pairs) {
+		size_t cap = r->cap_pairs ? 2 * r->cap_pairs : 64;
+		size_t *u = realloc(r->used, cap * sizeof(*u));
+
+		if (!u)
+			return NULL;
+		r->used = u;
+		r->cap_pairs = cap;
+	}
+	r->used[r->npairs++] = i;
+	return c;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+const size_t *mt_sink_report_pairs(struct report *r)
+{
+	if (r->npairs > 1)	/* used is NULL while no pair was used */
+		qsort(r->used, r->npairs, sizeof(*r->used), cmp_index);
+	return r->used;
+}
+
+int mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_match_msg *m = &b[i];
@@ -131,10 +167,14 @@ void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n
 			dur = m->t_recv_done - m->t_send_post;
 		add_cell(&r->size[size_class(m->bytes)], m, side, dur);
 		if (m->send_rank >= 0 && m->recv_rank >= 0 &&
-		    (size_t)m->send_rank < r->n && (size_t)m->recv_rank < r->n)
-			add_cell(&r->pair[(size_t)m->send_rank * r->n +
-					  (size_t)m->recv_rank], m, side, dur);
-		else
+		    (size_t)m->send_rank < r->n && (size_t)m->recv_rank < r->n) {
+			struct report_cell *c = pair_cell(r, (size_t)m->send_rank * r->n +
+							     (size_t)m->recv_rank);
+
+			if (!c)
+				return -1;
+			add_cell(c, m, side, dur);
+		} else
 			r->no_rank++;
 		if (paired && m->t_recv_done != MT_MATCH_NOTIME && r->t1 > r->t0) {
 			/* 128-bit: a corrupt trace's times must not overflow
@@ -146,6 +186,7 @@ void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n
 				r->bin_bytes[bin] += m->bytes;
 		}
 	}
+	return 0;
 }
 
 const char *mt_sink_report_human(uint64_t b, char *buf, size_t len)

@@ -25,6 +25,10 @@ struct report {
 	struct mt_sym *sym;		/* names call sites, NULL: none */
 	size_t n;			/* ranks: matrix is n x n */
 	struct report_cell *pair;	/* [sender * n + receiver] */
+	/* The cells of pair holding a message, npairs of them: a job of
+	 * 10,000 ranks has 10^8 cells, a few of which are used. Sorted by
+	 * mt_sink_report_pairs(). */
+	size_t *used, npairs, cap_pairs;
 	struct report_cell size[REPORT_CLASSES];
 	uint64_t bin_bytes[REPORT_BINS];
 	int64_t t0, t1;
@@ -34,8 +38,12 @@ struct report {
 };
 
 int mt_sink_report_init(struct report *r, const struct mt_run *run);
-void mt_sink_report_add(struct report *r, const struct mt_match_msg *m, size_t n);
+/* Returns 0, or -1 when out of memory. */
+int mt_sink_report_add(struct report *r, const struct mt_match_msg *m, size_t n);
 void mt_sink_report_fini(struct report *r);
+/* The indices of the cells of r->pair holding a message, ascending
+ * (sender, then receiver); r->npairs of them. */
+const size_t *mt_sink_report_pairs(struct report *r);
 /* The state of a sink that renders the report at the end (sink_text,
  * sink_json): the statistics so far and where they go. */
 struct report_sink {

@@ -82,7 +82,8 @@ static enum mt_status set_consume(void *state, const struct mt_match_msg *b,
 {
 	struct csvset *c = state;
 
-	mt_sink_report_add(&c->r, b, n);
+	if (mt_sink_report_add(&c->r, b, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	return mt_sink_csv.consume(c->msgs, b, n, err);
 }
 
@@ -104,21 +105,21 @@ static enum mt_status set_finalize(void *state, const struct mt_run *run,
 				   struct mt_err *err)
 {
 	struct csvset *c = state;
-	const struct report *r = &c->r;
+	struct report *r = &c->r;
+	const size_t *pairs;
 	char label[32];
 	enum mt_status rc = mt_sink_csv.finalize(c->msgs, run, sum, err);
 
 	fputs("send_rank,recv_rank," TRAFFIC_HEADER, c->f[F_PAIRS]);
-	for (size_t s = 0; s < r->n; s++)
-		for (size_t d = 0; d < r->n; d++)
-			if (!empty(&r->pair[s * r->n + d])) {
-				char a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
+	pairs = mt_sink_report_pairs(r);
+	for (size_t j = 0; j < r->npairs; j++) {
+		char a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
 
-				fprintf(c->f[F_PAIRS], "%s,%s,",
-					mt_sink_rank(run->trace, (int64_t)s, a, sizeof(a)),
-					mt_sink_rank(run->trace, (int64_t)d, b, sizeof(b)));
-				traffic(c->f[F_PAIRS], &r->pair[s * r->n + d]);
-			}
+		fprintf(c->f[F_PAIRS], "%s,%s,",
+			mt_sink_rank(run->trace, (int64_t)(pairs[j] / r->n), a, sizeof(a)),
+			mt_sink_rank(run->trace, (int64_t)(pairs[j] % r->n), b, sizeof(b)));
+		traffic(c->f[F_PAIRS], &r->pair[pairs[j]]);
+	}
 	fputs("size_min_bytes,size_class," TRAFFIC_HEADER, c->f[F_SIZES]);
 	for (unsigned k = 0; k < REPORT_CLASSES; k++)
 		if (!empty(&r->size[k])) {

@@ -119,7 +119,8 @@ static enum mt_status html_consume(void *state, const struct mt_match_msg *b,
 	struct html *h = state;
 	enum mt_status s;
 
-	mt_sink_report_add(&h->r, b, n);
+	if (mt_sink_report_add(&h->r, b, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	if ((s = mt_sink_tags_consume(h->tags, b, n, err)))
 		return s;
 	for (size_t i = 0; i < n; i++) {

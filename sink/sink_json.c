@@ -128,9 +128,10 @@ static void jcell(FILE *o, const struct report_cell *c)
 		c->bytes[1], mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
 }
 
-static void jtraffic(FILE *o, const struct mt_trace *t, const struct report *r,
+static void jtraffic(FILE *o, const struct mt_trace *t, struct report *r,
 		     const struct mt_match_summary *s)
 {
+	const size_t *pairs;
 	char lab[16];
 	int first = 1;
 
@@ -146,11 +147,11 @@ static void jtraffic(FILE *o, const struct mt_trace *t, const struct report *r,
 		",\"probe_misses\":%" PRIu64 ",\"claims\":%" PRIu64
 		",\"unknown_rank\":%" PRIu64 "},\"pairs\":[", s->probes,
 		s->probe_hits, s->probe_misses, s->claims, r->no_rank);
-	for (size_t i = 0; i < r->n * r->n; i++) {
+	pairs = mt_sink_report_pairs(r);
+	for (size_t j = 0; j < r->npairs; j++) {
+		size_t i = pairs[j];
 		const struct report_cell *c = &r->pair[i];
 
-		if (!(c->msgs[0] + c->msgs[1]))
-			continue;
 		fprintf(o, "%s{\"send_rank\":", first ? "" : ",");
 		mt_sink_rank_json(o, t, (int64_t)(i / r->n));
 		fputs(",\"recv_rank\":", o);

@@ -79,24 +79,41 @@ static void run_section(FILE *o, const struct mt_run *run)
 			"were skipped\n", run->skipped);
 }
 
-/* MPICH's ch4 moves messages between ranks of one host through its shared
- * memory (only its MPI_ANY_SOURCE receives reach libfabric). */
-static void bypass_note(FILE *o, const struct report *r,
+/* Receives posted and no send in the trace, explained by the MPI the
+ * layout shows: MPICH's ch4 moves messages between ranks of one host
+ * through its shared memory (only its MPI_ANY_SOURCE receives reach
+ * libfabric); Open MPI's OFI MTL hands every message to libfabric, so none
+ * was sent while traced; with no layout detected, the trace does not say
+ * which MPI it is, and both causes stay open. */
+static void bypass_note(FILE *o, const struct mt_run *run, const struct report *r,
 			const struct mt_match_summary *s)
 {
 	uint64_t recvs = mt_sink_report_bypassed(r, s);
+	int known = run->layout_conf != MT_CONF_NONE &&
+		    run->layout.id != MT_TAG_LAYOUT_RAW;
 
 	if (!recvs)
 		return;
 	fprintf(o, "  no send reached libfabric, yet %" PRIu64 " receives were "
-		"posted: the messages\n  went another way. MPICH moves messages "
-		"between ranks of one host through\n  its shared memory; "
-		"MPIR_CVAR_NOLOCAL=1 (or MPICH configured\n"
-		"  --with-ch4-shmmods=none) sends them through libfabric\n", recvs);
+		"posted", recvs);
+	if (known && run->layout.internal == MT_INT_ODD_CID)
+		fprintf(o, ": the messages\n  went another way. MPICH moves messages "
+			"between ranks of one host through\n  its shared memory; "
+			"MPIR_CVAR_NOLOCAL=1 (or MPICH configured\n"
+			"  --with-ch4-shmmods=none) sends them through libfabric\n");
+	else if (known && run->layout.internal == MT_INT_NEG_TAG)
+		fprintf(o, ".\n  Open MPI's OFI MTL hands every message to libfabric: "
+			"none was sent\n  while traced (the job ended, or its trace "
+			"was cut, before its first send)\n");
+	else
+		fprintf(o, ", and the trace\n  does not show which MPI posted them "
+			"(layout %s): either no message\n  was sent while traced, or "
+			"the messages went another way (an MPI's\n  shared memory)\n",
+			run->layout.name);
 }
 
-static void totals_section(FILE *o, const struct report *r,
-			   const struct mt_match_summary *s)
+static void totals_section(FILE *o, const struct mt_run *run,
+			   const struct report *r, const struct mt_match_summary *s)
 {
 	char b[16];
 
@@ -115,7 +132,7 @@ static void totals_section(FILE *o, const struct report *r,
 	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
 		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
 		s->probe_misses, s->claims);
-	bypass_note(o, r, s);
+	bypass_note(o, run, r, s);
 }
 
 static int by_bytes(const void *a, const void *b, void *arg)
@@ -128,9 +145,9 @@ static int by_bytes(const void *a, const void *b, void *arg)
 	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
 }
 
-static void pairs_section(FILE *o, const struct report *r)
+static void pairs_section(FILE *o, struct report *r)
 {
-	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
+	size_t n = r->n, k = r->npairs, *idx = malloc((k + 1) * sizeof(*idx));
 	char ub[16], ib[16], lab[MT_SINK_RANK_LEN];
 	/* JOB:RANK pairs ("1:0 -> 1:1") need more room than one job's, and
 	 * forks ("0+f1 -> 1+f1") more still. */
@@ -139,9 +156,8 @@ static void pairs_section(FILE *o, const struct report *r)
 
 	if (!idx)
 		return;
-	for (size_t i = 0; i < n * n; i++)
-		if (r->pair[i].msgs[0] + r->pair[i].msgs[1])
-			idx[k++] = i;
+	if (k)
+		memcpy(idx, mt_sink_report_pairs(r), k * sizeof(*idx));
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
@@ -596,7 +612,7 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
 	run_section(o, run);
-	totals_section(o, &x->r, sum);
+	totals_section(o, run, &x->r, sum);
 	pairs_section(o, &x->r);
 	sizes_section(o, &x->r);
 	time_section(o, &x->r);

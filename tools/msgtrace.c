@@ -36,6 +36,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Each line to stderr in one write(2), however many printf calls
+	 * build it: unbuffered, glibc writes each call (and 2.37 and later
+	 * each 128 bytes of one) apart, and a log shared with other
+	 * processes gets them spliced into its lines. */
+	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 	if (argc < 2) {
 		usage(stderr);
 		return MT_EXIT_USAGE;

@@ -47,14 +47,17 @@ static void tick(void *arg, uint64_t done)
 	if (done < p->total && rate > 0)
 		fprintf(stderr, ", %.0f s left", (double)(p->total - done) / rate);
 	fputs("\033[K", stderr);
+	fflush(stderr);		/* no newline: stderr is line buffered */
 }
 
 static void end(void *arg)
 {
 	struct progress *p = arg;
 
-	if (p->shown)
+	if (p->shown) {
 		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 	p->shown = 0;
 }
 

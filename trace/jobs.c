@@ -102,8 +102,22 @@ static int cmp_job(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+/* Where the job number starts in a PRRTE namespace recorded with '_' for
+ * its '@' (recorders before the '@' was kept wrote "prterun-HOST-PID_N"),
+ * or NULL: only ids PRRTE names ("prte..."), ending in '_' and digits. */
+static const char *prrte_underscore(const char *id)
+{
+	const char *u = strrchr(id, '_');
+
+	if (strncmp(id, "prte", 4) || !u || !u[1] ||
+	    strspn(u + 1, "0123456789") != strlen(u + 1))
+		return NULL;
+	return u;
+}
+
 /* The launch a job id belongs to: Open MPI's job family (a numeric job id's
- * high 16 bits), a PMIx namespace before its '@', else the id itself. */
+ * high 16 bits), a PMIx namespace before its '@' (Open MPI 5's PRRTE names
+ * a launch's jobs NAME@1, NAME@2 ...), else the id itself. */
 static void launch_of(const char *id, char *buf, size_t len)
 {
 	const char *at = strrchr(id, '@');
@@ -112,10 +126,13 @@ static void launch_of(const char *id, char *buf, size_t len)
 
 	errno = 0;
 	v = id[0] >= '0' && id[0] <= '9' ? strtoull(id, &end, 10) : 0;
-	if (id[0] >= '0' && id[0] <= '9' && !*end && !errno)
+	if (id[0] >= '0' && id[0] <= '9' && !*end && !errno) {
 		snprintf(buf, len, "#%llu", v >> 16);
-	else
-		snprintf(buf, len, "%.*s", at ? (int)(at - id) : (int)strlen(id), id);
+		return;
+	}
+	if (!at)
+		at = prrte_underscore(id);
+	snprintf(buf, len, "%.*s", at ? (int)(at - id) : (int)strlen(id), id);
 }
 
 struct launch {

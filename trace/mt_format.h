@@ -324,7 +324,7 @@ struct mt_rec_cqe {
 	int32_t prov_errno;
 };
 
-/* aux = fid class. */
+/* aux = fid class; h.ts = when the close returned. */
 struct mt_rec_close {
 	struct mt_rec_hdr h;
 	uint64_t id;

@@ -13,22 +13,25 @@
  *        (to /dev/null), 'H' `report --html` (to /dev/null) and `export
  *        --csv`, 'O' `export --otf2` (both into a scratch directory
  *        emptied after each input), anything else `dump` and `dump
- *        --summary` (trace/). replay.sh makes the same choice.
+ *        --summary` (trace/).
  * Output goes to /dev/null; what counts is that the commands return 0, 1
  * or 2 without crashing, hanging, leaking or reading out of bounds
- * (ASan, UBSan and LeakSanitizer watch).
+ * (ASan, UBSan and LeakSanitizer watch), and that a trace a command
+ * rejects (1) is named in its error. fuzz_replay.c runs the same entry
+ * points on the stored corpus, in every build.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <getopt.h>
 #include <ftw.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fuzz_msgtrace.h"
+#include "inproc.h"
 
 #define SPLIT "MTSPLIT!"	/* 8 bytes between two files of one input */
 #define MAX_FILES 8
@@ -57,24 +60,32 @@ static void remove_scratch(void)
 	rmdir(scratch);
 }
 
+unsigned fuzz_time_limit;
+const char *fuzz_input_name = "";
+
 /* Each run gets argv of at most this many entries. */
 typedef const char *argv_t[MAX_FILES + 4];
 
-static int run(const struct mt_cmd *cmd, int argc, const char **argv)
+/* cmd on argv, of which the last n are the input's trace files (paths). */
+static void run(const struct mt_cmd *cmd, int argc, const char **argv, int n,
+		char paths[][32])
 {
-	char *reset[] = { "reset", NULL };
-	int rc;
+	struct inproc_result r;
+	int named = !n;
 
-	/* The commands parse with optind = 1, which keeps glibc's position
-	 * inside the last option cluster: one parse per process in msgtrace,
-	 * but here the previous input's argv is freed. optind = 0 forgets it. */
-	optind = 0;
-	getopt(1, reset, "");
-	rc = cmd->run(argc, (char **)argv);
-
-	if (rc != MT_EXIT_OK && rc != MT_EXIT_BAD_INPUT && rc != MT_EXIT_USAGE)
+	inproc_run(cmd, argc, argv, fuzz_time_limit, fuzz_input_name, &r);
+	if (r.rc != MT_EXIT_OK && r.rc != MT_EXIT_BAD_INPUT && r.rc != MT_EXIT_USAGE) {
+		fprintf(stderr, "%s: msgtrace %s: exit status %d\n", fuzz_input_name,
+			cmd->name, r.rc);
 		abort();	/* an exit status the command must not return */
-	return rc;
+	}
+	for (int i = 0; i < n && !named; i++)
+		named = strstr(r.err, paths[i]) != NULL;
+	if (r.rc == MT_EXIT_BAD_INPUT && !named) {
+		fprintf(stderr, "%s: msgtrace %s rejected a trace without naming it:\n%s",
+			fuzz_input_name, cmd->name, r.err);
+		abort();
+	}
 }
 
 static void fuzz_tag(const uint8_t *data, size_t size)
@@ -93,7 +104,7 @@ static void fuzz_tag(const uint8_t *data, size_t size)
 		i += strlen(buf + i) + 1;
 	}
 	argv[argc] = NULL;
-	run(&mt_cmd_tag, argc, argv);
+	run(&mt_cmd_tag, argc, argv, 0, NULL);
 	free(buf);
 }
 
@@ -112,7 +123,7 @@ static void run_on(const struct mt_cmd *cmd, const char *opt, const char *opt2,
 	for (int i = 0; i < n; i++)
 		argv[argc++] = paths[i];
 	argv[argc] = NULL;
-	run(cmd, argc, argv);
+	run(cmd, argc, argv, n, paths);
 }
 
 static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)

@@ -1,6 +1,6 @@
 /*
  * fuzz_split - turns one fuzz_msgtrace input back into what the msgtrace
- * command reads, so replay.sh can run the real binary on it:
+ * command reads, so the real binary can be run on it (scripts/fuzz compacted):
  *   fuzz_split INPUT OUTDIR
  * A trace input ('D'...) becomes OUTDIR/f<i>.mt, one file per part; a tag
  * input ('T'...) becomes OUTDIR/tag.args, the arguments NUL-terminated

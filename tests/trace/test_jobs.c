@@ -100,6 +100,32 @@ Test(jobs, spawn_and_unrelated)
 }
 
 /* One job (ranks, one id): keys are the world ranks, as before jobs. */
+/* Open MPI 5's PRRTE namespaces "prterun-HOST-PID@N" as recorders before
+ * this one wrote them ('@' as '_'): a spawned job still shares its parent's
+ * launch, another mpirun's (another PID) does not, and an id that only
+ * ends in "_N" is a launch of its own. */
+Test(jobs, prrte_namespace_recorded_with_underscore)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+
+	proc(dir, 10, 0, "prterun-vm-3701_1", 1000);
+	proc(dir, 20, 0, "prterun-vm-3701_2", 3000);	/* spawned */
+	proc(dir, 30, 0, "prterun-vm-3899_1", 2000);	/* another mpirun */
+	proc(dir, 40, 0, "batch_7", 4000);
+	proc(dir, 50, 0, "batch_8", 5000);
+	t = open_dir(dir);
+	cr_assert_eq(t->njobs, 5);
+	cr_assert_str_eq(t->jobs[2].id, "prterun-vm-3701_2");
+	cr_assert_eq(t->jobs[2].launch, 0, "the spawned job shares its parent's launch");
+	cr_assert_eq(t->jobs[1].launch, 1);
+	cr_assert_eq(t->jobs[3].launch, 3);
+	cr_assert_eq(t->jobs[4].launch, 4);
+	cr_assert_eq(t->nlaunches, 4);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
+
 Test(jobs, one_job_keys_are_ranks)
 {
 	char *dir = tw_tmpdir();
