@@ -141,10 +141,10 @@ static int find_provider(char *dir, size_t len)
 	return -1;
 }
 
-/* The trace directory, absolute, into dir (made when new): --dir, the
- * user's FI_OFI_HOOK_MSGTRACE_DIR, or a new one here. *made says whether
- * this run made it (and may remove it when nothing was traced). 0, or -1
- * said. */
+/* The trace directory, absolute, into dir (made 0700 when missing, as
+ * the hook would): --dir, the user's FI_OFI_HOOK_MSGTRACE_DIR, or a new
+ * one here. *made says whether this run made it (and may remove it when
+ * nothing was traced). 0, or -1 said. */
 static int trace_dir(const char *asked, char *dir, size_t len, int *made)
 {
 	char cwd[PATH_MAX], stamp[32], name[PATH_MAX];
@@ -169,6 +169,12 @@ static int trace_dir(const char *asked, char *dir, size_t len, int *made)
 		fprintf(stderr, CMD ": %s %s: give another directory (-o DIR)\n",
 			asked, S_ISDIR(st.st_mode) ? "holds a trace already" :
 			"is no directory");
+		return -1;
+	} else if (!mkdir(asked, 0700)) {
+		*made = 1;
+	} else if (errno != EEXIST) {
+		fprintf(stderr, CMD ": cannot create %s: %s\n", asked,
+			strerror(errno));
 		return -1;
 	}
 	/* Absolute: ranks started in another directory write there too. */

@@ -88,6 +88,8 @@ static int watch(const char *cmd, struct mt_pipe_opts *po,
 		nanosleep(&pause, NULL);
 	}
 	mt_pipe_live_free(l);
+	if (rc)
+		mt_cmd_untraced(cmd, po->paths, po->npaths, 1);
 	return rc;
 }
 
