@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh CHECK MSGTRACE MATCH_PATTERNS RUN_EXIT: `msgtrace run -- mpirun ...`
+# run.sh CHECK MSGTRACE RUN_JOB: `msgtrace run -- mpirun ...`
 #   trace     with no other setting traces an Open MPI job, and what it
 #             says agrees with the program's own log; the user's Open MPI
 #             settings are kept (pml, provider)
@@ -10,10 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/e2e/lib.sh
 . "$here/lib.sh"
 
-[ $# -eq 4 ] || { echo "usage: $0 trace|exit MSGTRACE MATCH_PATTERNS RUN_EXIT" >&2; exit 2; }
-check=$1 msgtrace=$2 patterns=$3 run_exit=$4
+[ $# -eq 3 ] || { echo "usage: $0 trace|exit MSGTRACE RUN_JOB" >&2; exit 2; }
+check=$1 msgtrace=$2 run_job=$3
 E2E_NAME="run[$check]"
-for f in "$msgtrace" "$patterns" "$run_exit"; do e2e_need_file "$f" "$(basename "$f")"; done
+for f in "$msgtrace" "$run_job"; do e2e_need_file "$f" "$(basename "$f")"; done
 e2e_setup
 cd "$E2E_TMP"
 # Nothing of the test suite's own: only what a user has.
@@ -35,20 +35,20 @@ show() { sed 's/^/    /' "$1" | tail -n 30 >&2; }
 # No setting at all: a trace that accounts for every logged message.
 trace() {
 	mkdir log
-	traced patterns -- "${mpirun[@]}" "$patterns" --log log
-	[ $status -eq 0 ] || { show patterns.err; e2e_fail "msgtrace run exited $status"; }
-	dir=$(sed -n 's/^msgtrace run: trace in \([^ ]*\) .*/\1/p' patterns.err)
-	[ -n "$dir" ] && [ -d "$dir" ] || { show patterns.err; e2e_fail "no trace location said"; }
+	traced job -- "${mpirun[@]}" "$run_job" --log log ok
+	[ $status -eq 0 ] || { show job.err; e2e_fail "msgtrace run exited $status"; }
+	dir=$(sed -n 's/^msgtrace run: trace in \([^ ]*\) .*/\1/p' job.err)
+	[ -n "$dir" ] && [ -d "$dir" ] || { show job.err; e2e_fail "no trace location said"; }
 	e2e_check_trace "$dir" 4
-	grep -q "msgtrace" patterns.out && e2e_fail "msgtrace printed into the job's stdout"
+	grep -q "msgtrace" job.out && e2e_fail "msgtrace printed into the job's stdout"
 	e2e_messages_csv "$msgtrace" "$dir" messages.csv
 	"$here/compare_log_csv.sh" log messages.csv ||
 		e2e_fail "the trace msgtrace run made disagrees with the program's log"
 	user=$(cat log/rank*.log | grep -c '^SEND')
-	grep -qE "^  [0-9]+ messages \($user user, " patterns.err ||
-		{ show patterns.err; e2e_fail "the summary does not count the $user logged user messages"; }
-	grep -q ", 0 lost" patterns.err || { show patterns.err; e2e_fail "records lost"; }
-	grep -q "hang suspects: none" patterns.err || { show patterns.err; e2e_fail "hang suspects"; }
+	grep -qE "^  [0-9]+ messages \($user user, " job.err ||
+		{ show job.err; e2e_fail "the summary does not count the $user logged user messages"; }
+	grep -q ", 0 lost" job.err || { show job.err; e2e_fail "records lost"; }
+	grep -q "hang suspects: none" job.err || { show job.err; e2e_fail "hang suspects"; }
 	e2e_note "traced with no setting: $user user messages logged, summary agrees"
 }
 
@@ -62,26 +62,26 @@ exit_status() {
 		# shellcheck disable=SC2086
 		plain=0
 		"${limit[@]}" "${mpirun[@]}" --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include \
-			"$provider" "$run_exit" $how >plain.out 2>&1 || plain=$?
-		[ $plain -ne 0 ] || e2e_fail "run_exit $how: mpirun exited 0 untraced"
+			"$provider" "$run_job" $how >plain.out 2>&1 || plain=$?
+		[ $plain -ne 0 ] || e2e_fail "run_job $how: mpirun exited 0 untraced"
 		# shellcheck disable=SC2086
-		traced exit -- "${mpirun[@]}" "$run_exit" $how
+		traced exit -- "${mpirun[@]}" "$run_job" $how
 		[ $status -eq $plain ] ||
-			{ show exit.err; e2e_fail "run_exit $how: msgtrace run exited $status, mpirun $plain"; }
-		grep -q "trace in " exit.err || { show exit.err; e2e_fail "run_exit $how: no trace"; }
-		e2e_note "run_exit $how: exit status $status, as untraced"
+			{ show exit.err; e2e_fail "run_job $how: msgtrace run exited $status, mpirun $plain"; }
+		grep -q "trace in " exit.err || { show exit.err; e2e_fail "run_job $how: no trace"; }
+		e2e_note "run_job $how: exit status $status, as untraced"
 	done
 }
 
 # The user's settings stay: --mca pml ob1 on mpirun's command line (no
 # libfabric, so nothing traced, and said), a provider in the environment.
 settings() {
-	traced ob1 -- "${mpirun[@]}" --mca pml ob1 "$run_exit" exit 0
+	traced ob1 -- "${mpirun[@]}" --mca pml ob1 "$run_job" ok
 	[ $status -eq 0 ] || { show ob1.err; e2e_fail "pml ob1: exit $status"; }
 	grep -q "yours kept: pml" ob1.err && grep -q "nothing was traced" ob1.err &&
 		grep -q "ob1 or ucx" ob1.err || { show ob1.err; e2e_fail "pml ob1 not kept or not explained"; }
 	OMPI_MCA_mtl_ofi_provider_include=sockets OMPI_MCA_mtl_ofi_data_progress=manual \
-		traced sockets -- "${mpirun[@]}" "$run_exit" exit 0
+		traced sockets -- "${mpirun[@]}" "$run_job" ok
 	[ $status -eq 0 ] || { show sockets.err; e2e_fail "sockets: exit $status"; }
 	grep -q "provider sockets" sockets.err || { show sockets.err; e2e_fail "the user's provider not used"; }
 	e2e_note "the user's pml and provider kept"
