@@ -105,12 +105,21 @@ static int set(struct mt_cmd_run_env *env, const char *name, char *err,
 	return 0;
 }
 
+/* The element of a sep-separated list after the one at p, NULL after the
+ * last. */
+static const char *next(const char *p, char sep)
+{
+	const char *s = strchr(p, sep);
+
+	return s ? s + 1 : NULL;
+}
+
 /* Whether item is one of list's elements, separated by sep. */
 static int listed(const char *list, const char *item, char sep)
 {
 	size_t n = strlen(item);
 
-	for (const char *p = list; p; p = strchr(p, sep), p = p ? p + 1 : p)
+	for (const char *p = list; p; p = next(p, sep))
 		if (!strncmp(p, item, n) && (!p[n] || p[n] == sep))
 			return 1;
 	return 0;
