@@ -37,7 +37,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; cmds[i]; i++)
 		fprintf(out, "  %-10s %s\n", cmds[i]->name, cmds[i]->summary);
 	fprintf(out, "\n`msgtrace COMMAND --help` describes each command.\n"
-		"Exit status: 0 success, 1 bad input, 2 usage error.\n");
+		"Exit status: 0 success, 1 bad input, 2 usage error (msgtrace run:\n"
+		"the launcher's).\n");
 }
 
 int main(int argc, char **argv)
