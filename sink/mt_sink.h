@@ -96,6 +96,9 @@ struct mt_sink_watch_opts {
 	uint64_t now_monotonic_ns, now_realtime_ns;
 	int all_closed;			/* set by the view */
 };
+/* msgtrace run: the report in four lines (who ran; messages, user and
+ * internal, by status; records and records lost; hang suspects). */
+extern const struct mt_sink_ops mt_sink_brief;
 /* The sink whose key is key ("text", "otf2", ...), or NULL. */
 const struct mt_sink_ops *mt_sink_find(const char *key);
 

@@ -9,6 +9,7 @@ static const struct mt_sink_ops *const all[] = {
 	&mt_sink_text, &mt_sink_json, &mt_sink_html, &mt_sink_csv,
 	&mt_sink_tags, &mt_sink_tags_json,
 	&mt_sink_otf2, &mt_sink_chrome, &mt_sink_csvset, &mt_sink_watch,
+	&mt_sink_brief,
 };
 
 const struct mt_sink_ops *mt_sink_find(const char *key)

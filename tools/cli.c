@@ -45,6 +45,8 @@ int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
 	s = mt_pipe_run(o, sink, out, &err);
 	if (err.msg[0])
 		mt_cmd_say((void *)cmd, err.msg);
+	if (s)
+		mt_cmd_untraced(cmd, o->paths, o->npaths, 1);
 	return !s ? MT_EXIT_OK : s == MT_ERR_ARG ? MT_EXIT_USAGE :
 		MT_EXIT_BAD_INPUT;
 }

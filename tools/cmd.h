@@ -36,6 +36,7 @@ extern const struct mt_cmd mt_cmd_export;
 extern const struct mt_cmd mt_cmd_tags;
 extern const struct mt_cmd mt_cmd_watch;
 extern const struct mt_cmd mt_cmd_compact;
+extern const struct mt_cmd mt_cmd_run;
 
 /* cli.c: parses --layout NAME, printing the valid names when unknown;
  * cmd is the command as the user typed it ("msgtrace tag"). */
@@ -78,6 +79,14 @@ int mt_cmd_parse_clock(const char *cmd, const char *arg,
  * what is wrong (exit with MT_EXIT_USAGE). */
 int mt_cmd_pipe_opt(const char *cmd, int c, const char *arg,
 		    struct mt_pipe_opts *o);
+/* notrace.c: whether path names nothing, or a directory holding no trace
+ * file. */
+int mt_cmd_trace_absent(const char *path);
+/* notrace.c: when one of paths is missing or a directory without trace
+ * files, says on stderr what usually causes it and how to check (and,
+ * with suggest_run, that `msgtrace run` avoids it); 1 then, else 0. */
+int mt_cmd_untraced(const char *cmd, const char *const *paths, size_t n,
+		    int suggest_run);
 /* The --clock lines of a pipeline command's --help. */
 void mt_cmd_clock_help(FILE *out);
 

@@ -87,6 +87,7 @@ static int compact_dir(const char *dir, uint64_t *before, uint64_t *after,
 	d = dirfd < 0 ? NULL : fdopendir(dirfd);
 	if (!d) {
 		fprintf(stderr, "msgtrace compact: %s: cannot open directory: %m\n", dir);
+		mt_cmd_untraced("msgtrace compact", &dir, 1, 1);
 		if (dirfd >= 0)
 			close(dirfd);
 		return 1;

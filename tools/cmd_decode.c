@@ -349,6 +349,8 @@ static int run(int argc, char **argv)
 	if (mt_trace_open((const char *const *)argv + optind, (size_t)(argc - optind),
 			  &t, &err) != MT_OK) {
 		fprintf(stderr, "msgtrace decode: %s\n", err.msg);
+		mt_cmd_untraced("msgtrace decode", (const char *const *)argv +
+				optind, (size_t)(argc - optind), 1);
 		return MT_EXIT_BAD_INPUT;
 	}
 	size_t n = t->neps ? t->neps : 1;

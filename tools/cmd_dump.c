@@ -595,6 +595,8 @@ static int run(int argc, char **argv)
 	if (mt_trace_open((const char *const *)argv + optind, (size_t)(argc - optind),
 			  &t, &err) != MT_OK) {
 		fprintf(stderr, "msgtrace dump: %s\n", ERRTEXT(err));
+		mt_cmd_untraced("msgtrace dump", (const char *const *)argv +
+				optind, (size_t)(argc - optind), 1);
 		free(o.ranks);
 		return MT_EXIT_BAD_INPUT;
 	}

@@ -68,6 +68,7 @@ static int watch(const char *cmd, struct mt_pipe_opts *po,
 	po->note = (struct mt_note){ .fn = mt_cmd_say, .arg = (void *)cmd };
 	if (mt_pipe_live_new(po, &l, &err)) {
 		mt_cmd_say((void *)cmd, err.msg);
+		mt_cmd_untraced(cmd, po->paths, po->npaths, 1);
 		return MT_EXIT_BAD_INPUT;
 	}
 	for (;;) {
@@ -87,6 +88,8 @@ static int watch(const char *cmd, struct mt_pipe_opts *po,
 		nanosleep(&pause, NULL);
 	}
 	mt_pipe_live_free(l);
+	if (rc)
+		mt_cmd_untraced(cmd, po->paths, po->npaths, 1);
 	return rc;
 }
 

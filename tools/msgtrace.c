@@ -9,11 +9,12 @@
 
 /* Subcommands, in the order `msgtrace --help` lists them. */
 static const struct mt_cmd *const cmds[] = {
+	&mt_cmd_run,
+	&mt_cmd_report,
 	&mt_cmd_dump,
 	&mt_cmd_tag,
 	&mt_cmd_decode,
 	&mt_cmd_messages,
-	&mt_cmd_report,
 	&mt_cmd_export,
 	&mt_cmd_tags,
 	&mt_cmd_watch,
@@ -25,13 +26,19 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: msgtrace COMMAND [OPTIONS] ...\n"
-		"Analyse traces recorded by the msgtrace libfabric hook\n"
-		"(FI_PROVIDER_PATH=<prefix>/lib/libfabric FI_HOOK=msgtrace mpirun ...).\n\n"
+		"Trace the messages of an MPI job at the libfabric level and analyse\n"
+		"the trace:\n"
+		"  msgtrace run -- mpirun -np 4 ./app    run it traced, summarise\n"
+		"  msgtrace report msgtrace-.../         the whole report\n"
+		"Without msgtrace run: FI_PROVIDER_PATH=<prefix>/lib/libfabric\n"
+		"FI_HOOK=msgtrace in the ranks' environment (and for Open MPI\n"
+		"--mca pml cm --mca mtl ofi) records into FI_OFI_HOOK_MSGTRACE_DIR.\n\n"
 		"Commands:\n");
 	for (size_t i = 0; cmds[i]; i++)
 		fprintf(out, "  %-10s %s\n", cmds[i]->name, cmds[i]->summary);
 	fprintf(out, "\n`msgtrace COMMAND --help` describes each command.\n"
-		"Exit status: 0 success, 1 bad input, 2 usage error.\n");
+		"Exit status: 0 success, 1 bad input, 2 usage error (msgtrace run:\n"
+		"the launcher's).\n");
 }
 
 int main(int argc, char **argv)
