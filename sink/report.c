@@ -17,13 +17,33 @@ int mt_sink_report_init(struct report *r, const struct mt_run *run)
 	r->t1 = run->t1_ns;
 	r->pair = calloc(r->n ? r->n * r->n : 1, sizeof(*r->pair));
 	r->sym = mt_sink_sym(run->trace);
-	return r->pair ? 0 : -1;
+	if (!r->pair)
+		return -1;
+	if (!r->trace || r->trace->nhosts < 2 || !r->n)
+		return 0;
+	r->host = calloc(r->n, sizeof(*r->host));
+	if (!r->host)
+		return -1;
+	for (size_t p = 0; p < r->trace->nprocs; p++) {
+		const struct mt_trace_proc *pr = &r->trace->procs[p];
+
+		if (pr->key >= 0 && (size_t)pr->key < r->n && pr->host[0])
+			r->host[pr->key] = pr->host;
+	}
+	return 0;
+}
+
+const char *mt_sink_report_host(const struct report *r, int64_t key)
+{
+	return r->host && key >= 0 && (size_t)key < r->n ? r->host[key] : NULL;
 }
 
 void mt_sink_report_fini(struct report *r)
 {
 	free(r->pair);
 	r->pair = NULL;
+	free(r->host);
+	r->host = NULL;
 	mt_sym_free(r->sym);
 	r->sym = NULL;
 }
@@ -136,6 +156,15 @@ void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n
 					  (size_t)m->recv_rank], m, side, dur);
 		else
 			r->no_rank++;
+		const char *hs = mt_sink_report_host(r, m->send_rank);
+		const char *hr = mt_sink_report_host(r, m->recv_rank);
+
+		if (hs && hr) {
+			int w = strcmp(hs, hr) ? REPORT_BETWEEN : REPORT_INSIDE;
+
+			add_cell(&r->where[w], m, side, dur);
+			add_cell(&r->size_where[w][size_class(m->bytes)], m, side, dur);
+		}
 		if (paired && m->t_recv_done != MT_MATCH_NOTIME && r->t1 > r->t0) {
 			/* 128-bit: a corrupt trace's times must not overflow
 			 * (fuzz crash regress/report-bin-overflow). */

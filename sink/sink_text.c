@@ -128,6 +128,42 @@ static int by_bytes(const void *a, const void *b, void *arg)
 	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
 }
 
+/* A pair's hosts as the PAIRS table's last column: "  hA" inside a host,
+ * "  hA -> hB" between two; "" with one host. */
+static void pair_hosts(const struct report *r, int64_t from, int64_t to,
+		       char *buf, size_t len)
+{
+	const char *a = mt_sink_report_host(r, from), *b = mt_sink_report_host(r, to);
+	char x[24], y[24];
+
+	if (!r->host)
+		return;
+	mt_sink_name_text(x, sizeof(x), a ? a : "?", strlen(a ? a : "?"));
+	mt_sink_name_text(y, sizeof(y), b ? b : "?", strlen(b ? b : "?"));
+	if (a && b && !strcmp(a, b))
+		snprintf(buf, len, "  %s", x);
+	else
+		snprintf(buf, len, "  %s -> %s", x, y);
+}
+
+/* Across hosts: the traffic inside a host and between hosts, apart. */
+static void where_lines(FILE *o, const struct report *r)
+{
+	static const char *const what[2] = { "inside a host", "between hosts" };
+
+	if (!r->host)
+		return;
+	for (int w = 0; w < 2; w++) {
+		const struct report_cell *c = &r->where[w];
+		char ub[16], ib[16];
+
+		fprintf(o, "  %-14s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n",
+			what[w], c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)),
+			c->msgs[1], mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
+			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+	}
+}
+
 static void pairs_section(FILE *o, const struct report *r)
 {
 	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
@@ -145,22 +181,24 @@ static void pairs_section(FILE *o, const struct report *r)
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
-	fprintf(o, "  %-*s %9s %11s %9s %11s %10s\n", w, "pair", "user", "user bytes",
-		"internal", "int. bytes", "MB/s");
+	fprintf(o, "  %-*s %9s %11s %9s %11s %10s%s\n", w, "pair", "user", "user bytes",
+		"internal", "int. bytes", "MB/s", r->host ? "  hosts" : "");
 	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
 		const struct report_cell *c = &r->pair[idx[j]];
-		char p[48], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
+		char p[48], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN], h[56] = "";
 
 		snprintf(p, sizeof(p), "%s -> %s",
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] / n), a, sizeof(a)),
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] % n), b, sizeof(b)));
-		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", w, p,
+		pair_hosts(r, (int64_t)(idx[j] / n), (int64_t)(idx[j] % n), h, sizeof(h));
+		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f%s\n", w, p,
 			c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
 			mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
-			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+			mt_sink_report_mbps(c->bw_bytes, c->bw_ns), h);
 	}
 	if (k > TOP_PAIRS)
 		fprintf(o, "  ... %zu more pairs (--json lists all)\n", k - TOP_PAIRS);
+	where_lines(o, r);
 	if (r->no_rank)
 		fprintf(o, "  %" PRIu64 " messages with a side of unknown rank\n",
 			r->no_rank);
@@ -187,17 +225,27 @@ static void sizes_section(FILE *o, const struct report *r)
 	char lab[16], b[16];
 
 	fprintf(o, "\nMESSAGE SIZES (class = from this size to twice it)\n");
-	fprintf(o, "  %-9s %9s %9s %11s %10s\n", "size", "user", "internal",
-		"bytes", "MB/s");
+	fprintf(o, "  %-9s %9s %9s %11s %10s%s\n", "size", "user", "internal",
+		"bytes", "MB/s", r->host ? "     inside    between" : "");
 	for (unsigned c = 0; c < REPORT_CLASSES; c++) {
 		const struct report_cell *x = &r->size[c];
 
 		if (!(x->msgs[0] + x->msgs[1]))
 			continue;
-		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f\n",
+		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f",
 			mt_sink_report_class_label(c, lab, sizeof(lab)), x->msgs[0], x->msgs[1],
 			mt_sink_report_human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
 			mt_sink_report_mbps(x->bw_bytes, x->bw_ns));
+		/* MB/s inside a host and between hosts; "-": no such message. */
+		for (int w = 0; r->host && w < 2; w++) {
+			const struct report_cell *y = &r->size_where[w][c];
+
+			if (y->msgs[0] + y->msgs[1])
+				fprintf(o, " %10.1f", mt_sink_report_mbps(y->bw_bytes, y->bw_ns));
+			else
+				fprintf(o, " %10s", "-");
+		}
+		fputc('\n', o);
 	}
 }
 

@@ -8,8 +8,9 @@
 #   3. the two directories, given without saying which host is which, hold
 #      every message the program logged (compare_log_csv.sh), in either
 #      order;
-#   4. the report names both hosts (run line, clock domains) and tells the
-#      traffic inside a host from the traffic between hosts.
+#   4. the report names both hosts (run line, clock domains, every pair's
+#      hosts: ranks 0-1 on hA, 2-3 on hB, as Open MPI maps by slot) and
+#      counts the user messages between hosts as the log does.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -56,4 +57,18 @@ for h in hA hB; do
 	grep -Eq "^  [0-9]+ +[0-9-]+ +$h " "$E2E_TMP/report.txt" ||
 		e2e_fail "the report's clock domains do not name host $h"
 done
+"$msgtrace" report --json "$a" "$b" >"$E2E_TMP/report.json" 2>"$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report --json failed"; }
+wrong=$(jq -c '[.pairs[] | select(.send_host != (if .send_rank < 2 then "hA" else "hB" end)
+	or .recv_host != (if .recv_rank < 2 then "hA" else "hB" end))]' "$E2E_TMP/report.json")
+[ "$wrong" = "[]" ] || e2e_fail "pairs with the wrong hosts: $wrong"
+logged=$(cat "$E2E_TMP"/log/rank*.log | grep '^SEND ' |
+	sed 's/.*world_src=\([0-9]*\) world_dst=\([0-9]*\) .*/\1 \2/' |
+	awk '($1 < 2) != ($2 < 2) { n++ } END { print n + 0 }')
+traced=$(jq '.hosts.between_hosts.user_msgs' "$E2E_TMP/report.json")
+[ "$traced" = "$logged" ] ||
+	e2e_fail "user messages between hosts: the log has $logged, the report $traced"
+grep -q '^  between hosts ' "$E2E_TMP/report.txt" && grep -q '^  inside a host ' "$E2E_TMP/report.txt" ||
+	e2e_fail "the report's PAIRS do not tell traffic inside a host from between hosts"
+e2e_note "$logged user messages between the hosts"
 e2e_note "$(sed -n 2p "$E2E_TMP/report.txt" | sed 's/^ *//'), every logged message matched"
