@@ -170,16 +170,18 @@ e2e_stop_job() {
 	wait "$1" 2>/dev/null || true
 }
 
-# e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT: returns once every
-# one of the NP ranks of the background job JOB has created
+# e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT [TRACEDIR...]:
+# returns once every one of the NP ranks of the background job JOB has created
 # READYDIR/ready.RANK (just before its blocking call) and waits in the
 # trace (`msgtrace report --json`), the same waits in three reads 0.5 s
-# apart: a collective hangs step by step (a barrier's ranks still pass the
+# apart (more TRACEDIRs: the trace is all of them, e.g. one per host): a
+# collective hangs step by step (a barrier's ranks still pass the
 # steps their partners allow), and under load the last steps can come
 # after every rank already waits on something. Fails when the job ended by
 # itself (showing OUT.err) or when not every rank waits within two minutes.
 e2e_wait_hang() {
-	local job=$1 ready=$2 trace=$3 np=$4 msgtrace=$5 out=$6 waiting=0
+	local job=$1 ready=$2 np=$4 msgtrace=$5 out=$6 waiting=0
+	local trace=("$3" "${@:7}")
 	local waits prev='' same=0
 	for _ in $(seq 240); do
 		[ "$(find "$ready" -name 'ready.*' | wc -l)" -ge "$np" ] && break
@@ -188,7 +190,7 @@ e2e_wait_hang() {
 	done
 	for _ in $(seq 240); do
 		kill -0 "$job" 2>/dev/null || break
-		waits=$("$msgtrace" report --json "$trace" 2>/dev/null |
+		waits=$("$msgtrace" report --json "${trace[@]}" 2>/dev/null |
 			jq -c '.hang.waits | map([.rank, .what, .on, .any_sender]) | unique' ||
 			echo '[]')
 		waiting=$(echo "$waits" | jq 'map(.[0]) | unique | length')
