@@ -13,11 +13,18 @@ int mt_sink_report_init(struct report *r, const struct mt_run *run)
 	memset(r, 0, sizeof(*r));
 	r->trace = run->trace;
 	r->n = run->nranks;
+	/* Keys, not a count: with a host's directory missing, the ranks
+	 * present are not 0..nprocs-1 (ranks 0 and 2 of 4). */
+	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++)
+		if (run->trace->procs[p].key >= 0 &&
+		    (size_t)run->trace->procs[p].key >= r->n)
+			r->n = (size_t)run->trace->procs[p].key + 1;
 	r->t0 = run->t0_ns;
 	r->t1 = run->t1_ns;
 	r->pair = calloc(r->n ? r->n * r->n : 1, sizeof(*r->pair));
 	r->sym = mt_sink_sym(run->trace);
-	if (!r->pair)
+	r->no_peer = calloc(r->n ? r->n : 1, sizeof(*r->no_peer));
+	if (!r->pair || !r->no_peer)
 		return -1;
 	if (!r->trace || r->trace->nhosts < 2 || !r->n)
 		return 0;
@@ -44,6 +51,8 @@ void mt_sink_report_fini(struct report *r)
 	r->pair = NULL;
 	free(r->host);
 	r->host = NULL;
+	free(r->no_peer);
+	r->no_peer = NULL;
 	mt_sym_free(r->sym);
 	r->sym = NULL;
 }
@@ -154,8 +163,13 @@ void mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n
 		    (size_t)m->send_rank < r->n && (size_t)m->recv_rank < r->n)
 			add_cell(&r->pair[(size_t)m->send_rank * r->n +
 					  (size_t)m->recv_rank], m, side, dur);
-		else
+		else {
 			r->no_rank++;
+			if (m->send_rank >= 0 && (size_t)m->send_rank < r->n)
+				r->no_peer[m->send_rank]++;
+			if (m->recv_rank >= 0 && (size_t)m->recv_rank < r->n)
+				r->no_peer[m->recv_rank]++;
+		}
 		const char *hs = mt_sink_report_host(r, m->send_rank);
 		const char *hr = mt_sink_report_host(r, m->recv_rank);
 

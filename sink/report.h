@@ -32,6 +32,7 @@ struct report {
 	int64_t t0, t1;
 	uint64_t kind[MT_MATCH_KIND_COUNT];
 	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+	uint64_t *no_peer;		/* per rank: its messages of no_rank */
 	uint64_t sends, recvs;		/* sides posted, cancelled ones too */
 	/* With more than one host (else NULL): each rank's host (NULL when
 	 * unknown), and the messages whose two ranks' hosts are known, inside

@@ -41,6 +41,70 @@ static void jobs_lines(FILE *o, const struct mt_trace *t)
 			t->nlaunches);
 }
 
+/* The ranks job j's PROC records count (world size) that no process of
+ * the trace is, as ranges "2-3,7" in buf (cut with ",..."); how many. No
+ * process of the trace has them, so they are ranks, not keys a trace names.
+ * *size: the world size, -1 when unknown (a size beyond 2^20 is corrupt). */
+static size_t missing_ranks(const struct mt_trace *t, uint32_t j, int32_t *size,
+			    char *buf, size_t len)
+{
+	unsigned char *seen;
+	size_t n = 0, k = 0;
+	int32_t ws = -1;
+
+	buf[0] = 0;
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].job == j && t->procs[p].rec &&
+		    t->procs[p].rec->world_size > ws)
+			ws = t->procs[p].rec->world_size;
+	*size = ws;
+	if (ws <= 0 || ws > 1 << 20 || !(seen = calloc((size_t)ws, 1)))
+		return 0;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		int32_t r = t->procs[p].world_rank;
+
+		if (t->procs[p].job == j && r >= 0 && r < ws)
+			seen[r] = 1;
+	}
+	for (int32_t r = 0; r < ws; r++) {
+		int32_t e = r;
+		char one[32];
+
+		if (seen[r])
+			continue;
+		while (e + 1 < ws && !seen[e + 1])
+			e++;
+		n += (size_t)(e - r + 1);
+		snprintf(one, sizeof(one), e > r ? "%s%d-%d" : "%s%d", k ? "," : "", r, e);
+		if (k + strlen(one) + 5 < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s", one);
+		else if (k + 5 <= len && !strstr(buf, ",..."))
+			k += (size_t)snprintf(buf + k, len - k, ",...");
+		r = e;
+	}
+	free(seen);
+	return n;
+}
+
+/* Ranks a job counts that left no trace: a host's directory not given, or
+ * a process that never opened libfabric. */
+static void missing_lines(FILE *o, const struct mt_trace *t)
+{
+	for (uint32_t j = 0; j < t->njobs; j++) {
+		char buf[MT_SINK_RANKS_WIDTH];
+		int32_t size;
+		size_t n = missing_ranks(t, j, &size, buf, sizeof(buf));
+
+		if (!n)
+			continue;
+		fprintf(o, "  ");
+		if (t->njobs > 1)
+			fprintf(o, "job %u: ", j);
+		fprintf(o, "rank%s %s of %d left no trace (a host's directory not "
+			"given?)\n", n == 1 ? "" : "s", buf, size);
+	}
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -77,6 +141,7 @@ static void run_section(FILE *o, const struct mt_run *run)
 	if (run->skipped)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
 			"were skipped\n", run->skipped);
+	missing_lines(o, t);
 }
 
 /* MPICH's ch4 moves messages between ranks of one host through its shared
@@ -164,6 +229,31 @@ static void where_lines(FILE *o, const struct report *r)
 	}
 }
 
+/* Messages whose other side is in no file of the trace (a rank that left
+ * no trace, or an address no process recorded), and the ranks they were
+ * of: who was talking to what is missing. */
+static void no_peer_line(FILE *o, const struct report *r)
+{
+	char buf[160], a[MT_SINK_RANK_LEN];
+	size_t k = 0, shown = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < r->n && k < sizeof(buf); i++) {
+		if (!r->no_peer[i])
+			continue;
+		if (shown++ == 8) {
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", ...");
+			break;
+		}
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s (%" PRIu64 ")",
+				      k ? ", " : "", mt_sink_rank(r->trace, (int64_t)i, a,
+								    sizeof(a)),
+				      r->no_peer[i]);
+	}
+	fprintf(o, "  %" PRIu64 " messages with a side of unknown rank%s%s\n",
+		r->no_rank, shown ? ", of ranks " : "", buf);
+}
+
 static void pairs_section(FILE *o, const struct report *r)
 {
 	size_t n = r->n, k = 0, *idx = malloc((n * n + 1) * sizeof(*idx));
@@ -200,8 +290,7 @@ static void pairs_section(FILE *o, const struct report *r)
 		fprintf(o, "  ... %zu more pairs (--json lists all)\n", k - TOP_PAIRS);
 	where_lines(o, r);
 	if (r->no_rank)
-		fprintf(o, "  %" PRIu64 " messages with a side of unknown rank\n",
-			r->no_rank);
+		no_peer_line(o, r);
 	free(idx);
 	if (!n || n > MATRIX_MAX)
 		return;

@@ -10,7 +10,10 @@
 #      order;
 #   4. the report names both hosts (run line, clock domains, every pair's
 #      hosts: even ranks on hA, odd on hB, mapped by node) and
-#      counts the user messages between hosts as the log does.
+#      counts the user messages between hosts as the log does;
+#   5. hA's directory alone: the report names hB's ranks as missing, and
+#      the ranks that talked to them with at least the user messages the
+#      log has between each of them and hB.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -72,4 +75,20 @@ traced=$(jq '.hosts.between_hosts.user_msgs' "$E2E_TMP/report.json")
 grep -q '^  between hosts ' "$E2E_TMP/report.txt" && grep -q '^  inside a host ' "$E2E_TMP/report.txt" ||
 	e2e_fail "the report's PAIRS do not tell traffic inside a host from between hosts"
 e2e_note "$logged user messages between the hosts"
+
+"$msgtrace" report "$a" >"$E2E_TMP/alone.txt" 2>"$E2E_TMP/alone.err" ||
+	{ cat "$E2E_TMP/alone.err" >&2; e2e_fail "msgtrace report $a failed"; }
+grep -qx '  ranks 1,3 of 4 left no trace (a host.s directory not given?)' "$E2E_TMP/alone.txt" ||
+	e2e_fail "hA's directory alone: the report does not name ranks 1,3 as missing: $(sed -n '/^RUN/,/^$/p' "$E2E_TMP/alone.txt")"
+line=$(grep '^  [0-9]* messages with a side of unknown rank' "$E2E_TMP/alone.txt" || true)
+for r in 0 2; do
+	want=$(cat "$E2E_TMP"/log/rank*.log | grep -E '^(SEND|RECV) ' |
+		sed 's/.*world_src=\([0-9-]*\) world_dst=\([0-9]*\) .*/\1 \2/' |
+		awk -v r=$r '($1 == r && $2 % 2) || ($2 == r && $1 % 2 && $1 >= 0) { n++ } END { print n + 0 }')
+	got=$(echo "$line" | sed -n "s/.*[ ,]$r (\([0-9]*\)).*/\1/p")
+	[ "$want" = 0 ] && [ -z "$got" ] && continue
+	[ -n "$got" ] && [ "$got" -ge "$want" ] ||
+		e2e_fail "hA's directory alone: rank $r logged $want messages with hB, the report says: '$line'"
+done
+e2e_note "hA alone: $(echo "$line" | sed 's/^ *//')"
 e2e_note "$(sed -n 2p "$E2E_TMP/report.txt" | sed 's/^ *//'), every logged message matched"
