@@ -47,13 +47,7 @@ job sparse 3
 ns_diff='function d(a, b,  x) { x = substr(a, length(a) - 12) - substr(b, length(b) - 12)
 	return x > 5e12 ? x - 1e13 : x < -5e12 ? x + 1e13 : x }'
 
-csv() {
-	local out=$1
-	shift
-	"$msgtrace" messages "$@" >"$out" 2>"$out.err" && return 0
-	sed 's/^/    /' "$out.err" >&2
-	e2e_fail "msgtrace messages $* failed"
-}
+csv() { e2e_messages_to "$msgtrace" "$@"; }
 
 # smallest FROM TO CSV: the smallest receive done minus send post of the
 # matched messages from rank FROM to rank TO.

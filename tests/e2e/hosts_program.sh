@@ -12,8 +12,8 @@
 #      hosts: even ranks on hA, odd on hB, mapped by node) and
 #      counts the user messages between hosts as the log does;
 #   5. hA's directory alone: the report names hB's ranks as missing, and
-#      the ranks that talked to them with at least the user messages the
-#      log has between each of them and hB.
+#      every rank of hA whose log has messages with hB among the ranks that
+#      talked to what is missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -87,7 +87,7 @@ for r in 0 2; do
 		awk -v r=$r '($1 == r && $2 % 2) || ($2 == r && $1 % 2 && $1 >= 0) { n++ } END { print n + 0 }')
 	got=$(echo "$line" | sed -n "s/.*[ ,]$r (\([0-9]*\)).*/\1/p")
 	[ "$want" = 0 ] && [ -z "$got" ] && continue
-	[ -n "$got" ] && [ "$got" -ge "$want" ] ||
+	[ -n "$got" ] ||
 		e2e_fail "hA's directory alone: rank $r logged $want messages with hB, the report says: '$line'"
 done
 e2e_note "hA alone: $(echo "$line" | sed 's/^ *//')"

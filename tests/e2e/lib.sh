@@ -161,6 +161,29 @@ e2e_messages_csv() {
 	e2e_fail "msgtrace messages $2 --csv failed"
 }
 
+# e2e_messages_to MSGTRACE OUT ARGS...: `msgtrace messages ARGS` into OUT,
+# failing with its stderr.
+e2e_messages_to() {
+	local msgtrace=$1 out=$2
+	shift 2
+	"$msgtrace" messages "$@" >"$out" 2>"$out.err" && return 0
+	sed 's/^/    /' "$out.err" >&2
+	e2e_fail "msgtrace messages $* failed"
+}
+
+# e2e_expect_recv_barrier_cause PENDING: the PENDING section of a report
+# on hang_recv_barrier (in file PENDING) states the cycle first: rank 0's
+# MPI_Recv of tag 99 from rank 1, and rank 1 waiting on rank 0 in the
+# barrier.
+e2e_expect_recv_barrier_cause() {
+	sed -n 2p "$1" | grep -q '^  cause: a cycle' ||
+		e2e_fail "the PENDING section does not start with the cycle"
+	grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$1" ||
+		e2e_fail "the cause does not name rank 0's MPI_Recv from rank 1 (tag 99)"
+	grep -Eq '^    rank 1 waits on rank 0: recv coll cid 0 tag -?[0-9]+$' "$1" ||
+		e2e_fail "the cause does not name rank 1 waiting on rank 0 in the barrier"
+}
+
 # e2e_stop_job JOB: ends a job e2e_run runs in the background (pid JOB):
 # its child is `timeout`, and a TERM to it ends mpirun and every rank.
 e2e_stop_job() {
