@@ -14,11 +14,15 @@ int mt_sink_report_init(struct report *r, const struct mt_run *run)
 	r->trace = run->trace;
 	r->n = run->nranks;
 	/* Keys, not a count: with a host's directory missing, the ranks
-	 * present are not 0..nprocs-1 (ranks 0 and 2 of 4). */
-	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++)
-		if (run->trace->procs[p].key >= 0 &&
-		    (size_t)run->trace->procs[p].key >= r->n)
-			r->n = (size_t)run->trace->procs[p].key + 1;
+	 * present are not 0..nprocs-1 (ranks 0 and 2 of 4). Up to twice the
+	 * processes: the matrix is n x n, and a corrupt rank must not make it
+	 * huge (beyond, the highest keys count as unknown ranks). */
+	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++) {
+		int32_t key = run->trace->procs[p].key;
+
+		if (key >= 0 && (size_t)key >= r->n && (size_t)key < 2 * run->nranks)
+			r->n = (size_t)key + 1;
+	}
 	r->t0 = run->t0_ns;
 	r->t1 = run->t1_ns;
 	r->pair = calloc(r->n ? r->n * r->n : 1, sizeof(*r->pair));
