@@ -20,7 +20,11 @@
  *
  * All measurements are combined by weighted least squares (clock_solve.c),
  * offsets and drifts separately, with the largest domain of each connected
- * group as the reference.
+ * group as the reference. Two rules then hold what the messages prove over
+ * what the rest estimates: the drifts the pairs measure enter only when
+ * some pair's messages rule out the drift of the calibrations and the prior
+ * alone (drift_needed), and no offset is left outside the interval a pair's
+ * round trips bound (keep_in_bounds).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,6 +57,7 @@ struct pair {
 	double env_a, env_b;	/* the line the window minima are residuals of */
 	double var_a, var_b;	/* var_a: random part, at xc, for a known drift */
 	double gap;		/* half width of the offset band: asymmetry bound */
+	double excess;		/* window minima above the envelopes, mean sum */
 	double xc;		/* centre of the pair's traffic, ns from t0 */
 };
 
@@ -306,6 +311,31 @@ static double midpoint_scatter(const struct pair *p, double a, double b,
 	return fmax(rss / (n - 2), 1) / (sxx - sx * sx / n);
 }
 
+/* How far, on average, the window minima of each direction lie above their
+ * envelope (the lines of drift b through the bounds u and v), summed over
+ * the two directions: what one window's minimum tells about the envelope,
+ * and so how much of the band's width a drift's choice can rest on. Large
+ * with few messages a window, near 0 with many. */
+static double window_excess(const struct pair *p, double b, double u, double v,
+			    int64_t t0)
+{
+	double sum[2] = { 0, 0 };
+	uint32_t n[2] = { 0, 0 };
+
+	for (uint32_t i = 0; i < p->nw; i++)
+		for (int dir = 0; dir < 2; dir++) {
+			const struct win *w = &p->w[i];
+
+			if (w->min[dir] == INT64_MAX)
+				continue;
+			sum[dir] += (double)w->min[dir] +
+				    (dir ? b : -b) * (double)(w->at[dir] - t0) -
+				    (dir ? v : u);
+			n[dir]++;
+		}
+	return sum[0] / n[0] + sum[1] / n[1];
+}
+
 /*
  * The linear program of the convex-hull methods: the line a + b x that
  * leaves the widest symmetric gap L under both lower envelopes,
@@ -369,6 +399,7 @@ static void fit(struct pair *p, int64_t t0)
 	double few = (double)(p->n[0] < p->n[1] ? p->n[0] : p->n[1]);
 	double noise = 4 * gap / few;
 
+	p->excess = window_excess(p, b, u, v, t0);
 	p->a += (u - v) / 2;
 	p->b += b;
 	p->var_b = fmax(fmin(var_b, scatter), DRIFT_VAR_MIN);
@@ -450,6 +481,82 @@ static uint32_t realtime_edges(const struct clk *c, struct clk_edge *ea,
 	return ne;
 }
 
+/* The offsets at t0 (hi minus lo) a line of drift db can take without a
+ * message between the pair's domains arriving before it was sent: the
+ * interval the round trips bound. lo > hi: no such line. */
+static void bounds_at(const struct pair *p, double db, int64_t t0,
+		      double *lo, double *hi)
+{
+	*hi = p->env_a + envelope_bound(p, 0, db - p->env_b, t0);
+	*lo = p->env_a - envelope_bound(p, 1, db - p->env_b, t0);
+}
+
+/*
+ * Whether the messages need a drift other than the one xb holds (the
+ * calibrations' and the prior's): some pair between whose domains no line
+ * of that drift leaves every message a non-negative delay, or leaves a band
+ * narrower than the pair's own drift's by more than its window minima are
+ * uncertain (excess). When every pair fits the held drift as well, a drift
+ * from the messages would be noise of the envelopes' few corners (a few
+ * dozen messages whose delays happen to slope), and tilting the times by it
+ * moves events away from the messages by more than the round trips allow.
+ */
+static int drift_needed(const struct lin *l, const double *xb)
+{
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		const struct pair *p = &l->pairs[k];
+		double lo, hi, own_lo, own_hi, db = xb[p->hi] - xb[p->lo];
+
+		if (!p->nw || !isfinite(p->var_b))
+			continue;
+		if (isnan(db))
+			return 1;
+		bounds_at(p, db, l->c->res->t0, &lo, &hi);
+		bounds_at(p, p->b, l->c->res->t0, &own_lo, &own_hi);
+		if (lo > hi || hi - lo < own_hi - own_lo - 2 * p->excess)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Moves offsets the least-squares solve left outside a pair's round-trip
+ * bound (a calibration weighed against sparse messages, or other pairs
+ * pulling) to the nearest end of it: the bound is what the messages prove,
+ * the rest estimates. The domain moved is the pair's one that is no
+ * reference; a few sweeps settle chains of pairs. Pairs with no consistent
+ * line (noise, or a clock that stepped) are left to the CLC.
+ */
+static void keep_in_bounds(const struct lin *l, double *xa, const double *xb,
+			   const unsigned char *pinned)
+{
+	for (int sweep = 0; sweep < 4; sweep++) {
+		int moved = 0;
+
+		for (uint32_t k = 0; k < l->map.n; k++) {
+			const struct pair *p = &l->pairs[k];
+			double lo, hi, db = xb[p->hi] - xb[p->lo];
+			double o = xa[p->hi] - xa[p->lo], shift;
+
+			if (!p->nw || isnan(o))
+				continue;
+			bounds_at(p, isnan(db) ? p->b : db, l->c->res->t0, &lo, &hi);
+			if (lo > hi || (o >= lo && o <= hi))
+				continue;
+			shift = (o > hi ? hi : lo) - o;
+			if (!pinned[p->hi])
+				xa[p->hi] += shift;
+			else if (!pinned[p->lo])
+				xa[p->lo] -= shift;
+			else
+				continue;
+			moved = 1;
+		}
+		if (!moved)
+			return;
+	}
+}
+
 /* Combines pair and realtime measurements into res->domains. */
 static enum mt_status combine(struct lin *l)
 {
@@ -492,18 +599,23 @@ static enum mt_status combine(struct lin *l)
 		if (has_any[d] || has_msg[d])
 			eb[neb++] = (struct clk_edge){ nd, d, 0, sd * sd };
 	}
-	for (uint32_t k = 0; k < l->map.n; k++) {
-		const struct pair *p = &l->pairs[k];
-
-		if (p->nw && isfinite(p->var_b))
-			eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
-	}
 	/* The reference of each group: its largest domain, then the lowest. */
 	for (uint32_t d = 0; d < nd; d++)
 		prio[d] = (double)r->domains[d].nprocs * 4294967296.0 - d;
 	prio[nd] = -1;
 	if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
 		goto fail;
+	if (drift_needed(l, xb)) {
+		for (uint32_t k = 0; k < l->map.n; k++) {
+			const struct pair *p = &l->pairs[k];
+
+			if (p->nw && isfinite(p->var_b))
+				eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
+		}
+		memset(pinned_b, 0, nn);
+		if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
+			goto fail;
+	}
 	/* Drifts first: a pair's offset is best known at the centre of its
 	 * traffic; the combined drifts (far better than one pair's) carry it
 	 * to t0, with their uncertainty over that distance. */
@@ -522,6 +634,7 @@ static enum mt_status combine(struct lin *l)
 	}
 	if (mt_clock_solve(nn, ea, nea, prio, pinned, anchor, xa, va))
 		goto fail;
+	keep_in_bounds(l, xa, xb, pinned);
 	for (uint32_t d = 0; d < nd; d++) {
 		struct mt_clock_domain *dm = &r->domains[d];
 

@@ -13,11 +13,40 @@ int mt_sink_report_init(struct report *r, const struct mt_run *run)
 	memset(r, 0, sizeof(*r));
 	r->trace = run->trace;
 	r->n = run->nranks;
+	/* Keys, not a count: with a host's directory missing, the ranks
+	 * present are not 0..nprocs-1 (ranks 0 and 2 of 4). Up to twice the
+	 * processes: the matrix is n x n, and a corrupt rank must not make it
+	 * huge (beyond, the highest keys count as unknown ranks). */
+	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++) {
+		int32_t key = run->trace->procs[p].key;
+
+		if (key >= 0 && (size_t)key >= r->n && (size_t)key < 2 * run->nranks)
+			r->n = (size_t)key + 1;
+	}
 	r->t0 = run->t0_ns;
 	r->t1 = run->t1_ns;
 	r->pair = calloc(r->n ? r->n * r->n : 1, sizeof(*r->pair));
 	r->sym = mt_sink_sym(run->trace);
-	return r->pair ? 0 : -1;
+	r->no_peer = calloc(r->n ? r->n : 1, sizeof(*r->no_peer));
+	if (!r->pair || !r->no_peer)
+		return -1;
+	if (!r->trace || r->trace->nhosts < 2 || !r->n)
+		return 0;
+	r->host = calloc(r->n, sizeof(*r->host));
+	if (!r->host)
+		return -1;
+	for (size_t p = 0; p < r->trace->nprocs; p++) {
+		const struct mt_trace_proc *pr = &r->trace->procs[p];
+
+		if (pr->key >= 0 && (size_t)pr->key < r->n && pr->host[0])
+			r->host[pr->key] = pr->host;
+	}
+	return 0;
+}
+
+const char *mt_sink_report_host(const struct report *r, int64_t key)
+{
+	return r->host && key >= 0 && (size_t)key < r->n ? r->host[key] : NULL;
 }
 
 void mt_sink_report_fini(struct report *r)
@@ -26,6 +55,10 @@ void mt_sink_report_fini(struct report *r)
 	r->pair = NULL;
 	free(r->used);
 	r->used = NULL;
+	free(r->host);
+	r->host = NULL;
+	free(r->no_peer);
+	r->no_peer = NULL;
 	mt_sym_free(r->sym);
 	r->sym = NULL;
 }
@@ -174,8 +207,22 @@ int mt_sink_report_add(struct report *r, const struct mt_match_msg *b, size_t n)
 			if (!c)
 				return -1;
 			add_cell(c, m, side, dur);
-		} else
+		} else {
 			r->no_rank++;
+			if (m->send_rank >= 0 && (size_t)m->send_rank < r->n)
+				r->no_peer[m->send_rank]++;
+			if (m->recv_rank >= 0 && (size_t)m->recv_rank < r->n)
+				r->no_peer[m->recv_rank]++;
+		}
+		const char *hs = mt_sink_report_host(r, m->send_rank);
+		const char *hr = mt_sink_report_host(r, m->recv_rank);
+
+		if (hs && hr) {
+			int w = strcmp(hs, hr) ? REPORT_BETWEEN : REPORT_INSIDE;
+
+			add_cell(&r->where[w], m, side, dur);
+			add_cell(&r->size_where[w][size_class(m->bytes)], m, side, dur);
+		}
 		if (paired && m->t_recv_done != MT_MATCH_NOTIME && r->t1 > r->t0) {
 			/* 128-bit: a corrupt trace's times must not overflow
 			 * (fuzz crash regress/report-bin-overflow). */

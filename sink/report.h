@@ -3,7 +3,8 @@
  * accumulated from message batches and rendered by sink_text and sink_json:
  * per-pair messages and bytes split user / internal, message sizes in
  * power-of-two classes, effective bandwidth (bytes over receive completion
- * minus send post) per pair and per size class, throughput over time.
+ * minus send post) per pair and per size class, throughput over time;
+ * across hosts, the traffic inside a host and between hosts apart.
  */
 #ifndef MT_REPORT_H
 #define MT_REPORT_H
@@ -14,6 +15,7 @@
 #define REPORT_BINS 20		/* throughput: the run cut in 20 */
 
 enum { REPORT_USER, REPORT_INTERNAL };
+enum { REPORT_INSIDE, REPORT_BETWEEN };	/* a host's ranks, or two hosts' */
 
 struct report_cell {
 	uint64_t msgs[2], bytes[2];	/* REPORT_USER / REPORT_INTERNAL */
@@ -34,7 +36,14 @@ struct report {
 	int64_t t0, t1;
 	uint64_t kind[MT_MATCH_KIND_COUNT];
 	uint64_t msgs, bytes, no_rank;	/* no_rank: a side's rank unknown */
+	uint64_t *no_peer;		/* per rank: its messages of no_rank */
 	uint64_t sends, recvs;		/* sides posted, cancelled ones too */
+	/* With more than one host (else NULL): each rank's host (NULL when
+	 * unknown), and the messages whose two ranks' hosts are known, inside
+	 * one host or between two, in all and per size class. */
+	const char **host;
+	struct report_cell where[2];
+	struct report_cell size_where[2][REPORT_CLASSES];
 };
 
 int mt_sink_report_init(struct report *r, const struct mt_run *run);
@@ -60,6 +69,8 @@ enum mt_status mt_sink_report_end(struct report_sink *x, struct mt_err *err);
 /* Lower bound of size class c: "0 B", "1 B", "2 B", ... "1 KiB" (the
  * class holds sizes up to twice that, exclusive). */
 const char *mt_sink_report_class_label(unsigned c, char *buf, size_t len);
+/* The host of rank key, NULL when not known or the trace has one host. */
+const char *mt_sink_report_host(const struct report *r, int64_t key);
 /* Is this message MPI-internal? (an internal tag, ACKs, untagged protocol) */
 int mt_sink_report_internal(const struct mt_match_fields *f);
 /* Receives were posted (messages' or still pending) and not one send: the

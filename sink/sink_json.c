@@ -120,6 +120,15 @@ static void jrun(FILE *o, const struct mt_run *run)
 	fputc('}', o);
 }
 
+/* ,"KEY":"host" across hosts, when the rank's host is known. */
+static void jhost(FILE *o, const char *key, const char *host)
+{
+	if (!host)
+		return;
+	fprintf(o, ",\"%s\":", key);
+	mt_sink_esc_json(o, host);
+}
+
 static void jcell(FILE *o, const struct report_cell *c)
 {
 	fprintf(o, "\"user_msgs\":%" PRIu64 ",\"user_bytes\":%" PRIu64
@@ -156,6 +165,8 @@ static void jtraffic(FILE *o, const struct mt_trace *t, struct report *r,
 		mt_sink_rank_json(o, t, (int64_t)(i / r->n));
 		fputs(",\"recv_rank\":", o);
 		mt_sink_rank_json(o, t, (int64_t)(i % r->n));
+		jhost(o, "send_host", mt_sink_report_host(r, (int64_t)(i / r->n)));
+		jhost(o, "recv_host", mt_sink_report_host(r, (int64_t)(i % r->n)));
 		fputc(',', o);
 		jcell(o, c);
 		fputc('}', o);
@@ -171,10 +182,23 @@ static void jtraffic(FILE *o, const struct mt_trace *t, struct report *r,
 		mt_sink_esc_json(o, mt_sink_report_class_label(c, lab, sizeof(lab)));
 		fputc(',', o);
 		jcell(o, &r->size[c]);
+		for (int w = 0; r->host && w < 2; w++) {
+			fprintf(o, ",\"%s\":{", w ? "between_hosts" : "inside_host");
+			jcell(o, &r->size_where[w][c]);
+			fputc('}', o);
+		}
 		fputc('}', o);
 		first = 0;
 	}
-	fprintf(o, "],\"throughput\":{\"bin_ns\":%.0f,\"bytes\":[",
+	fputc(']', o);
+	if (r->host) {
+		fputs(",\"hosts\":{\"inside_host\":{", o);
+		jcell(o, &r->where[REPORT_INSIDE]);
+		fputs("},\"between_hosts\":{", o);
+		jcell(o, &r->where[REPORT_BETWEEN]);
+		fputs("}}", o);
+	}
+	fprintf(o, ",\"throughput\":{\"bin_ns\":%.0f,\"bytes\":[",
 		((double)r->t1 - (double)r->t0 + 1) / REPORT_BINS);
 	for (int i = 0; i < REPORT_BINS; i++)
 		fprintf(o, "%s%" PRIu64, i ? "," : "", r->bin_bytes[i]);

@@ -41,6 +41,70 @@ static void jobs_lines(FILE *o, const struct mt_trace *t)
 			t->nlaunches);
 }
 
+/* The ranks job j's PROC records count (world size) that no process of
+ * the trace is, as ranges "2-3,7" in buf (cut with ",..."); how many. No
+ * process of the trace has them, so they are ranks, not keys a trace names.
+ * *size: the world size, -1 when unknown (a size beyond 2^20 is corrupt). */
+static size_t missing_ranks(const struct mt_trace *t, uint32_t j, int32_t *size,
+			    char *buf, size_t len)
+{
+	unsigned char *seen;
+	size_t n = 0, k = 0;
+	int32_t ws = -1;
+
+	buf[0] = 0;
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (t->procs[p].job == j && t->procs[p].rec &&
+		    t->procs[p].rec->world_size > ws)
+			ws = t->procs[p].rec->world_size;
+	*size = ws;
+	if (ws <= 0 || ws > 1 << 20 || !(seen = calloc((size_t)ws, 1)))
+		return 0;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		int32_t r = t->procs[p].world_rank;
+
+		if (t->procs[p].job == j && r >= 0 && r < ws)
+			seen[r] = 1;
+	}
+	for (int32_t r = 0; r < ws; r++) {
+		int32_t e = r;
+		char one[32];
+
+		if (seen[r])
+			continue;
+		while (e + 1 < ws && !seen[e + 1])
+			e++;
+		n += (size_t)(e - r + 1);
+		snprintf(one, sizeof(one), e > r ? "%s%d-%d" : "%s%d", k ? "," : "", r, e);
+		if (k + strlen(one) + 5 < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s", one);
+		else if (k + 5 <= len && !strstr(buf, ",..."))
+			k += (size_t)snprintf(buf + k, len - k, ",...");
+		r = e;
+	}
+	free(seen);
+	return n;
+}
+
+/* Ranks a job counts that left no trace: a host's directory not given, or
+ * a process that never opened libfabric. */
+static void missing_lines(FILE *o, const struct mt_trace *t)
+{
+	for (uint32_t j = 0; j < t->njobs; j++) {
+		char buf[MT_SINK_RANKS_WIDTH];
+		int32_t size;
+		size_t n = missing_ranks(t, j, &size, buf, sizeof(buf));
+
+		if (!n)
+			continue;
+		fprintf(o, "  ");
+		if (t->njobs > 1)
+			fprintf(o, "job %u: ", j);
+		fprintf(o, "rank%s %s of %d left no trace (a host's directory not "
+			"given?)\n", n == 1 ? "" : "s", buf, size);
+	}
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -77,6 +141,7 @@ static void run_section(FILE *o, const struct mt_run *run)
 	if (run->skipped)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
 			"were skipped\n", run->skipped);
+	missing_lines(o, t);
 }
 
 /* Receives posted and no send in the trace, explained by the MPI the
@@ -145,6 +210,67 @@ static int by_bytes(const void *a, const void *b, void *arg)
 	return bx < by ? 1 : bx > by ? -1 : (*x > *y) - (*x < *y);
 }
 
+/* A pair's hosts as the PAIRS table's last column: "  hA" inside a host,
+ * "  hA -> hB" between two; "" with one host. */
+static void pair_hosts(const struct report *r, int64_t from, int64_t to,
+		       char *buf, size_t len)
+{
+	const char *a = mt_sink_report_host(r, from), *b = mt_sink_report_host(r, to);
+	char x[24], y[24];
+
+	if (!r->host)
+		return;
+	mt_sink_name_text(x, sizeof(x), a ? a : "?", strlen(a ? a : "?"));
+	mt_sink_name_text(y, sizeof(y), b ? b : "?", strlen(b ? b : "?"));
+	if (a && b && !strcmp(a, b))
+		snprintf(buf, len, "  %s", x);
+	else
+		snprintf(buf, len, "  %s -> %s", x, y);
+}
+
+/* Across hosts: the traffic inside a host and between hosts, apart. */
+static void where_lines(FILE *o, const struct report *r)
+{
+	static const char *const what[2] = { "inside a host", "between hosts" };
+
+	if (!r->host)
+		return;
+	for (int w = 0; w < 2; w++) {
+		const struct report_cell *c = &r->where[w];
+		char ub[16], ib[16];
+
+		fprintf(o, "  %-14s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n",
+			what[w], c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)),
+			c->msgs[1], mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
+			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+	}
+}
+
+/* Messages whose other side is in no file of the trace (a rank that left
+ * no trace, or an address no process recorded), and the ranks they were
+ * of: who was talking to what is missing. */
+static void no_peer_line(FILE *o, const struct report *r)
+{
+	char buf[160], a[MT_SINK_RANK_LEN];
+	size_t k = 0, shown = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < r->n && k < sizeof(buf); i++) {
+		if (!r->no_peer[i])
+			continue;
+		if (shown++ == 8) {
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", ...");
+			break;
+		}
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s (%" PRIu64 ")",
+				      k ? ", " : "", mt_sink_rank(r->trace, (int64_t)i, a,
+								    sizeof(a)),
+				      r->no_peer[i]);
+	}
+	fprintf(o, "  %" PRIu64 " messages with a side of unknown rank%s%s\n",
+		r->no_rank, shown ? ", of ranks " : "", buf);
+}
+
 static void pairs_section(FILE *o, struct report *r)
 {
 	size_t n = r->n, k = r->npairs, *idx = malloc((k + 1) * sizeof(*idx));
@@ -161,25 +287,26 @@ static void pairs_section(FILE *o, struct report *r)
 	qsort_r(idx, k, sizeof(*idx), by_bytes, r->pair);
 	fprintf(o, "\nPAIRS (sender -> receiver, by bytes; bandwidth = bytes over "
 		"receive done\nminus send post, matched messages)\n");
-	fprintf(o, "  %-*s %9s %11s %9s %11s %10s\n", w, "pair", "user", "user bytes",
-		"internal", "int. bytes", "MB/s");
+	fprintf(o, "  %-*s %9s %11s %9s %11s %10s%s\n", w, "pair", "user", "user bytes",
+		"internal", "int. bytes", "MB/s", r->host ? "  hosts" : "");
 	for (size_t j = 0; j < k && j < TOP_PAIRS; j++) {
 		const struct report_cell *c = &r->pair[idx[j]];
-		char p[48], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN];
+		char p[48], a[MT_SINK_RANK_LEN], b[MT_SINK_RANK_LEN], h[56] = "";
 
 		snprintf(p, sizeof(p), "%s -> %s",
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] / n), a, sizeof(a)),
 			 mt_sink_rank(r->trace, (int64_t)(idx[j] % n), b, sizeof(b)));
-		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f\n", w, p,
+		pair_hosts(r, (int64_t)(idx[j] / n), (int64_t)(idx[j] % n), h, sizeof(h));
+		fprintf(o, "  %-*s %9" PRIu64 " %11s %9" PRIu64 " %11s %10.1f%s\n", w, p,
 			c->msgs[0], mt_sink_report_human(c->bytes[0], ub, sizeof(ub)), c->msgs[1],
 			mt_sink_report_human(c->bytes[1], ib, sizeof(ib)),
-			mt_sink_report_mbps(c->bw_bytes, c->bw_ns));
+			mt_sink_report_mbps(c->bw_bytes, c->bw_ns), h);
 	}
 	if (k > TOP_PAIRS)
 		fprintf(o, "  ... %zu more pairs (--json lists all)\n", k - TOP_PAIRS);
+	where_lines(o, r);
 	if (r->no_rank)
-		fprintf(o, "  %" PRIu64 " messages with a side of unknown rank\n",
-			r->no_rank);
+		no_peer_line(o, r);
 	free(idx);
 	if (!n || n > MATRIX_MAX)
 		return;
@@ -203,17 +330,27 @@ static void sizes_section(FILE *o, const struct report *r)
 	char lab[16], b[16];
 
 	fprintf(o, "\nMESSAGE SIZES (class = from this size to twice it)\n");
-	fprintf(o, "  %-9s %9s %9s %11s %10s\n", "size", "user", "internal",
-		"bytes", "MB/s");
+	fprintf(o, "  %-9s %9s %9s %11s %10s%s\n", "size", "user", "internal",
+		"bytes", "MB/s", r->host ? "     inside    between" : "");
 	for (unsigned c = 0; c < REPORT_CLASSES; c++) {
 		const struct report_cell *x = &r->size[c];
 
 		if (!(x->msgs[0] + x->msgs[1]))
 			continue;
-		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f\n",
+		fprintf(o, "  %-9s %9" PRIu64 " %9" PRIu64 " %11s %10.1f",
 			mt_sink_report_class_label(c, lab, sizeof(lab)), x->msgs[0], x->msgs[1],
 			mt_sink_report_human(x->bytes[0] + x->bytes[1], b, sizeof(b)),
 			mt_sink_report_mbps(x->bw_bytes, x->bw_ns));
+		/* MB/s inside a host and between hosts; "-": no such message. */
+		for (int w = 0; r->host && w < 2; w++) {
+			const struct report_cell *y = &r->size_where[w][c];
+
+			if (y->msgs[0] + y->msgs[1])
+				fprintf(o, " %10.1f", mt_sink_report_mbps(y->bw_bytes, y->bw_ns));
+			else
+				fprintf(o, " %10s", "-");
+		}
+		fputc('\n', o);
 	}
 }
 

@@ -32,13 +32,7 @@ e2e_need_file "$perturb" "trace_perturb"
 e2e_setup
 
 # csv OUT ARGS...: msgtrace messages ARGS > OUT, failing with its stderr.
-csv() {
-	local out=$1
-	shift
-	"$msgtrace" messages "$@" >"$out" 2>"$out.err" && return 0
-	sed 's/^/    /' "$out.err" >&2
-	e2e_fail "msgtrace messages $* failed"
-}
+csv() { e2e_messages_to "$msgtrace" "$@"; }
 
 # json_clock TRACE MODE: the report's clock object, one key=value a line.
 json_clock() {

@@ -166,6 +166,29 @@ e2e_messages_csv() {
 	e2e_fail "msgtrace messages $2 --csv failed"
 }
 
+# e2e_messages_to MSGTRACE OUT ARGS...: `msgtrace messages ARGS` into OUT,
+# failing with its stderr.
+e2e_messages_to() {
+	local msgtrace=$1 out=$2
+	shift 2
+	"$msgtrace" messages "$@" >"$out" 2>"$out.err" && return 0
+	sed 's/^/    /' "$out.err" >&2
+	e2e_fail "msgtrace messages $* failed"
+}
+
+# e2e_expect_recv_barrier_cause PENDING: the PENDING section of a report
+# on hang_recv_barrier (in file PENDING) states the cycle first: rank 0's
+# MPI_Recv of tag 99 from rank 1, and rank 1 waiting on rank 0 in the
+# barrier.
+e2e_expect_recv_barrier_cause() {
+	sed -n 2p "$1" | grep -q '^  cause: a cycle' ||
+		e2e_fail "the PENDING section does not start with the cycle"
+	grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' "$1" ||
+		e2e_fail "the cause does not name rank 0's MPI_Recv from rank 1 (tag 99)"
+	grep -Eq '^    rank 1 waits on rank 0: recv coll cid 0 tag -?[0-9]+$' "$1" ||
+		e2e_fail "the cause does not name rank 1 waiting on rank 0 in the barrier"
+}
+
 # e2e_stop_job JOB: ends a job e2e_run runs in the background (pid JOB):
 # its child is `timeout`, and a TERM to it ends mpirun and every rank.
 e2e_stop_job() {
@@ -175,16 +198,18 @@ e2e_stop_job() {
 	wait "$1" 2>/dev/null || true
 }
 
-# e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT: returns once every
-# one of the NP ranks of the background job JOB has created
+# e2e_wait_hang JOB READYDIR TRACEDIR NP MSGTRACE OUT [TRACEDIR...]:
+# returns once every one of the NP ranks of the background job JOB has created
 # READYDIR/ready.RANK (just before its blocking call) and waits in the
 # trace (`msgtrace report --json`), the same waits in three reads 0.5 s
-# apart: a collective hangs step by step (a barrier's ranks still pass the
+# apart (more TRACEDIRs: the trace is all of them, e.g. one per host): a
+# collective hangs step by step (a barrier's ranks still pass the
 # steps their partners allow), and under load the last steps can come
 # after every rank already waits on something. Fails when the job ended by
 # itself (showing OUT.err) or when not every rank waits within two minutes.
 e2e_wait_hang() {
-	local job=$1 ready=$2 trace=$3 np=$4 msgtrace=$5 out=$6 waiting=0
+	local job=$1 ready=$2 np=$4 msgtrace=$5 out=$6 waiting=0
+	local trace=("$3" "${@:7}")
 	local waits prev='' same=0
 	for _ in $(seq 240); do
 		[ "$(find "$ready" -name 'ready.*' | wc -l)" -ge "$np" ] && break
@@ -193,7 +218,7 @@ e2e_wait_hang() {
 	done
 	for _ in $(seq 240); do
 		kill -0 "$job" 2>/dev/null || break
-		waits=$("$msgtrace" report --json "$trace" 2>/dev/null |
+		waits=$("$msgtrace" report --json "${trace[@]}" 2>/dev/null |
 			jq -c '.hang.waits | map([.rank, .what, .on, .any_sender]) | unique' ||
 			echo '[]')
 		waiting=$(echo "$waits" | jq 'map(.[0]) | unique | length')

@@ -1,0 +1,13 @@
+#!/bin/sh
+# hosts_agent.sh HOST COMMAND... - Open MPI's rsh launcher agent for the
+# test hosts of hosts_lib.sh (--mca plm_rsh_agent): runs COMMAND, a shell
+# command line as ssh would hand it to the remote shell, inside HOST's
+# namespaces. The holder of each host is named by the environment the
+# launcher inherits: MSGTRACE_HOSTS_PID_<HOST>. The command stays in the
+# launcher's pid namespace (a process may enter only namespaces below its
+# own), the first host's: every process of a job ends with that host.
+host=$1
+shift
+eval "pid=\${MSGTRACE_HOSTS_PID_$host:-}"
+[ -n "$pid" ] || { echo "hosts_agent.sh: no test host named '$host'" >&2; exit 255; }
+exec nsenter -t "$pid" -n -u -m /bin/sh -c "$*"
