@@ -584,24 +584,33 @@ static struct mt_rec_buf *create_buf(void)
 	return b;
 }
 
+/* The thread's file created at its first record (or dead_buf). */
+static __attribute__((noinline)) struct mt_rec_buf *first_buf(void)
+{
+	struct mt_rec_buf *b;
+
+	pthread_mutex_lock(&g.lock);
+	b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
+	if (b && g.key_ok)
+		pthread_setspecific(g.key, b);
+	pthread_mutex_unlock(&g.lock);
+	if (!b)
+		b = &dead_buf;
+	mt_rec_tls.buf = b;
+	return b;
+}
+
 /* The calling thread's file, created on its first record; NULL (the
  * record counted lost) when it has none, or it is closing: the process is
  * exiting (mt_rec_fini), the trace ends with the file's CLOCK END, and
- * records of threads still running are past its end, not lost. */
-static struct mt_rec_buf *thread_buf(void)
+ * records of threads still running are past its end, not lost. Inlined
+ * into both slow paths: a dropped record (a full file) stays cheap. */
+static inline __attribute__((always_inline)) struct mt_rec_buf *thread_buf(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (b == &unborn_buf) {
-		pthread_mutex_lock(&g.lock);
-		b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
-		if (b && g.key_ok)
-			pthread_setspecific(g.key, b);
-		pthread_mutex_unlock(&g.lock);
-		if (!b)
-			b = &dead_buf;
-		mt_rec_tls.buf = b;
-	}
+	if (MT_UNLIKELY(b == &unborn_buf))
+		b = first_buf();
 	if (b == &dead_buf) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
@@ -677,7 +686,8 @@ static void count_nested(void)
 
 /* Enters a record placed by find (slow, pin_slow). The application's
  * errno must survive whatever the slow path calls. */
-static void *enter_slow(void *(*find)(size_t), size_t size)
+static inline __attribute__((always_inline)) void *
+enter_slow(void *(*find)(size_t), size_t size)
 {
 	int saved = errno;
 	void *r;
