@@ -410,7 +410,7 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 	f->hdr = &f->hdr_snap;
 	if (f->hdr_snap.version == MT_TRACE_VERSION_RING &&
 	    !memcmp(f->hdr_snap.magic, MT_TRACE_MAGIC, sizeof(f->hdr_snap.magic))) {
-		enum mt_status s = mt_trace_ring_read(f, fd, err);
+		enum mt_status s = mt_trace_ring_read(f, fd, (uint64_t)st.st_size, err);
 
 		close(fd);
 		return s;

@@ -37,7 +37,7 @@ static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off)
 }
 
 enum mt_status mt_trace_ring_read(struct mt_trace_file *f, int fd,
-				  struct mt_err *err)
+				  uint64_t size, struct mt_err *err)
 {
 	const struct mt_file_hdr *h = &f->hdr_snap;
 	struct mt_file_hdr now;
@@ -49,12 +49,15 @@ enum mt_status mt_trace_ring_read(struct mt_trace_file *f, int fd,
 
 	if (h->data_off < sizeof(*h) || h->data_off % 8 ||
 	    h->ring_size > SIZE_MAX / 2 || h->pinned > SIZE_MAX / 2 ||
-	    !h->ring_block || h->ring_size % h->ring_block)
+	    !h->ring_block || h->ring_size % h->ring_block ||
+	    /* The pinned area lies after the whole ring: the file holds both. */
+	    h->data_off > size || h->ring_size + h->pinned > size - h->data_off)
 		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %zu: ring of %"
 				  PRIu64 " bytes in blocks of %" PRIu64 " bytes, "
-				  "pinned records %" PRIu64 " bytes: not a ring's layout",
+				  "pinned records %" PRIu64 " bytes: not a ring's layout "
+				  "in a file of %" PRIu64 " bytes",
 				  f->path, offsetof(struct mt_file_hdr, ring_size),
-				  h->ring_size, h->ring_block, h->pinned);
+				  h->ring_size, h->ring_block, h->pinned, size);
 	len = (size_t)(h->ring_size + h->pinned);
 	raw = malloc(len ? len : 1);
 	map = malloc(h->data_off + len);
