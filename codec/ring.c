@@ -63,10 +63,14 @@ static int enter_block(struct ring_in *in, struct part *r, uint64_t seq)
 /* The next block with records after r's, or r->p = NULL. */
 static void next_block(struct ring_in *in, struct part *r, uint64_t from)
 {
-	for (uint64_t q = from; q <= r->last_seq && !in->why; q++)
+	/* Stops at last_seq itself: a header's UINT64_MAX must not wrap q. */
+	for (uint64_t q = from; from && from <= r->last_seq && !in->why; q++) {
 		if (enter_block(in, r, q) && r->p < r->end &&
 		    (uintptr_t)r->p < r->keep)
 			return;
+		if (q == r->last_seq)
+			break;
+	}
 	r->p = NULL;
 }
 
