@@ -148,6 +148,26 @@ const char *mt_sink_evidence_text(const struct mt_tag_evidence_item *it,
 /* 1 for evidence that rules a layout out. */
 int mt_sink_evidence_ruled_out(const struct mt_tag_evidence_item *it);
 
+/* What a receive before its send says about the run, from what the clock
+ * stage found on the data. */
+enum mt_sink_clock_problem {
+	MT_SINK_CLOCK_OK,	/* no receive before its send as recorded */
+	MT_SINK_CLOCK_CLOCKS,	/* clocks disagree; a per-process map, or
+				 * the clc without dropping a constraint,
+				 * explains every one */
+	MT_SINK_CLOCK_PAIRING,	/* messages no clock can order (cycles): some
+				 * sends and receives are paired wrongly */
+	MT_SINK_CLOCK_UNCHECKED, /* times as recorded (--clock none), or
+				 * violations left by --clock linear: unknown */
+};
+
+/* "none", "clock", "pairing", "unchecked". */
+enum mt_sink_clock_problem mt_sink_clock_problem(const struct mt_run_clock *c);
+const char *mt_sink_clock_problem_name(enum mt_sink_clock_problem p);
+/* Processes declared to share a clock that the data split apart (each
+ * then a domain of its own). */
+uint32_t mt_sink_clock_splits(const struct mt_run_clock *c);
+
 /* The ranks in clock domain d of c->res as ranges: "0-3,7,1:0-1:1". */
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				const struct mt_trace *t, uint32_t d,

@@ -82,6 +82,41 @@ static int same_job(const struct mt_trace *t, uint32_t a, uint32_t b)
 	       !key_fork(t, a) && !key_fork(t, b);
 }
 
+uint32_t mt_sink_clock_splits(const struct mt_run_clock *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t d = 0; c->res && d < c->res->ndomains; d++)
+		n += c->res->domains[d].split ? c->res->domains[d].nprocs : 0;
+	return n;
+}
+
+enum mt_sink_clock_problem mt_sink_clock_problem(const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+
+	if (!r)
+		return c->violations ? MT_SINK_CLOCK_UNCHECKED : MT_SINK_CLOCK_OK;
+	if (!r->viol_before)
+		return MT_SINK_CLOCK_OK;
+	/* A cycle of messages is wrong on every clock; what the correction
+	 * removed without dropping one, a clock explains. */
+	if (r->cycles_broken)
+		return MT_SINK_CLOCK_PAIRING;
+	return r->viol_after ? MT_SINK_CLOCK_UNCHECKED : MT_SINK_CLOCK_CLOCKS;
+}
+
+const char *mt_sink_clock_problem_name(enum mt_sink_clock_problem p)
+{
+	static const char *const names[] = {
+		[MT_SINK_CLOCK_OK] = "none", [MT_SINK_CLOCK_CLOCKS] = "clock",
+		[MT_SINK_CLOCK_PAIRING] = "pairing",
+		[MT_SINK_CLOCK_UNCHECKED] = "unchecked",
+	};
+
+	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
+}
+
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				const struct mt_trace *t, uint32_t d,
 				char *buf, size_t len)

@@ -348,10 +348,13 @@ static void jclock(FILE *o, const struct mt_trace *t, const struct mt_run_clock 
 	const struct mt_clock_result *r = c->res;
 
 	fprintf(o, ",\"clock\":{\"asked\":\"%s\",\"corrected\":%s,"
-		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,",
+		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,"
+		"\"split_processes\":%u,\"problem\":\"%s\",",
 		mt_clock_mode_name(c->asked), r ? "true" : "false",
 		r && r->linear_done ? "true" : "false",
-		r && r->clc_done ? "true" : "false", c->declared);
+		r && r->clc_done ? "true" : "false", c->declared,
+		mt_sink_clock_splits(c),
+		mt_sink_clock_problem_name(mt_sink_clock_problem(c)));
 	if (!r) {
 		fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
 			",\"violations_linear\":null,\"violations_after\":%" PRIu64

@@ -538,6 +538,39 @@ static void clock_domains(FILE *o, const struct mt_trace *t,
 		fprintf(o, "  ... %u more links (see --json)\n", r->nlinks - CLOCK_ROWS);
 }
 
+/* Whose fault a receive before its send is: the clocks (the declared
+ * domain the data split, corrected) or the pairing (a cycle). */
+static void clock_verdict(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+	uint32_t splits = mt_sink_clock_splits(c);
+
+	switch (mt_sink_clock_problem(c)) {
+	case MT_SINK_CLOCK_OK:
+		fprintf(o, "  clocks checked on the data: no receive before its send\n");
+		break;
+	case MT_SINK_CLOCK_CLOCKS:
+		if (splits)
+			fprintf(o, "  a clock problem, corrected: %u processes declared on "
+				"one clock (one host)\n    disagree on the data; each "
+				"is mapped on its own\n", splits);
+		else
+			fprintf(o, "  a clock problem, corrected: every receive before "
+				"its send ends after it\n");
+		break;
+	case MT_SINK_CLOCK_PAIRING:
+		fprintf(o, "  a pairing problem: %" PRIu64 " cycle%s of messages no "
+			"clock can order\n    (a send paired with the wrong "
+			"receive)\n", r->cycles_broken,
+			r->cycles_broken == 1 ? "" : "s");
+		break;
+	case MT_SINK_CLOCK_UNCHECKED:
+		fprintf(o, "  receives before their sends remain (--clock clc or "
+			"auto tells a clock\n    problem from a pairing problem)\n");
+		break;
+	}
+}
+
 static void clock_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_run_clock *c = &run->clock;
@@ -548,12 +581,12 @@ static void clock_section(FILE *o, const struct mt_run *run)
 	if (!r) {
 		fprintf(o, "  times as recorded (%s), %u clock domain%s\n",
 			c->asked == MT_CLOCK_MODE_NONE ? "correction off" :
-			"one clock needs no correction", c->declared,
+			"one process", c->declared,
 			c->declared == 1 ? "" : "s");
 		fprintf(o, "  received at or before sent: %" PRIu64 " of %" PRIu64
 			" messages%s\n", c->violations, c->checked,
-			c->violations && c->declared <= 1 ?
-			" (on one clock: a pairing problem)" : "");
+			c->violations ? " (--clock auto tells a clock problem from a "
+			"pairing problem)" : "");
 		return;
 	}
 	fprintf(o, "  stages run: %s, %u clock domain%s (%u declared)\n",
@@ -564,6 +597,7 @@ static void clock_section(FILE *o, const struct mt_run *run)
 		" recorded,\n    %" PRIu64 " after linear, %" PRIu64
 		" after correction\n", r->nmsgs, r->viol_before, r->viol_linear,
 		r->viol_after);
+	clock_verdict(o, c);
 	fprintf(o, "  times moved: largest %s, median %s (%" PRIu64 " events)\n",
 		ns_str((double)r->corr_max_ns, a, sizeof(a)),
 		ns_str((double)r->corr_median_ns, b, sizeof(b)), r->nevents);
