@@ -301,14 +301,18 @@ enum mt_status mt_match_check(const struct mt_match *m, char *why, size_t why_le
  * knot of ranks waiting on each other (shown as one cycle through it), a
  * rank whose waits name no rank (any sender, or a source never resolved),
  * or a rank that waits on nothing (finished, left no trace, or running
- * outside the fabric calls). Pure: no I/O.
+ * outside the fabric calls). A rank whose trace ended early (ENDED: its
+ * buffer filled while the job went on) is a rank waited on whose waits
+ * are unknown: its operations pending where its trace ends are no waits,
+ * only the end of what was recorded. Pure: no I/O.
  */
 /* What a rank does besides its pending operations (the caller knows it
  * from the trace). */
 #define MT_MATCH_RANK_STATES(X) \
 	X(RUNNING, "has no pending operation") /* traced, did not finish */ \
 	X(FINISHED, "finished")		/* closed its trace normally */ \
-	X(UNTRACED, "left no trace")
+	X(UNTRACED, "left no trace") \
+	X(ENDED, "whose trace ends early (records lost), so what it did next is unknown")
 
 enum mt_match_rank_state {
 #define MT_MATCH_RANK_ENUM(n, s) MT_MATCH_RANK_##n,

@@ -206,6 +206,20 @@ void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
 void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
 		       uint32_t site);
 
+/* What one process's trace covers, on the merged clock (ns). */
+struct mt_sink_span {
+	int64_t first_ns, last_ns;	/* its first and last record */
+	int ended;			/* a file of it stopped taking records
+					 * (full, or could not grow) while its
+					 * thread went on: the trace ends early */
+	int64_t end_ns;			/* ended: where the first such file's
+					 * records stop */
+	uint64_t lost;			/* records lost, all its files */
+};
+
+/* The span of process p. */
+void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s);
+
 /* Who ran, for a report's first line: "4 ranks", "4 processes in 2 jobs",
  * "6 processes (4 forked)". Returns buf. */
 const char *mt_sink_run_who(const struct mt_run *run, char *buf, size_t len);

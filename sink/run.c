@@ -164,3 +164,24 @@ enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err)
 		return mt_err_set(err, MT_ERR_IO, "cannot write the output");
 	return MT_OK;
 }
+
+void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s)
+{
+	*s = (struct mt_sink_span){ p->first_ns + p->merge_offset_ns,
+				    p->last_ns + p->merge_offset_ns, 0, 0, 0 };
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct mt_trace_file *f = p->files[i];
+		int64_t end;
+
+		for (int l = 0; l < MT_LOSS_COUNT; l++)
+			s->lost += f->hdr->lost[l];
+		/* NOFILE losses belong to threads that never had a file. */
+		if (!f->nrecs || !(f->hdr->lost[MT_LOSS_FULL] ||
+				   f->hdr->lost[MT_LOSS_NOSPACE]))
+			continue;
+		end = mt_trace_ticks_ns(&p->clock, f->last_ts) + p->merge_offset_ns;
+		if (!s->ended || end < s->end_ns)
+			s->end_ns = end;
+		s->ended = 1;
+	}
+}

@@ -76,6 +76,26 @@ static void jjobs(FILE *o, const struct mt_trace *t)
 	fputs("]", o);
 }
 
+/* Per process, what time its trace covers and whether it ends early. */
+static void jspans(FILE *o, const struct mt_trace *t)
+{
+	fputs(",\"processes\":[", o);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct mt_sink_span sp;
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		fputs(p ? ",{\"rank\":" : "{\"rank\":", o);
+		mt_sink_rank_json(o, t, t->procs[p].key);
+		fprintf(o, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64
+			",\"lost\":%" PRIu64 ",\"ended_early\":%s", sp.first_ns,
+			sp.last_ns, sp.lost, sp.ended ? "true" : "false");
+		if (sp.ended)
+			fprintf(o, ",\"end_ns\":%" PRId64, sp.end_ns);
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
 static void jrun(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -117,6 +137,7 @@ static void jrun(FILE *o, const struct mt_run *run)
 		fprintf(o, ",\"files_being_written\":%zu", run->live_files);
 	if (run->trace->njobs > 1)
 		jjobs(o, run->trace);
+	jspans(o, run->trace);
 	fputc('}', o);
 }
 

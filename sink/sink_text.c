@@ -41,6 +41,40 @@ static void jobs_lines(FILE *o, const struct mt_trace *t)
 			t->nlaunches);
 }
 
+#define ENDED_ROWS 8		/* ranks listed whose trace ends early */
+
+/* First of all: the ranks whose trace stops before the job did, since
+ * every later section sees nothing of them past that time. */
+static void ended_section(FILE *o, const struct report *r, const struct mt_run *run)
+{
+	const struct mt_trace *t = run->trace;
+	size_t n = 0;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct mt_sink_span sp;
+		char k[MT_SINK_RANK_LEN];
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		if (!sp.ended)
+			continue;
+		if (!n++)
+			fprintf(o, "TRACE ENDS EARLY: a buffer filled, records were lost, "
+				"the job went on\n");
+		if (n <= ENDED_ROWS)
+			fprintf(o, "  rank %s's trace ends at %.6f s; %" PRIu64
+				" records lost after it\n",
+				mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
+				mt_sink_report_sec(r, (uint64_t)sp.end_ns), sp.lost);
+	}
+	if (!n)
+		return;
+	if (n > ENDED_ROWS)
+		fprintf(o, "  ... %zu more ranks (see --json)\n", n - ENDED_ROWS);
+	fprintf(o, "  Nothing later is known of %s: operations pending where a trace\n"
+		"  ends are no hang evidence. A larger FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE\n"
+		"  keeps more.\n\n", n == 1 ? "it" : "them");
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -629,6 +663,7 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 		mt_sink_report_end(x, err);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
+	ended_section(o, &x->r, run);
 	run_section(o, run);
 	totals_section(o, &x->r, sum);
 	pairs_section(o, &x->r);
