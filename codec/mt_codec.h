@@ -89,6 +89,30 @@ const struct mt_rec_hdr *mt_codec_decode(struct mt_codec_state *s,
 int mt_codec_compact(int dirfd, const char *name, unsigned mode,
 		     const struct mt_file_hdr *hdr, const uint8_t *recs);
 
+/*
+ * A ring file (version 3, mt_format.h) as the version 1 record stream it
+ * stands for: its pinned records merged by h.ts with the records of its
+ * kept blocks, oldest block first (pinned first on equal times). h is the
+ * header as read, data the len bytes read from h->data_off (ring, then
+ * pinned area). Blocks numbered below min_seq are left out (a reader of a
+ * live file passes those its writer overwrote, or began to, while it
+ * read); so are the records of the block being written that start in its
+ * last cut bytes (a call its writer took back meanwhile may lie there).
+ * out has room for h->ring_size + h->pinned bytes. Returns the bytes of
+ * records written to out; a malformed layout or record ends the stream
+ * there and sets *why (else NULL). st gets what the ring kept.
+ */
+struct mt_codec_ring {
+	uint64_t first_seq;		/* number of the oldest block kept, 0: none */
+	uint64_t oldest_ts;		/* h.ts of the oldest ring record kept */
+	uint64_t ring_recs;		/* ring records written to out */
+};
+
+size_t mt_codec_ring_linear(const struct mt_file_hdr *h, const uint8_t *data,
+			    size_t len, uint64_t min_seq, uint64_t cut,
+			    uint8_t *out, struct mt_codec_ring *st,
+			    const char **why);
+
 /* data_off of a version 2 file: the header, rounded to 64 bytes. */
 #define MT_CODEC_DATA_OFF ((sizeof(struct mt_file_hdr) + 63) / 64 * 64)
 

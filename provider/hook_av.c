@@ -40,7 +40,7 @@ static void record(const struct hook_obj *o, enum mt_av_call call, uint64_t ts,
 {
 	struct mt_rec_av *r;
 
-	if (fi_addr == FI_ADDR_NOTAVAIL || !(r = mt_rec_reserve(sizeof(*r))))
+	if (fi_addr == FI_ADDR_NOTAVAIL || !(r = mt_rec_reserve_pinned(sizeof(*r))))
 		return;
 	mt_rec_hdr_set(&r->h, MT_REC_AV, o->layer, sizeof(*r), call, ts);
 	r->av = (uint64_t)(uintptr_t)o->fid;
@@ -50,7 +50,7 @@ static void record(const struct hook_obj *o, enum mt_av_call call, uint64_t ts,
 	r->pad = 0;
 	memset(r->addr, 0, sizeof(r->addr));
 	memcpy(r->addr, addr, r->addr_len);
-	mt_rec_commit(sizeof(*r));
+	mt_rec_commit_pinned(sizeof(*r));
 }
 
 /* fi_addr may be NULL (FI_AV_TABLE): then the fi_addrs are not known here

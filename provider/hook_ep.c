@@ -311,7 +311,7 @@ static void enabled(struct hook_obj *o)
 		len = 0;
 	if (o->domain && len)
 		o->domain->u.dom.addrlen = (uint32_t)len;
-	r = mt_rec_reserve(sizeof(*r));
+	r = mt_rec_reserve_pinned(sizeof(*r));
 	if (!r)
 		return;
 	memset(r, 0, sizeof(*r));
@@ -333,7 +333,7 @@ static void enabled(struct hook_obj *o)
 	memcpy(r->prov_name, e->prov_name, sizeof(r->prov_name));
 	memcpy(r->fabric_name, e->fabric_name, sizeof(r->fabric_name));
 	memcpy(r->name, name, r->name_len);
-	mt_rec_commit(sizeof(*r));
+	mt_rec_commit_pinned(sizeof(*r));
 }
 
 /* info is NULL for contexts (tx/rx of a scalable endpoint, shared rx):

@@ -32,7 +32,7 @@ struct hook_obj *mt_hook_obj_new(struct fid *fid, const struct hook_obj *parent)
 
 void mt_hook_obj_announce(const struct hook_obj *o, uint64_t attr)
 {
-	struct mt_rec_obj *r = mt_rec_reserve(sizeof(*r));
+	struct mt_rec_obj *r = mt_rec_reserve_pinned(sizeof(*r));
 
 	if (!r)
 		return;
@@ -42,7 +42,7 @@ void mt_hook_obj_announce(const struct hook_obj *o, uint64_t attr)
 	r->parent = o->parent;
 	r->attr = attr;
 	memcpy(r->prov_name, o->prov_name, sizeof(r->prov_name));
-	mt_rec_commit(sizeof(*r));
+	mt_rec_commit_pinned(sizeof(*r));
 }
 
 /*
@@ -133,7 +133,7 @@ static int hook_close(struct fid *fid)
 	int ret = orig->close(fid);
 	/* A fabric learns it is internal after it was hooked (domain_parent). */
 	int record = !o->layer || mt_hook_all_layers;
-	struct mt_rec_close *r = record ? mt_rec_reserve(sizeof(*r)) : NULL;
+	struct mt_rec_close *r = record ? mt_rec_reserve_pinned(sizeof(*r)) : NULL;
 
 	if (r) {
 		mt_rec_hdr_set(&r->h, MT_REC_CLOSE, o->layer, sizeof(*r),
@@ -141,7 +141,7 @@ static int hook_close(struct fid *fid)
 		r->id = (uint64_t)(uintptr_t)fid;
 		r->ret = ret;
 		r->pad = 0;
-		mt_rec_commit(sizeof(*r));
+		mt_rec_commit_pinned(sizeof(*r));
 	}
 	/* A failed close leaves the object alive, and our tables with it. */
 	if (!ret)
@@ -158,13 +158,13 @@ static int hook_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	struct mt_rec_bind *r;
 
 	mt_hook_reapply(o);
-	if (ret || !(r = mt_rec_reserve(sizeof(*r))))
+	if (ret || !(r = mt_rec_reserve_pinned(sizeof(*r))))
 		return ret;
 	mt_rec_hdr_set(&r->h, MT_REC_BIND, o->layer, sizeof(*r), 0, ts);
 	r->obj = (uint64_t)(uintptr_t)fid;
 	r->target = (uint64_t)(uintptr_t)bfid;
 	r->flags = flags;
-	mt_rec_commit(sizeof(*r));
+	mt_rec_commit_pinned(sizeof(*r));
 	return ret;
 }
 

@@ -17,6 +17,15 @@
  * leaves the file as it is for the kernel: whole records up to committed,
  * not marked closed, never truncated under the writer.
  *
+ * Ring mode (conf.ring, format version 3): the ring of buffer_size bytes
+ * is grown like a file on its first lap and split into RING_BLOCKS
+ * blocks; the inline paths' limit is the end of the block being written,
+ * so the same single compare sends the record that does not fit to the
+ * slow path, which closes the block and starts the next, the oldest
+ * (zeroed first: the inline paths leave zero fields unwritten, mt_rec.h).
+ * Records analysis needs whatever their age go to a pinned area after the
+ * ring (mt_rec_reserve_pinned), which grows by PIN_CHUNK up to PIN_MAX.
+ *
  * fork(): the child forgets its parent's files (shared mappings) and records
  * into files of its own, named with its pid, whose PROC record is the
  * parent's with the child's pid and h.aux = the parent's pid.
@@ -50,6 +59,15 @@
 /* Chunks allocated at once when a file is created. */
 #define FIRST_CHUNKS 4
 
+/* A ring is split into this many blocks (fewer when blocks would be
+ * smaller than a page): a wrap forgets one block, 1/RING_BLOCKS of it. */
+#define RING_BLOCKS 64
+
+/* The pinned area of a ring file: the range reserved, and the part of it
+ * backed by the file at a time. */
+#define PIN_MAX (64ull << 20)
+#define PIN_CHUNK (64ull << 10)
+
 /* Room kept free at the end of every file for the closing CLOCK END. */
 #define END_RESERVE sizeof(struct mt_rec_clock)
 
@@ -69,6 +87,7 @@ static struct {
 	int finished;
 	int barrier_ok;			/* membarrier PRIVATE_EXPEDITED registered */
 	uint32_t parent_pid;		/* fork(): the pid forking, for the child */
+	uint64_t block;			/* ring: bytes of one block */
 	uint32_t next_seq;
 	struct mt_rec_buf *bufs;
 	struct mt_rec_proc proc;	/* filled once at init, copied into seq 0 */
@@ -166,6 +185,15 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 	g.conf.buffer_size = round_up(g.conf.buffer_size, page_size());
 	if (g.conf.buffer_size < MT_FILE_HDR_SIZE + page_size())
 		g.conf.buffer_size = MT_FILE_HDR_SIZE + page_size();
+	if (g.conf.ring) {
+		/* At least two blocks of a page; the ring a whole number. */
+		g.block = g.conf.buffer_size / RING_BLOCKS / page_size() * page_size();
+		if (g.block < page_size())
+			g.block = page_size();
+		g.conf.buffer_size = g.conf.buffer_size / g.block * g.block;
+		if (g.conf.buffer_size < 2 * g.block)
+			g.conf.buffer_size = 2 * g.block;
+	}
 	g.finished = 0;
 	if (gethostname(g.host, sizeof(g.host)))
 		snprintf(g.host, sizeof(g.host), "unknown");
@@ -204,10 +232,15 @@ int mt_rec_init(const struct mt_rec_conf *conf)
 }
 
 /* The committed offset records may reach; the inline paths' limit when
- * the clock is the TSC (mt_rec.h). */
+ * the clock is the TSC (mt_rec.h). A ring's: the end of its block, within
+ * what is grown (its CLOCK END goes to the pinned area). */
 static uint64_t room(const struct mt_rec_buf *b)
 {
-	return (uint64_t)(b->grown_end - mt_rec_at(b, 0)) - END_RESERVE;
+	uint64_t grown = (uint64_t)(b->grown_end - mt_rec_at(b, 0));
+
+	if (g.conf.ring)
+		return grown < b->block_end ? grown : b->block_end;
+	return grown - END_RESERVE;
 }
 
 /* mt_rec_fini() marks a file closing from another thread. */
@@ -230,13 +263,14 @@ static int fits(const struct mt_rec_buf *b, size_t size)
 	return b->hdr->committed + size <= room(b);
 }
 
-/* Extends the file and the usable window by len bytes (capped by the file's
- * maximum and RLIMIT_FSIZE). Returns 0, or 1 + the enum mt_loss cause; a
- * failure warns unless quiet. */
-static int grow_by(struct mt_rec_buf *b, uint64_t len, int quiet)
+/* Extends the file's region whose backed part ends at *grown by len bytes
+ * (capped by the region's end lim and RLIMIT_FSIZE). Returns 0, or 1 +
+ * the enum mt_loss cause; a failure warns unless quiet. */
+static int extend(struct mt_rec_buf *b, char **grown, char *lim, uint64_t len,
+		  int quiet)
 {
-	uint64_t off = (uint64_t)(b->grown_end - (char *)b->hdr);
-	uint64_t max = (uint64_t)(b->map_end - (char *)b->hdr);
+	uint64_t off = (uint64_t)(*grown - (char *)b->hdr);
+	uint64_t max = (uint64_t)(lim - (char *)b->hdr);
 	uint64_t end = off + len;
 	struct rlimit rl;
 	int err;
@@ -263,9 +297,15 @@ static int grow_by(struct mt_rec_buf *b, uint64_t len, int quiet)
 		return 1 + MT_LOSS_NOSPACE;
 	}
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
-	b->grown_end = (char *)b->hdr + end;
+	*grown = (char *)b->hdr + end;
 	set_limit(b);
 	return 0;
+}
+
+/* Extends the records' window (a ring's: the ring) by len bytes. */
+static int grow_by(struct mt_rec_buf *b, uint64_t len, int quiet)
+{
+	return extend(b, &b->grown_end, b->map_end, len, quiet);
 }
 
 static int grow(struct mt_rec_buf *b)
@@ -273,16 +313,44 @@ static int grow(struct mt_rec_buf *b)
 	return grow_by(b, g.conf.chunk_size, 0);
 }
 
-/* Publish the size bytes written at mt_rec_next(b) by this file, not by
+/* A ring file's pinned area: where it starts, where its next record goes,
+ * and whether size more bytes fit, keeping room for the CLOCK END. */
+static char *pin_start(const struct mt_rec_buf *b)
+{
+	return b->map_end;
+}
+
+static char *pin_next(const struct mt_rec_buf *b)
+{
+	return pin_start(b) + b->hdr->pinned;
+}
+
+static int pin_fits(const struct mt_rec_buf *b, size_t size)
+{
+	return pin_next(b) + size + END_RESERVE <= b->pin_grown;
+}
+
+/* Where the file's own records (PROC, CLOCK) go: the pinned area of a
+ * ring, else after what is committed. */
+static char *append_at(const struct mt_rec_buf *b)
+{
+	return g.conf.ring ? pin_next(b) : mt_rec_next(b);
+}
+
+/* Publish the size bytes written at append_at(b) by this file, not by
  * a record of the thread (which stays entered, if it is). */
 static void append_done(struct mt_rec_buf *b, size_t size)
 {
-	mt_rec_set_committed(b->hdr, b->hdr->committed + size);
+	if (g.conf.ring)
+		__atomic_store_n(&b->hdr->pinned, b->hdr->pinned + size,
+				 __ATOMIC_RELEASE);
+	else
+		mt_rec_set_committed(b->hdr, b->hdr->committed + size);
 }
 
 static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 {
-	struct mt_rec_clock *r = (void *)mt_rec_next(b);
+	struct mt_rec_clock *r = (void *)append_at(b);
 
 	mt_rec_proc_clock_pair(r, phase);
 	append_done(b, sizeof(*r));
@@ -290,15 +358,84 @@ static void write_clock(struct mt_rec_buf *b, enum mt_clock_phase phase)
 
 static void write_proc(struct mt_rec_buf *b)
 {
-	memcpy(mt_rec_next(b), &g.proc, sizeof(g.proc));
+	memcpy(append_at(b), &g.proc, sizeof(g.proc));
 	append_done(b, sizeof(g.proc));
+}
+
+/* The whole reserved range: a ring's pinned area lies after its ring. */
+static size_t map_size(const struct mt_rec_buf *b)
+{
+	return (size_t)((b->pin_end ? b->pin_end : b->map_end) - (char *)b->hdr);
+}
+
+/* A ring's first block, number 1, at its start. */
+static void ring_start(struct mt_rec_buf *b)
+{
+	struct mt_ring_block *first = (void *)mt_rec_at(b, 0);
+
+	first->seq = 1;
+	b->hdr->ring_seq = 1;
+	b->hdr->committed = sizeof(*first);
+	b->block_end = b->hdr->ring_block;
+}
+
+/* Records in a block the ring is about to write over. */
+static uint64_t block_records(const struct mt_ring_block *blk)
+{
+	const char *p = (const char *)(blk + 1), *end = p + blk->used;
+	uint64_t n = 0;
+
+	for (; p < end; n++)
+		p += ((const struct mt_rec_hdr *)p)->size;
+	return n;
+}
+
+/*
+ * The record does not fit in the ring's block: the block is closed (its
+ * used bytes), and the next one, the oldest, is started: its records are
+ * counted overwritten, ring_seq names it before it is zeroed (a reader
+ * then leaves it out), committed moves to its first record. Returns 0, or
+ * 1 + the enum mt_loss cause when the ring could not grow to hold it.
+ */
+static int next_block(struct mt_rec_buf *b)
+{
+	struct mt_file_hdr *h = b->hdr;
+	uint64_t bytes = h->ring_block, seq = h->ring_seq + 1;
+	uint64_t start = (seq - 1) % (h->ring_size / bytes) * bytes;
+	struct mt_ring_block *cur = (void *)mt_rec_at(b, b->block_end - bytes);
+	struct mt_ring_block *next = (void *)mt_rec_at(b, start);
+	int stuck;
+
+	while (mt_rec_at(b, start + bytes) > b->grown_end)
+		if ((stuck = grow(b)))
+			return stuck;
+	cur->used = h->committed - (b->block_end - bytes) - sizeof(*cur);
+	if (next->seq)
+		h->overwritten += block_records(next);
+	__atomic_store_n(&h->ring_seq, seq, __ATOMIC_RELEASE);
+	if (next->seq)
+		memset(next, 0, bytes);
+	next->seq = seq;
+	mt_rec_set_committed(h, start + sizeof(*next));
+	b->block_end = start + bytes;
+	return 0;
 }
 
 static void unmap_buf(struct mt_rec_buf *b)
 {
-	munmap(b->hdr, (size_t)(b->map_end - (char *)b->hdr));
+	munmap(b->hdr, map_size(b));
 	close(b->fd);
 	free(b);
+}
+
+/* Whether a new file has room for its PROC, CLOCK START and END (a
+ * ring's pinned area; its ring for its first block). */
+static int started(const struct mt_rec_buf *b)
+{
+	if (g.conf.ring)
+		return pin_fits(b, sizeof(struct mt_rec_proc) + END_RESERVE) &&
+		       b->grown_end >= mt_rec_at(b, g.block);
+	return b->grown_end >= mt_rec_at(b, sizeof(struct mt_rec_proc) + 2 * END_RESERVE);
 }
 
 /* Creates the calling thread's file; called with g.lock held. */
@@ -308,6 +445,10 @@ static struct mt_rec_buf *create_buf(void)
 	struct mt_rec_buf *b;
 	struct mt_file_hdr *h;
 	uint32_t seq = g.next_seq;
+	/* A ring: header, ring, then the pinned area's range. */
+	size_t records_end = g.conf.ring ? MT_FILE_HDR_SIZE + g.conf.buffer_size :
+				g.conf.buffer_size;
+	size_t map_len = records_end + (g.conf.ring ? PIN_MAX : 0);
 	void *map;
 	int fd;
 
@@ -322,13 +463,13 @@ static struct mt_rec_buf *create_buf(void)
 	}
 	/* The umask must not decide who can read a trace. */
 	fchmod(fd, g.conf.file_mode);
-	map = mmap(NULL, g.conf.buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	b = calloc(1, sizeof(*b));
 	if (map == MAP_FAILED || !b) {
 		warn_once(W_CREATE, "msgtrace: cannot map trace file '%s/%s': %s",
 			  g.dir, name, strerror(errno));
 		if (map != MAP_FAILED)
-			munmap(map, g.conf.buffer_size);
+			munmap(map, map_len);
 		free(b);
 		close(fd);
 		unlinkat(g.dirfd, name, 0);
@@ -337,8 +478,13 @@ static struct mt_rec_buf *create_buf(void)
 	b->fd = fd;
 	memcpy(b->name, name, sizeof(name));
 	b->hdr = map;
-	b->map_end = (char *)map + g.conf.buffer_size;
+	b->map_end = (char *)map + records_end;
 	b->grown_end = (char *)map;
+	if (g.conf.ring) {
+		b->pin_end = b->map_end + PIN_MAX;
+		b->pin_grown = b->map_end;
+		extend(b, &b->pin_grown, b->pin_end, PIN_CHUNK, 1);
+	}
 	/*
 	 * Growing costs the writer 0.4-3 us per 4 KiB page on ext4, 10-60 ns
 	 * per record: the first FIRST_CHUNKS chunks are paid here, at the
@@ -348,8 +494,8 @@ static struct mt_rec_buf *create_buf(void)
 	 * and END.
 	 */
 	grow_by(b, FIRST_CHUNKS * g.conf.chunk_size, 1);
-	while (b->grown_end < mt_rec_at(b, sizeof(struct mt_rec_proc) + 2 * END_RESERVE)) {
-		if (grow(b)) {
+	while (!started(b)) {
+		if (g.conf.ring || grow(b)) {
 			warn_once(W_CREATE, "msgtrace: cannot size trace file '%s/%s'",
 				  g.dir, name);
 			unlinkat(g.dirfd, name, 0);
@@ -359,14 +505,20 @@ static struct mt_rec_buf *create_buf(void)
 	}
 	h = b->hdr;
 	memcpy(h->magic, MT_TRACE_MAGIC, sizeof(h->magic));
-	h->version = MT_TRACE_VERSION;
+	h->version = g.conf.ring ? MT_TRACE_VERSION_RING : MT_TRACE_VERSION;
 	h->hdr_size = MT_FILE_HDR_SIZE;
 	h->data_off = MT_FILE_HDR_SIZE;
-	h->capacity = g.conf.buffer_size - MT_FILE_HDR_SIZE;
+	h->capacity = map_len - MT_FILE_HDR_SIZE;
 	h->pid = (uint32_t)getpid();
 	h->tid = (uint32_t)syscall(SYS_gettid);
 	h->thread_seq = seq;
 	h->flags = g.conf.file_flags;
+	if (g.conf.ring) {
+		h->flags |= MT_FILE_RING;
+		h->ring_size = g.conf.buffer_size;
+		h->ring_block = g.block;
+		ring_start(b);
+	}
 	h->eagain = mt_rec_tls.eagain;
 	mt_rec_tls.eagain = 0;
 	b->busy = g.key_ok ? &mt_rec_tls.busy : NULL;
@@ -380,13 +532,13 @@ static struct mt_rec_buf *create_buf(void)
 	return b;
 }
 
-/* Creates the thread's file on its first record, grows it, or counts the
- * record lost: without a file (NOFILE), at the size limit or when the file
- * could not grow (recorded in the header; growth is not retried). */
-static void *slow(size_t size)
+/* The calling thread's file, created on its first record; NULL (the
+ * record counted lost) when it has none, or it is closing: the process is
+ * exiting (mt_rec_fini), the trace ends with the file's CLOCK END, and
+ * records of threads still running are past its end, not lost. */
+static struct mt_rec_buf *thread_buf(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
-	int stuck;
 
 	if (b == &unborn_buf) {
 		pthread_mutex_lock(&g.lock);
@@ -402,17 +554,31 @@ static void *slow(size_t size)
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	/* The process is exiting (mt_rec_fini): the trace ends with the
-	 * file's CLOCK END, and records of threads still running are past
-	 * its end, not lost. */
-	if (closing(b))
+	return closing(b) ? NULL : b;
+}
+
+/* Makes room for size bytes in the thread's file: grows it, starts a
+ * ring's next block, or counts the record lost: without a file (NOFILE),
+ * at the size limit, when the file could not grow (recorded in the header;
+ * growth is not retried) or, in a ring, larger than a block. */
+static void *slow(size_t size)
+{
+	struct mt_rec_buf *b = thread_buf();
+	int stuck;
+
+	if (!b)
 		return NULL;
+	if (g.conf.ring && size > g.block - sizeof(struct mt_ring_block)) {
+		b->hdr->lost[MT_LOSS_FULL]++;
+		return NULL;
+	}
 	while (!fits(b, size)) {
 		if (b->stuck) {
 			b->hdr->lost[b->stuck - 1]++;
 			return NULL;
 		}
-		stuck = grow(b);
+		stuck = g.conf.ring && b->hdr->committed + size > b->block_end ?
+			next_block(b) : grow(b);
 		if (stuck) {
 			if (stuck == 1 + MT_LOSS_FULL)
 				warn_once(W_FULL, "msgtrace: a trace file reached its size limit (%llu bytes): later records of that thread are dropped",
@@ -424,6 +590,25 @@ static void *slow(size_t size)
 	}
 	set_limit(b);
 	return mt_rec_next(b);
+}
+
+/* Room for size bytes in a ring's pinned area (grown as needed), or the
+ * record counted lost. */
+static void *pin_slow(size_t size)
+{
+	struct mt_rec_buf *b = thread_buf();
+	int stuck;
+
+	if (!b)
+		return NULL;
+	while (!pin_fits(b, size)) {
+		stuck = extend(b, &b->pin_grown, b->pin_end, PIN_CHUNK, 0);
+		if (stuck) {
+			b->hdr->lost[stuck - 1]++;
+			return NULL;
+		}
+	}
+	return pin_next(b);
 }
 
 /* A record made while the thread is inside another (in a signal handler):
@@ -438,8 +623,9 @@ static void count_nested(void)
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 }
 
-/* The application's errno must survive whatever the slow path calls. */
-void *mt_rec_slow(size_t size)
+/* Enters a record placed by find (slow, pin_slow). The application's
+ * errno must survive whatever the slow path calls. */
+static void *enter_slow(void *(*find)(size_t), size_t size)
 {
 	int saved = errno;
 	void *r;
@@ -449,11 +635,33 @@ void *mt_rec_slow(size_t size)
 		return NULL;
 	}
 	mt_rec_enter();
-	r = slow(size);
+	r = find(size);
 	if (!r)
 		mt_rec_leave();
 	errno = saved;
 	return r;
+}
+
+void *mt_rec_slow(size_t size)
+{
+	return enter_slow(slow, size);
+}
+
+void *mt_rec_reserve_pinned(size_t size)
+{
+	return g.conf.ring ? enter_slow(pin_slow, size) : mt_rec_reserve(size);
+}
+
+void mt_rec_commit_pinned(size_t size)
+{
+	struct mt_file_hdr *h = mt_rec_tls.buf->hdr;
+
+	if (!g.conf.ring) {
+		mt_rec_commit(size);
+		return;
+	}
+	__atomic_store_n(&h->pinned, h->pinned + size, __ATOMIC_RELEASE);
+	mt_rec_leave();
 }
 
 static void again(struct mt_rec_op *r, int32_t ret)
@@ -507,21 +715,50 @@ void mt_rec_reopen(void)
 }
 
 /*
- * Replaces a closed file by its compact form (a new file renamed over it:
- * a process killed meanwhile leaves the version 1 file whole). Only files
- * whose writer is done with them get here (finish_buf); the application's
- * errno survives.
+ * Replaces a closed file by its compact form of the version 1 file whose
+ * header is hdr and records recs (a new file renamed over it: a process
+ * killed meanwhile leaves the file whole). Only files whose writer is done
+ * with them get here (finish_buf); the application's errno survives.
  */
-static void compact(struct mt_rec_buf *b)
+static void compact(struct mt_rec_buf *b, const struct mt_file_hdr *hdr,
+		    const uint8_t *recs)
 {
 	int saved = errno;
 
 	if (g.conf.compact && g.dirfd >= 0 &&
-	    mt_codec_compact(g.dirfd, b->name, g.conf.file_mode, b->hdr,
-			     (const uint8_t *)mt_rec_at(b, 0)))
+	    mt_codec_compact(g.dirfd, b->name, g.conf.file_mode, hdr, recs))
 		warn_once(W_COMPACT, "msgtrace: cannot compact trace file '%s/%s' (%s): it stays uncompacted",
 			  g.dir, b->name, strerror(errno));
 	errno = saved;
+}
+
+/* A closed ring file compacted from its records in time order
+ * (mt_codec_ring_linear), under a header that keeps MT_FILE_RING and
+ * the count of records overwritten. */
+static void compact_ring(struct mt_rec_buf *b)
+{
+	struct mt_file_hdr h = *b->hdr;
+	size_t grown = (size_t)(b->grown_end - mt_rec_at(b, 0));
+	struct mt_codec_ring st;
+	const char *why;
+	uint8_t *recs;
+
+	if (!g.conf.compact)
+		return;
+	recs = malloc(grown + h.pinned);
+	if (!recs) {
+		warn_once(W_COMPACT, "msgtrace: cannot compact trace file '%s/%s' (out of memory): it stays uncompacted",
+			  g.dir, b->name);
+		return;
+	}
+	h.committed = mt_codec_ring_linear(b->hdr, (const uint8_t *)mt_rec_at(b, 0),
+					   h.ring_size + h.pinned, 0, 0, recs,
+					   &st, &why);
+	h.version = MT_TRACE_VERSION;
+	h.capacity = h.committed;
+	h.ring_size = h.ring_block = h.ring_seq = h.pinned = 0;
+	compact(b, &h, recs);
+	free(recs);
 }
 
 /* The empty polls its owner counted since its last file was finished go
@@ -559,10 +796,13 @@ static void finish_buf(struct mt_rec_buf *b)
 	for (i = 0; i < MT_LOSS_COUNT; i++)
 		g.lost[i] += b->hdr->lost[i];
 	g.lost_nested += b->hdr->lost_nested;
-	end = mt_rec_next(b);
+	end = append_at(b);
 	if (ftruncate(b->fd, end - (char *)b->hdr) == 0)
-		b->grown_end = end;
-	compact(b);
+		*(g.conf.ring ? &b->pin_grown : &b->grown_end) = end;
+	if (g.conf.ring)
+		compact_ring(b);
+	else
+		compact(b, b->hdr, (const uint8_t *)mt_rec_at(b, 0));
 }
 
 static void unlink_buf(struct mt_rec_buf *b)

@@ -29,7 +29,12 @@ void mt_hook_env_define(void)
 			"e.g. tcp under ofi_rxm, marked layer 1 (default: 0)");
 	fi_param_define(&mt_hook_prov, "buffer_size", FI_PARAM_STRING,
 			"Maximum size of one thread's trace file; K, M, G suffixes (default: 1G). "
-			"Records beyond it are counted as lost.");
+			"Records beyond it are counted as lost. In ring mode: the size of each thread's ring.");
+	fi_param_define(&mt_hook_prov, "mode", FI_PARAM_STRING,
+			"How a thread's file fills: 'file' keeps the first records up to buffer_size "
+			"and counts later ones as lost; 'ring' keeps the latest records in a ring of "
+			"buffer_size bytes, and the records naming the process, its objects, endpoints, "
+			"addresses and call sites whatever their age (default: file)");
 	fi_param_define(&mt_hook_prov, "callsite", FI_PARAM_BOOL,
 			"Record where the application called MPI for each posting call: "
 			"the first return address outside libfabric, the MPI library and the hook, "
@@ -133,6 +138,14 @@ int mt_hook_env_init(struct mt_env *env)
 	    parse_size(s, &env->conf.buffer_size))
 		FI_WARN(&mt_hook_prov, FI_LOG_CORE,
 			"msgtrace: FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE='%s' is not a size >= 8K; using 1G\n", s);
+	s = NULL;
+	if (fi_param_get_str(&mt_hook_prov, "mode", &s) == FI_SUCCESS && s) {
+		if (!strcmp(s, "ring"))
+			env->conf.ring = 1;
+		else if (strcmp(s, "file"))
+			FI_WARN(&mt_hook_prov, FI_LOG_CORE,
+				"msgtrace: FI_OFI_HOOK_MSGTRACE_MODE='%s' is neither 'file' nor 'ring'; using 'file'\n", s);
+	}
 	s = NULL;
 	if (fi_param_get_str(&mt_hook_prov, "file_mode", &s) == FI_SUCCESS && s) {
 		char *end;

@@ -43,6 +43,8 @@ struct mt_rec_conf {
 	void (*warn)(const char *msg);	/* one line naming the cause */
 	int compact;			/* rewrite each file closed normally in
 					 * the compact form (codec/mt_codec.h) */
+	int ring;			/* flight recorder: buffer_size is a ring
+					 * of the latest records (version 3) */
 };
 
 /*
@@ -54,7 +56,12 @@ struct mt_rec_buf {
 	struct mt_file_hdr *hdr;	/* start of the mapping */
 	uint64_t limit;			/* committed may grow up to this inline */
 	char *map_end;			/* end of the reserved virtual range */
-	char *grown_end;		/* end of the part backed by the file */
+	char *grown_end;		/* end of the part backed by the file
+					 * (ring: of the ring) */
+	uint64_t block_end;		/* ring: committed offset where the block
+					 * being written ends */
+	char *pin_end;			/* ring: end of the pinned area's range */
+	char *pin_grown;		/* ring: end of its part backed by the file */
 	int fd;
 	int stuck;			/* 0, or 1 + the enum mt_loss that stopped growth */
 	int closing;			/* mt_rec_fini() is finishing it: no more
@@ -109,6 +116,14 @@ void mt_rec_thread_close(void);
 /* Slow path: make room for size bytes and enter the record, or count the
  * loss and return NULL. */
 void *mt_rec_slow(size_t size);
+/*
+ * A record analysis needs whatever its age (mt_rec_pinned_type): in ring
+ * mode it goes to the file's pinned area, never overwritten; otherwise
+ * these are mt_rec_reserve() and mt_rec_commit(). Out of line: such
+ * records are rare.
+ */
+void *mt_rec_reserve_pinned(size_t size);
+void mt_rec_commit_pinned(size_t size);
 uint64_t mt_rec_clock_slow(void);
 /*
  * A posting call returned -FI_EAGAIN: it is counted (header and the next

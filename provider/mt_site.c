@@ -220,7 +220,7 @@ static void write_map(struct site_obj *o, uint64_t addr)
 	size = (offsetof(struct mt_rec_map, path) + len + 7) & ~(size_t)7;
 	if (size < sizeof(*r))
 		size = sizeof(*r);
-	r = mt_rec_reserve(size);
+	r = mt_rec_reserve_pinned(size);
 	if (!r)
 		return;
 	memset(r, 0, size);
@@ -233,7 +233,7 @@ static void write_map(struct site_obj *o, uint64_t addr)
 	memcpy(r->build_id, d.build_id, d.build_id_len);
 	/* The path runs on past path[8], to the record's end. */
 	memcpy((char *)r + offsetof(struct mt_rec_map, path), d.path, len);
-	mt_rec_commit(size);
+	mt_rec_commit_pinned(size);
 	o->written = 1;
 }
 
@@ -247,13 +247,13 @@ static void write_site(struct site_thread *st, uint32_t index,
 		write_map(o, app);
 	if (entry && (o = obj_of(st, entry - 1)))
 		write_map(o, entry);
-	r = mt_rec_reserve(sizeof(*r));
+	r = mt_rec_reserve_pinned(sizeof(*r));
 	if (!r)
 		return;
 	mt_rec_hdr_set(&r->h, MT_REC_SITE, 0, sizeof(*r), index, mt_rec_now());
 	r->app = app;
 	r->entry = entry;
-	mt_rec_commit(sizeof(*r));
+	mt_rec_commit_pinned(sizeof(*r));
 }
 
 static struct site_thread *thread_state(void)

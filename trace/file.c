@@ -66,12 +66,13 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 	if (memcmp(h->magic, MT_TRACE_MAGIC, sizeof(h->magic)))
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
-	if (h->version != MT_TRACE_VERSION && h->version != MT_TRACE_VERSION_COMPACT)
+	if (h->version != MT_TRACE_VERSION && h->version != MT_TRACE_VERSION_COMPACT &&
+	    h->version != MT_TRACE_VERSION_RING)
 		return mt_err_set(err, MT_ERR_VERSION,
 				  "%s: offset %" PRIu64 ": format version %" PRIu32
-				  ", this reader reads versions %u and %u", p,
+				  ", this reader reads versions %u, %u and %u", p,
 				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION,
-				  MT_TRACE_VERSION_COMPACT);
+				  MT_TRACE_VERSION_COMPACT, MT_TRACE_VERSION_RING);
 	if (h->hdr_size < sizeof(*h) || h->hdr_size > h->data_off)
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": header size %" PRIu32
@@ -201,6 +202,8 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 		f->setup_first = is_setup(r->type);
 	}
 	f->last_ts = r->ts;
+	if (!f->oldest_ts && !mt_rec_pinned_type(r->type))
+		f->oldest_ts = r->ts;
 	f->nrecs++;
 	if (!mt_trace_rec_min_size(r->type))
 		f->unknown++;
@@ -294,7 +297,7 @@ static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
 	enum mt_status st = walk(f, off, end, stop, err);
 
 	if (st == MT_OK && stop && taken_back(f)) {
-		f->nrecs = f->unknown = f->first_ts = f->last_ts = 0;
+		f->nrecs = f->unknown = f->first_ts = f->last_ts = f->oldest_ts = 0;
 		memset(f->type_count, 0, sizeof(f->type_count));
 		f->nsetup = 0;
 		f->setup_first = 0;
@@ -405,6 +408,13 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 				  (intmax_t)st.st_size, sizeof(struct mt_file_hdr));
 	}
 	f->hdr = &f->hdr_snap;
+	if (f->hdr_snap.version == MT_TRACE_VERSION_RING &&
+	    !memcmp(f->hdr_snap.magic, MT_TRACE_MAGIC, sizeof(f->hdr_snap.magic))) {
+		enum mt_status s = mt_trace_ring_read(f, fd, err);
+
+		close(fd);
+		return s;
+	}
 	f->map_len = map_want(f->hdr, (uint64_t)st.st_size);
 	map = mmap(NULL, f->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -444,6 +454,15 @@ enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 		st = f->compact ? scan_compact(f, err) :
 		     scan(f, f->hdr->data_off, 0, err);
 	}
+	if (st == MT_OK && f->ring_why && f->scan_status == MT_OK)
+		f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
+					    "%s: ring block %" PRIu64 " or before: %s",
+					    path, f->ring_seq, f->ring_why);
+	if (st == MT_OK) {
+		f->ring = (f->hdr->flags & MT_FILE_RING) != 0;
+		f->overwritten = f->ring ? f->hdr->overwritten : 0;
+		f->wrapped |= f->overwritten > 0;
+	}
 	if (st != MT_OK) {
 		mt_trace_file_close(f);
 		return st;
@@ -456,7 +475,9 @@ void mt_trace_file_close(struct mt_trace_file *f)
 {
 	if (!f)
 		return;
-	if (f->map)
+	if (f->map_heap)
+		free((void *)f->map);
+	else if (f->map)
 		munmap((void *)f->map, f->map_len);
 	free(f->setup_off);
 	free(f->setup_buf);

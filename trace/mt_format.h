@@ -26,6 +26,29 @@
  * order, whatever their type. A writer produces it as "<name>.tmp" and
  * renames it over the version 1 file, so a file is always one or the other,
  * whole; files left open (crash, abandoned at exit) stay version 1.
+ *
+ * Version 3 (MT_TRACE_VERSION_RING) is a flight recorder's file
+ * (FI_OFI_HOOK_MSGTRACE_MODE=ring): the same header, then
+ *   [ring: ring_size bytes at data_off, ring_size / ring_block blocks]
+ *   [pinned: hdr.pinned bytes at data_off + ring_size]
+ * The records analysis needs whatever their age (mt_rec_pinned_type: PROC,
+ * CLOCK, OBJ, EP, BIND, AV, CLOSE, MAP, SITE) go to the pinned area, which
+ * only grows (store-release of hdr.pinned after the bytes). The others (OP,
+ * CQE) go to the ring. Each ring block starts with struct mt_ring_block
+ * and holds whole records; the writer fills blocks in sequence (block
+ * number seq, from 1, lies at index (seq - 1) % blocks) and, when the next
+ * record does not fit, closes the block (its 'used'), raises hdr.ring_seq
+ * and starts the next block, overwriting the oldest: hdr.overwritten
+ * counts the records it held. hdr.committed is the write position in the
+ * ring (an offset from data_off within block ring_seq), published as in
+ * version 1, so the block being written holds whole records up to it; a
+ * take-back (see struct mt_rec_op) works as in version 1 within it. A
+ * block whose header does not carry the seq its index expects is not
+ * (yet, or any more) part of the ring. The records of the file in time
+ * order: the pinned records merged by h.ts with the ring's blocks from the
+ * oldest kept (mt_codec_ring_linear). A version 3 file closed normally is
+ * compacted (version 2) from that order, or, uncompacted, stays version 3;
+ * either way its header keeps MT_FILE_RING and overwritten.
  * All integers are little-endian host order of the recording machine (x86-64).
  */
 #ifndef MT_FORMAT_H
@@ -37,6 +60,7 @@
 #define MT_TRACE_MAGIC "MSGTRACE"	/* 8 bytes, no terminator on disk */
 #define MT_TRACE_VERSION 1u
 #define MT_TRACE_VERSION_COMPACT 2u
+#define MT_TRACE_VERSION_RING 3u
 #define MT_FILE_HDR_SIZE 4096u
 #define MT_TRACE_SUFFIX ".mt"
 
@@ -51,6 +75,8 @@ enum mt_loss {
 enum mt_file_flags {
 	MT_FILE_CLOSED = 1u << 0,	/* writer closed the file normally */
 	MT_FILE_ALL_LAYERS = 1u << 1,	/* internal layers were recorded too */
+	MT_FILE_RING = 1u << 2,		/* written as a ring (version 3, or
+					 * compacted from one) */
 };
 
 struct mt_file_hdr {
@@ -74,6 +100,21 @@ struct mt_file_hdr {
 	/* Version 2 only (0 in version 1): the record bytes the compact
 	 * stream decodes to, the version 1 file's committed. */
 	uint64_t raw_bytes;
+	/* Ring files (MT_FILE_RING; 0 otherwise). Version 3: the ring's
+	 * layout and state; after compaction only overwritten is kept. */
+	uint64_t ring_size;		/* bytes of the ring, from data_off */
+	uint64_t ring_block;		/* bytes of one block, divides ring_size */
+	uint64_t ring_seq;		/* seq of the block being written (from 1) */
+	uint64_t pinned;		/* bytes of pinned records (store-release) */
+	uint64_t overwritten;		/* ring records overwritten by later ones */
+};
+
+/* The start of every block of a ring (version 3). seq: its number, from 1
+ * (0: never used); used: bytes of records after this struct, stored when
+ * the writer left the block (the block being written: hdr.committed). */
+struct mt_ring_block {
+	uint64_t seq;
+	uint64_t used;
 };
 
 /* Record types. Values are stable: never renumber, only append. */
@@ -95,6 +136,14 @@ enum mt_rec_type {
 	MT_REC_TYPES(MT_REC_ENUM)
 #undef MT_REC_ENUM
 };
+
+/* Record types a ring keeps whatever their age (version 3: its pinned
+ * area); every other type, unknown ones included, goes to the ring. */
+static inline int mt_rec_pinned_type(unsigned type)
+{
+	return type != MT_REC_OP && type != MT_REC_CQE && type >= MT_REC_PROC &&
+	       type <= MT_REC_SITE;
+}
 
 struct mt_rec_hdr {
 	uint8_t type;		/* enum mt_rec_type */

@@ -119,6 +119,24 @@ struct mt_trace_file {
 	uint32_t *site_ids;		/* its MT_REC_SITE index - 1 -> trace site
 					 * number (0: no such record) */
 	uint32_t nsite_ids;
+	/*
+	 * Flight recorder files (MT_FILE_RING: version 3, or compacted from
+	 * one). A ring's records are read in time order from the oldest
+	 * kept (struct mt_file_hdr, mt_codec_ring_linear): the pinned ones
+	 * (mt_rec_pinned_type) whatever their age, the others only from
+	 * oldest_ts on when it wrapped. map then is a buffer of the reader's
+	 * holding them as a version 1 file; hdr_snap's committed and
+	 * capacity are its size, the other fields as read.
+	 */
+	int ring;			/* written in ring mode */
+	int wrapped;			/* records of its ring were overwritten */
+	uint64_t overwritten;		/* how many (as its header said) */
+	uint64_t oldest_ts;		/* ticks of its first record that is not
+					 * pinned (OP, CQE ...): where a wrapped
+					 * file's window starts; 0: none */
+	int map_heap;			/* map is the reader's buffer (free) */
+	const char *ring_why;		/* the ring's layout error, or NULL */
+	uint64_t ring_seq, ring_committed, ring_pinned;	/* as read */
 };
 
 /*

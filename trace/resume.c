@@ -101,6 +101,13 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot open: %s", f->path,
 				  strerror(errno));
 	got = pread(fd, &h, sizeof(h), 0);
+	/* A ring is read whole, in time order: once its writer wrote on,
+	 * the file is read anew. */
+	if (f->hdr_snap.version == MT_TRACE_VERSION_RING) {
+		close(fd);
+		tail->setup = got != (ssize_t)sizeof(h) || mt_trace_ring_moved(f, &h);
+		return MT_OK;
+	}
 	/* A file closed meanwhile may have been compacted into version 2 and
 	 * renamed over the path: that is a new file, to be opened anew.
 	 * Committed goes back only over a call in progress, which no read

@@ -44,6 +44,14 @@ void mt_trace_proc_live(struct mt_trace_proc *p);
  * no longer runs: the rest of its records, as a killed writer left them. */
 enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err);
 
+/* A ring file's records (version 3) read from fd, whose header f->hdr_snap
+ * holds, into a buffer laid out as a version 1 file (ring.c). */
+enum mt_status mt_trace_ring_read(struct mt_trace_file *f, int fd,
+				  struct mt_err *err);
+/* Whether a ring file's writer wrote since f was read (header now). */
+int mt_trace_ring_moved(const struct mt_trace_file *f,
+			const struct mt_file_hdr *now);
+
 /* t->jobs, and each process's job and key (jobs.c). */
 enum mt_status mt_trace_jobs_build(struct mt_trace *t, struct mt_err *err);
 
