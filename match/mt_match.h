@@ -229,6 +229,11 @@ struct mt_match_summary {
 	size_t n_pending;
 	struct mt_match_pending *pending;
 	uint64_t abandoned_at_close, pending_delivered_sends;
+	/* Operations whose partner, or whose own post, lies before a window
+	 * (mt_match_ep_window): receives that took a message sent before
+	 * the sender's window, completions of operations posted before the
+	 * reader's. Neither unmatched nor warned of. */
+	uint64_t before_window;
 };
 
 /* Why a receive was truncated, most specific first (match_trunc.c). */
@@ -267,6 +272,16 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
  * synchronous sender's. */
 enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
 				 const struct mt_match_cfg *cfg);
+/*
+ * Endpoint ep's trace is a window: what its process did before its oldest
+ * kept record is gone (a ring that wrapped). A completion whose operation
+ * was posted before the window counts as before the window (a receive's
+ * still takes its message: its post is made from the completion, exact
+ * tag and source), and a receive completed before the send it would pair
+ * with was posted, that send on ep, took a message sent before ep's window.
+ * Call after mt_match_add_ep, before ep's operations.
+ */
+enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep);
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op);
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c);
 /* The endpoint was closed normally (fi_close) at ts. */

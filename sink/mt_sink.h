@@ -215,6 +215,12 @@ struct mt_sink_span {
 	int64_t end_ns;			/* ended: where the first such file's
 					 * records stop */
 	uint64_t lost;			/* records lost, all its files */
+	int wrapped;			/* a thread kept only its latest
+					 * records (ring): a window */
+	int64_t window_ns;		/* wrapped: where the window starts,
+					 * the latest of its wrapped files'
+					 * oldest kept records */
+	uint64_t overwritten;		/* ring records written over */
 };
 
 /* The span of process p. */

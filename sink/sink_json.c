@@ -91,6 +91,10 @@ static void jspans(FILE *o, const struct mt_trace *t)
 			sp.last_ns, sp.lost, sp.ended ? "true" : "false");
 		if (sp.ended)
 			fprintf(o, ",\"end_ns\":%" PRId64, sp.end_ns);
+		fprintf(o, ",\"wrapped\":%s,\"overwritten\":%" PRIu64,
+			sp.wrapped ? "true" : "false", sp.overwritten);
+		if (sp.wrapped)
+			fprintf(o, ",\"window_start_ns\":%" PRId64, sp.window_ns);
 		fputc('}', o);
 	}
 	fputc(']', o);
@@ -165,8 +169,9 @@ static void jtraffic(FILE *o, const struct mt_trace *t, const struct report *r,
 			s->by_status[st]);
 	fprintf(o, "},\"probes\":%" PRIu64 ",\"probe_hits\":%" PRIu64
 		",\"probe_misses\":%" PRIu64 ",\"claims\":%" PRIu64
-		",\"unknown_rank\":%" PRIu64 "},\"pairs\":[", s->probes,
-		s->probe_hits, s->probe_misses, s->claims, r->no_rank);
+		",\"unknown_rank\":%" PRIu64 ",\"before_window\":%" PRIu64
+		"},\"pairs\":[", s->probes, s->probe_hits, s->probe_misses,
+		s->claims, r->no_rank, s->before_window);
 	for (size_t i = 0; i < r->n * r->n; i++) {
 		const struct report_cell *c = &r->pair[i];
 

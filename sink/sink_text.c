@@ -71,8 +71,50 @@ static void ended_section(FILE *o, const struct report *r, const struct mt_run *
 	if (n > ENDED_ROWS)
 		fprintf(o, "  ... %zu more ranks (see --json)\n", n - ENDED_ROWS);
 	fprintf(o, "  Nothing later is known of %s: operations pending where a trace\n"
-		"  ends are no hang evidence. A larger FI_OFI_HOOK_MSGTRACE_BUFFER_SIZE\n"
-		"  keeps more.\n\n", n == 1 ? "it" : "them");
+		"  ends are no hang evidence. FI_OFI_HOOK_MSGTRACE_MODE=ring keeps the\n"
+		"  latest records instead.\n\n", n == 1 ? "it" : "them");
+}
+
+static int root_lines(FILE *o, const struct report *r,
+		      const struct mt_match_summary *s,
+		      const struct mt_match_hang *h,
+		      const struct mt_match_root *rt);
+
+/* Ranks whose threads kept only their latest records (ring mode): what
+ * time each trace covers, before anything is concluded from it, and the
+ * root of a hang at the windows' end, which is what they are kept for. */
+static void window_section(FILE *o, const struct report *r, const struct mt_run *run,
+			   const struct mt_match_summary *sum,
+			   const struct mt_match_hang *h)
+{
+	const struct mt_trace *t = run->trace;
+	size_t n = 0;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct mt_sink_span sp;
+		char k[MT_SINK_RANK_LEN];
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		if (!sp.wrapped)
+			continue;
+		if (!n++)
+			fprintf(o, "TRACE WINDOWS: these ranks kept their latest records "
+				"only (ring)\n");
+		if (n <= ENDED_ROWS)
+			fprintf(o, "  rank %s's trace covers %.6f to %.6f s; %" PRIu64
+				" records overwritten\n",
+				mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
+				mt_sink_report_sec(r, (uint64_t)sp.window_ns),
+				mt_sink_report_sec(r, (uint64_t)sp.last_ns), sp.overwritten);
+	}
+	if (n > ENDED_ROWS)
+		fprintf(o, "  ... %zu more ranks (see --json)\n", n - ENDED_ROWS);
+	if (n && h && h->n_roots) {
+		fprintf(o, "  at their end (PENDING below has the rest):\n");
+		root_lines(o, r, sum, h, &h->roots[0]);
+	}
+	if (n)
+		fputc('\n', o);
 }
 
 static void run_section(FILE *o, const struct mt_run *run)
@@ -149,6 +191,9 @@ static void totals_section(FILE *o, const struct report *r,
 	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
 		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
 		s->probe_misses, s->claims);
+	if (s->before_window)
+		fprintf(o, "  %" PRIu64 " operations whose partner or post lies before a "
+			"trace window\n  (not counted above)\n", s->before_window);
 	bypass_note(o, r, s);
 }
 
@@ -664,6 +709,7 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
 	ended_section(o, &x->r, run);
+	window_section(o, &x->r, run, sum, h);
 	run_section(o, run);
 	totals_section(o, &x->r, sum);
 	pairs_section(o, &x->r);
