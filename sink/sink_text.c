@@ -41,38 +41,63 @@ static void jobs_lines(FILE *o, const struct mt_trace *t)
 			t->nlaunches);
 }
 
-#define ENDED_ROWS 8		/* ranks listed whose trace ends early */
+#define SPAN_ROWS 8		/* ranks listed whose trace ends early, or
+				 * is a window */
 
-/* First of all: the ranks whose trace stops before the job did, since
- * every later section sees nothing of them past that time. */
-static void ended_section(FILE *o, const struct report *r, const struct mt_run *run)
+/* One rank's line under TRACE ENDS EARLY (windows 0) or TRACE WINDOWS. */
+static void span_line(FILE *o, const struct report *r, int32_t key,
+		      const struct mt_sink_span *sp, int windows)
 {
-	const struct mt_trace *t = run->trace;
+	char k[MT_SINK_RANK_LEN];
+
+	mt_sink_rank(r->trace, key, k, sizeof(k));
+	if (windows)
+		fprintf(o, "  rank %s's trace covers %.6f to %.6f s; %" PRIu64
+			" records overwritten\n", k,
+			mt_sink_report_sec(r, (uint64_t)sp->window_ns),
+			mt_sink_report_sec(r, (uint64_t)sp->last_ns), sp->overwritten);
+	else
+		fprintf(o, "  rank %s's trace ends at %.6f s; %" PRIu64
+			" records lost after it\n", k,
+			mt_sink_report_sec(r, (uint64_t)sp->end_ns), sp->lost);
+}
+
+/* The ranks whose trace ends early (windows 0: a buffer filled while the
+ * job went on), or is a window (ring mode), under title, the first
+ * SPAN_ROWS of them. Returns how many there are. */
+static size_t span_rows(FILE *o, const struct report *r, const char *title,
+			int windows)
+{
+	const struct mt_trace *t = r->trace;
 	size_t n = 0;
 
 	for (size_t p = 0; p < t->nprocs; p++) {
 		struct mt_sink_span sp;
-		char k[MT_SINK_RANK_LEN];
 
 		mt_sink_proc_span(&t->procs[p], &sp);
-		if (!sp.ended)
+		if (!(windows ? sp.wrapped : sp.ended))
 			continue;
 		if (!n++)
-			fprintf(o, "TRACE ENDS EARLY: a buffer filled, records were lost, "
-				"the job went on\n");
-		if (n <= ENDED_ROWS)
-			fprintf(o, "  rank %s's trace ends at %.6f s; %" PRIu64
-				" records lost after it\n",
-				mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
-				mt_sink_report_sec(r, (uint64_t)sp.end_ns), sp.lost);
+			fprintf(o, "%s\n", title);
+		if (n <= SPAN_ROWS)
+			span_line(o, r, t->procs[p].key, &sp, windows);
 	}
-	if (!n)
-		return;
-	if (n > ENDED_ROWS)
-		fprintf(o, "  ... %zu more ranks (see --json)\n", n - ENDED_ROWS);
-	fprintf(o, "  Nothing later is known of %s: operations pending where a trace\n"
-		"  ends are no hang evidence. FI_OFI_HOOK_MSGTRACE_MODE=ring keeps the\n"
-		"  latest records instead.\n\n", n == 1 ? "it" : "them");
+	if (n > SPAN_ROWS)
+		fprintf(o, "  ... %zu more ranks (see --json)\n", n - SPAN_ROWS);
+	return n;
+}
+
+/* First of all: the ranks whose trace stops before the job did, since
+ * every later section sees nothing of them past that time. */
+static void ended_section(FILE *o, const struct report *r)
+{
+	size_t n = span_rows(o, r, "TRACE ENDS EARLY: a buffer filled, records "
+			     "were lost, the job went on", 0);
+
+	if (n)
+		fprintf(o, "  Nothing later is known of %s: operations pending where a trace\n"
+			"  ends are no hang evidence. FI_OFI_HOOK_MSGTRACE_MODE=ring keeps the\n"
+			"  latest records instead.\n\n", n == 1 ? "it" : "them");
 }
 
 static int root_lines(FILE *o, const struct report *r,
@@ -83,38 +108,18 @@ static int root_lines(FILE *o, const struct report *r,
 /* Ranks whose threads kept only their latest records (ring mode): what
  * time each trace covers, before anything is concluded from it, and the
  * root of a hang at the windows' end, which is what they are kept for. */
-static void window_section(FILE *o, const struct report *r, const struct mt_run *run,
+static void window_section(FILE *o, const struct report *r,
 			   const struct mt_match_summary *sum,
 			   const struct mt_match_hang *h)
 {
-	const struct mt_trace *t = run->trace;
-	size_t n = 0;
-
-	for (size_t p = 0; p < t->nprocs; p++) {
-		struct mt_sink_span sp;
-		char k[MT_SINK_RANK_LEN];
-
-		mt_sink_proc_span(&t->procs[p], &sp);
-		if (!sp.wrapped)
-			continue;
-		if (!n++)
-			fprintf(o, "TRACE WINDOWS: these ranks kept their latest records "
-				"only (ring)\n");
-		if (n <= ENDED_ROWS)
-			fprintf(o, "  rank %s's trace covers %.6f to %.6f s; %" PRIu64
-				" records overwritten\n",
-				mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
-				mt_sink_report_sec(r, (uint64_t)sp.window_ns),
-				mt_sink_report_sec(r, (uint64_t)sp.last_ns), sp.overwritten);
-	}
-	if (n > ENDED_ROWS)
-		fprintf(o, "  ... %zu more ranks (see --json)\n", n - ENDED_ROWS);
-	if (n && h && h->n_roots) {
+	if (!span_rows(o, r, "TRACE WINDOWS: these ranks kept their latest "
+		       "records only (ring)", 1))
+		return;
+	if (h && h->n_roots) {
 		fprintf(o, "  at their end (PENDING below has the rest):\n");
 		root_lines(o, r, sum, h, &h->roots[0]);
 	}
-	if (n)
-		fputc('\n', o);
+	fputc('\n', o);
 }
 
 static void run_section(FILE *o, const struct mt_run *run)
@@ -708,8 +713,8 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 		mt_sink_report_end(x, err);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
-	ended_section(o, &x->r, run);
-	window_section(o, &x->r, run, sum, h);
+	ended_section(o, &x->r);
+	window_section(o, &x->r, sum, h);
 	run_section(o, run);
 	totals_section(o, &x->r, sum);
 	pairs_section(o, &x->r);

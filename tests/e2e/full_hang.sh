@@ -76,6 +76,14 @@ trips=$(awk '/round trips/ { print $NF; exit }' "$E2E_TMP/out")
 "$msgtrace" report "$trace" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
 	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report failed"; }
 head -n 12 "$E2E_TMP/report"
+# first_lines_per_rank N LINE WHAT: the report's first N lines have
+# "  rank R's LINE" for both ranks.
+first_lines_per_rank() {
+	for r in 0 1; do
+		head -n "$1" "$E2E_TMP/report" | grep -Eq "^  rank $r's $2\$" ||
+			e2e_fail "the report's first lines do not say $3 of rank $r"
+	done
+}
 report_json() {
 	"$msgtrace" report --json "$trace" >"$E2E_TMP/json" 2>"$E2E_TMP/json.err" ||
 		{ cat "$E2E_TMP/json.err" >&2; e2e_fail "msgtrace report --json failed"; }
@@ -83,11 +91,8 @@ report_json() {
 if [ "$mode" = ring ]; then
 	[ "$(head -n 1 "$E2E_TMP/report")" = "TRACE WINDOWS: these ranks kept their latest records only (ring)" ] ||
 		e2e_fail "the report does not start with the traces' windows"
-	for r in 0 1; do
-		head -n 3 "$E2E_TMP/report" |
-			grep -Eq "^  rank $r's trace covers [0-9]+\.[0-9]{6} to [0-9]+\.[0-9]{6} s; [1-9][0-9]* records overwritten$" ||
-			e2e_fail "the report's first lines do not say what rank $r's trace covers"
-	done
+	first_lines_per_rank 3 "trace covers [0-9]+\.[0-9]{6} to [0-9]+\.[0-9]{6} s; [1-9][0-9]* records overwritten" \
+		"what the trace covers"
 	head -n 8 "$E2E_TMP/report" | grep -q '^    rank 0 waits on rank 1: recv user cid 0 tag 99$' ||
 		e2e_fail "the first lines do not name rank 0's receive of tag 99 as the root"
 	warnings=$(sed -n '/^WARNINGS/,/^PENDING/p' "$E2E_TMP/report")
@@ -104,11 +109,8 @@ if [ "$mode" = ring ]; then
 fi
 [ "$(head -n 1 "$E2E_TMP/report")" = "TRACE ENDS EARLY: a buffer filled, records were lost, the job went on" ] ||
 	e2e_fail "the report does not start by saying the traces end early"
-for r in 0 1; do
-	head -n 4 "$E2E_TMP/report" |
-		grep -Eq "^  rank $r's trace ends at [0-9]+\.[0-9]{6} s; [1-9][0-9]* records lost after it$" ||
-		e2e_fail "the report's first lines do not say where rank $r's trace ends"
-done
+first_lines_per_rank 4 "trace ends at [0-9]+\.[0-9]{6} s; [1-9][0-9]* records lost after it" \
+	"where the trace ends"
 pending=$(sed -n '/^PENDING/,/^CLOCKS/p' "$E2E_TMP/report")
 if echo "$pending" | grep -Eq 'cause:|tag [56]\b'; then
 	echo "$pending" >&2
