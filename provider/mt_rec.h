@@ -45,6 +45,7 @@ struct mt_rec_conf {
 					 * the compact form (codec/mt_codec.h) */
 	int ring;			/* flight recorder: buffer_size is a ring
 					 * of the latest records (version 3) */
+	int ring_sites;			/* OPs carry call sites (mt_rec_op_site) */
 };
 
 /*

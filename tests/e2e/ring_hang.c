@@ -1,10 +1,11 @@
 /*
  * ring_hang.c - a long run that ends in a hang, for the flight recorder
  * (ring mode): 2 ranks exchange 4-byte ping-pongs (tag 5 there, tag 6
- * back) for SECONDS, then rank 0 waits in MPI_Recv for tag 99, which rank
- * 1 never sends, while rank 1 waits for rank 0 in MPI_Barrier.
+ * back) for SECONDS and at least MIN_TRIPS round trips (default 0), then
+ * rank 0 waits in MPI_Recv for tag 99, which rank 1 never sends, while
+ * rank 1 waits for rank 0 in MPI_Barrier.
  *
- *   mpirun -np 2 ring_hang READYDIR SECONDS
+ *   mpirun -np 2 ring_hang READYDIR SECONDS [MIN_TRIPS]
  *
  * Each rank prints its round trips ("ring_hang: rank R round trips N",
  * flushed) and creates READYDIR/ready.RANK just before its blocking call.
@@ -21,21 +22,22 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	int rank, size, x = 0, fd, more = 1;
-	long long trips = 0;
+	long long trips = 0, min_trips;
 	double end;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 3 || size != 2 || atof(argv[2]) <= 0) {
-		fprintf(stderr, "usage: mpirun -np 2 ring_hang READYDIR SECONDS\n");
+	if (argc < 3 || argc > 4 || size != 2 || atof(argv[2]) <= 0) {
+		fprintf(stderr, "usage: mpirun -np 2 ring_hang READYDIR SECONDS [MIN_TRIPS]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	min_trips = argc == 4 ? atoll(argv[3]) : 0;
 	end = MPI_Wtime() + atof(argv[2]);
 	/* Rank 0 says in each ping whether another follows. */
 	while (more) {
 		if (rank == 0) {
-			more = MPI_Wtime() < end;
+			more = MPI_Wtime() < end || trips + 1 < min_trips;
 			MPI_Send(&more, 1, MPI_INT, 1, TAG_PING, MPI_COMM_WORLD);
 			MPI_Recv(&x, 1, MPI_INT, 1, TAG_PONG, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
