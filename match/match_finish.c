@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match_priv.h"
+#include "match_fast.h"
 
 static int add_pending(struct mt_match *m, const struct op *o, size_t *cap)
 {
@@ -225,6 +225,23 @@ enum mt_status mt_match_view(struct mt_match *m, struct mt_match_summary *sum,
 	return rc;
 }
 
+/* Receive o completed and no send took it: when its sender's trace is a
+ * window, the send lay before it (a send in the window would have paired).
+ * The sender is the endpoint the completion named, or else the one whose
+ * rank the message carried. */
+static int sent_before_window(const struct mt_match *m, const struct op *o)
+{
+	if (o->p.dir != MT_MATCH_DIR_RECV || o->done_ts == MT_MATCH_NOTIME)
+		return 0;
+	if (o->rsrc_ep >= 0 && (uint32_t)o->rsrc_ep < m->n_ep)
+		return m->ep[o->rsrc_ep].window;
+	for (uint32_t e = 0; e < m->n_ep; e++)
+		if (m->ep[e].window && m->ep[e].rank >= 0 &&
+		    (uint64_t)m->ep[e].rank == o->rsrc)
+			return 1;
+	return 0;
+}
+
 enum mt_status mt_match_finish(struct mt_match *m)
 {
 	uint32_t *sends = NULL;
@@ -249,6 +266,12 @@ enum mt_status mt_match_finish(struct mt_match *m)
 				m->sum.pending_delivered_sends++;
 			rc = o->p.dir == MT_MATCH_DIR_SEND ? mt_match_flush_pair(m, i, j) :
 				mt_match_flush_pair(m, j, i);
+		} else if (o->state & OP_QUEUED && m->windowed &&
+			   sent_before_window(m, o)) {
+			mt_match_unqueue(m, i);
+			m->sum.before_window++;
+			m->ended_recvs++;	/* as retire() counts it */
+			mt_match_op_free(m, i);
 		} else if (o->state & OP_QUEUED) {
 			rc = mt_match_emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?
 					MT_MATCH_ST_UNMATCHED_SEND :

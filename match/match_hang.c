@@ -555,8 +555,15 @@ static int group(struct mt_match_hang *h, const struct mt_match_pending *p)
  * the sender is the rank waited on but one field of the same family (user
  * or internal) differs, or when only the source differs and the receive
  * waits on itself, for an ACK (one per Ssend), or on a rank that finished
- * or left no trace.
+ * or left no trace (not one whose trace ended early).
  */
+/* A rank that will send nothing more: finished or never traced (one whose
+ * trace ended early may have gone on). */
+static int gone(uint8_t state)
+{
+	return state == MT_MATCH_RANK_FINISHED || state == MT_MATCH_RANK_UNTRACED;
+}
+
 static int explains(const struct mt_match_pending *p, const struct mt_match_wait *w,
 		    const struct mt_match_near *n,
 		    const struct mt_match_rank *ranks, size_t n_ranks)
@@ -565,8 +572,7 @@ static int explains(const struct mt_match_pending *p, const struct mt_match_wait
 		return w->any || w->on >= 0;
 	if (n->addr_only || n->field == MT_MATCH_F_SRC)
 		return p->op.f.kind == MT_MATCH_SSEND_ACK || w->on == w->rank ||
-		       (w->on >= 0 && state_of(ranks, n_ranks, w->on) !=
-			MT_MATCH_RANK_RUNNING);
+		       (w->on >= 0 && gone(state_of(ranks, n_ranks, w->on)));
 	return (w->any || n->send.send_rank == w->on) &&
 	       n->send.f.internal == p->op.f.internal;
 }
@@ -602,6 +608,14 @@ static int find_explain(struct mt_match_hang *h, const struct mt_match_pending *
 	return 0;
 }
 
+/* An operation pending where its rank's trace ended early waits on no
+ * one that the trace can tell. */
+static int recorded_wait(const struct mt_match_pending *p,
+			 const struct mt_match_rank *ranks, size_t n_ranks)
+{
+	return state_of(ranks, n_ranks, p->rank) != MT_MATCH_RANK_ENDED;
+}
+
 enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
 				 size_t n, const struct mt_match_rank *ranks,
 				 size_t n_ranks, struct mt_match_hang **out)
@@ -615,7 +629,8 @@ enum mt_status mt_match_hang_new(const struct mt_match_pending *pending,
 	if (!h || !(h->waits = malloc((n + 1) * sizeof(*h->waits))))
 		goto end;
 	for (size_t i = 0; i < n; i++)
-		h->n_waits += (size_t)wait_of(&pending[i], i, &h->waits[h->n_waits]);
+		h->n_waits += recorded_wait(&pending[i], ranks, n_ranks) &&
+			      wait_of(&pending[i], i, &h->waits[h->n_waits]);
 	if (nodes(h, &g) || csr(h, &g, 0, &g.off, &g.adj) ||
 	    csr(h, &g, 1, &g.roff, &g.radj) ||
 	    !(comp = malloc((g.n + 1) * sizeof(*comp))) ||

@@ -240,6 +240,33 @@ static int recv_done(struct mt_match *m, uint32_t i,
 	return mt_match_try_emit(m, i);
 }
 
+/* A completion without a posted operation: on an endpoint whose trace is
+ * a window, of one posted before it; a receive's takes its message as if
+ * posted for exactly it (mt_match_ep_window). */
+static __attribute__((cold, noinline)) enum mt_status
+orphan(struct mt_match *m, const struct mt_match_cqe *c)
+{
+	struct mt_match_op op = {
+		.ts = c->ts, .context = c->context, .tag = c->tag, .len = c->len,
+		.src_id = c->src_id, .addr = FI_ADDR_UNSPEC, .ep = c->ep,
+		.peer = c->src_ep, .dir = MT_MATCH_DIR_RECV, .tagged = 1, .f = c->f,
+	};
+	enum mt_status st;
+
+	if (!m->ep[c->ep].window) {
+		m->sum.warn[MT_MATCH_W_ORPHAN_CQE].count++;
+		return MT_OK;
+	}
+	m->sum.before_window++;
+	if (c->err || (c->flags & (FI_RECV | FI_TAGGED)) != (FI_RECV | FI_TAGGED))
+		return MT_OK;
+	if ((st = mt_match_post(m, &op)))
+		return st;
+	m->sum.ops--;		/* made here, not in the input */
+	m->sum.cqes--;		/* counted again below */
+	return mt_match_complete(m, c);
+}
+
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c)
 {
 	int32_t proc = ep_proc(m, c->ep);
@@ -249,10 +276,8 @@ enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *
 	m->sum.cqes++;
 	uint32_t i = mt_match_ctx_pop(m, proc, c->context);
 
-	if (!i) {
-		m->sum.warn[MT_MATCH_W_ORPHAN_CQE].count++;
-		return MT_OK;
-	}
+	if (!i)
+		return orphan(m, c);
 	if (m->op[i].state & OP_PEEK)
 		return probe_done(m, i, c);
 	if (m->op[i].p.dir == MT_MATCH_DIR_SEND)

@@ -229,6 +229,21 @@ link(struct mt_match *m, uint32_t s, uint32_t r, int ambig)
 	return MT_OK;
 }
 
+/* Receive r completed before send s was posted, s on an endpoint whose
+ * trace is a window: r took a message sent before that window. */
+static int before_window(const struct mt_match *m, uint32_t s, uint32_t r)
+{
+	return m->ep[m->op[s].p.ep].window && m->op[r].done_ts < m->op[s].p.ts;
+}
+
+/* Receive r has no partner in the trace (before_window): it leaves. */
+static __attribute__((cold, noinline)) void drop_before(struct mt_match *m,
+							 uint32_t r)
+{
+	m->sum.before_window++;
+	retire(m, r, 0);
+}
+
 /* Op i (a send, or a receive whose turn came) meets the oldest partner
  * waiting on its key, or waits there itself. Inline in each side's entry,
  * where send is a constant: one function for both tested it a dozen
@@ -246,6 +261,17 @@ static inline __attribute__((always_inline)) int pair(struct mt_match *m,
 		return MT_ERR_NOMEM;
 	j = pick(m, send ? ks->rh : ks->sh, send ? o->p.ep : o->rsrc_ep,
 		 k.b == MT_MATCH_NOSRC, !send, &ambig);
+	while (j && m->windowed && (send ? before_window(m, i, j) :
+				    before_window(m, j, i))) {
+		if (!send) {
+			key_release(m, ks);
+			drop_before(m, i);
+			return MT_OK;
+		}
+		q_remove(m, &ks->rh, &ks->rt, j);
+		drop_before(m, j);
+		j = pick(m, ks->rh, o->p.ep, k.b == MT_MATCH_NOSRC, 0, &ambig);
+	}
 	if (!j) {
 		if (send)
 			q_push(m, &ks->sh, &ks->st, i);

@@ -147,6 +147,7 @@ struct ep {
 	uint32_t cls_last;
 	struct map_key cls_last_k;
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
+	int window;		/* its trace starts late (mt_match_ep_window) */
 };
 
 struct mt_match {
@@ -177,6 +178,7 @@ struct mt_match {
 	size_t out_head, out_n, out_cap;
 	uint32_t seq;
 	struct mt_match_summary sum;
+	int windowed;		/* some endpoint's trace starts late */
 	/* check mode: posting seqs already paired, one bit each */
 	uint8_t *paired_bits;
 	size_t paired_cap;

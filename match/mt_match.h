@@ -229,6 +229,11 @@ struct mt_match_summary {
 	size_t n_pending;
 	struct mt_match_pending *pending;
 	uint64_t abandoned_at_close, pending_delivered_sends;
+	/* Operations whose partner, or whose own post, lies before a window
+	 * (mt_match_ep_window): receives that took a message sent before
+	 * the sender's window, completions of operations posted before the
+	 * reader's. Neither unmatched nor warned of. */
+	uint64_t before_window;
 };
 
 /* Why a receive was truncated, most specific first (match_trunc.c). */
@@ -267,6 +272,16 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
  * synchronous sender's. */
 enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
 				 const struct mt_match_cfg *cfg);
+/*
+ * Endpoint ep's trace is a window: what its process did before its oldest
+ * kept record is gone (a ring that wrapped). A completion whose operation
+ * was posted before the window counts as before the window (a receive's
+ * still takes its message: its post is made from the completion, exact
+ * tag and source), and a receive completed before the send it would pair
+ * with was posted, that send on ep, took a message sent before ep's window.
+ * Call after mt_match_add_ep, before ep's operations.
+ */
+enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep);
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op);
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c);
 /* The endpoint was closed normally (fi_close) at ts. */
@@ -301,14 +316,18 @@ enum mt_status mt_match_check(const struct mt_match *m, char *why, size_t why_le
  * knot of ranks waiting on each other (shown as one cycle through it), a
  * rank whose waits name no rank (any sender, or a source never resolved),
  * or a rank that waits on nothing (finished, left no trace, or running
- * outside the fabric calls). Pure: no I/O.
+ * outside the fabric calls). A rank whose trace ended early (ENDED: its
+ * buffer filled while the job went on) is a rank waited on whose waits
+ * are unknown: its operations pending where its trace ends are no waits,
+ * only the end of what was recorded. Pure: no I/O.
  */
 /* What a rank does besides its pending operations (the caller knows it
  * from the trace). */
 #define MT_MATCH_RANK_STATES(X) \
 	X(RUNNING, "has no pending operation") /* traced, did not finish */ \
 	X(FINISHED, "finished")		/* closed its trace normally */ \
-	X(UNTRACED, "left no trace")
+	X(UNTRACED, "left no trace") \
+	X(ENDED, "whose trace ends early (records lost), so what it did next is unknown")
 
 enum mt_match_rank_state {
 #define MT_MATCH_RANK_ENUM(n, s) MT_MATCH_RANK_##n,

@@ -18,6 +18,7 @@ struct clockstage {
 	size_t n, cap, next;		/* collected, allocated, applied */
 	struct mt_clock_result res;
 	uint64_t checked, violations;	/* when nothing is collected */
+	uint64_t rbs_after;		/* corrected: received before sent */
 	const struct mt_trace *trace;	/* to name a file in errors */
 	struct mt_match_summary sum;	/* mt_pipe_clock_summary's copy */
 };
@@ -102,8 +103,12 @@ struct clockstage *mt_pipe_clock_new(enum mt_clock_mode mode,
 	}
 	if (declared(cs))
 		goto nomem;
+	/* auto trusts no declared clock before the data confirm it: as soon
+	 * as two processes exchange messages, their times are kept for the
+	 * check (mt_clock_domains) and corrected where it fails. */
 	cs->buffers = mode == MT_CLOCK_MODE_LINEAR || mode == MT_CLOCK_MODE_CLC ||
-		      (mode == MT_CLOCK_MODE_AUTO && cs->declared > 1);
+		      (mode == MT_CLOCK_MODE_AUTO &&
+		       (cs->declared > 1 || cs->nranks > 1));
 	return cs;
 nomem:
 	mt_pipe_clock_free(cs);
@@ -206,13 +211,21 @@ static void check(struct clockstage *cs, const struct mt_match_msg *m)
 	cs->violations += (int64_t)m->t_recv_done <= (int64_t)m->t_send_post;
 }
 
+/* The matcher's MT_MATCH_W_RECV_BEFORE_SEND test (match_pair.c). */
+static int recv_before_send(const struct mt_match_msg *m)
+{
+	return m->t_recv_done < m->t_send_post && m->t_send_post != MT_MATCH_NOTIME;
+}
+
 void mt_pipe_clock_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!cs->solved)
+		if (!cs->solved) {
 			check(cs, &b[i]);
-		else if (cs->next < cs->n)
+		} else if (cs->next < cs->n) {
 			mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
+			cs->rbs_after += recv_before_send(&b[i]);
+		}
 	}
 }
 
@@ -248,8 +261,10 @@ const struct mt_match_summary *mt_pipe_clock_summary(struct clockstage *cs,
 						  const struct mt_match_summary *s)
 {
 	struct mt_match_pending *p = NULL;
+	struct mt_match_warn *rbs = &cs->sum.warn[MT_MATCH_W_RECV_BEFORE_SEND];
+	unsigned kept = 0;
 
-	if (!cs->solved || !cs->res.linear_done)
+	if (!cs->solved)
 		return s;
 	if (s->n_pending && !(p = malloc(s->n_pending * sizeof(*p))))
 		return NULL;
@@ -257,8 +272,15 @@ const struct mt_match_summary *mt_pipe_clock_summary(struct clockstage *cs,
 	cs->sum = *s;
 	cs->sum.pending = p;
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++)
-		for (unsigned e = 0; e < s->warn[w].n_examples; e++)
+		for (unsigned e = 0; cs->res.linear_done && e < s->warn[w].n_examples; e++)
 			move_msg(cs, &cs->sum.warn[w].example[e]);
+	/* A receive before its send is the clock's fault where the
+	 * correction removed it: only what remains is warned of. */
+	rbs->count = cs->rbs_after;
+	for (unsigned e = 0; e < rbs->n_examples; e++)
+		if (recv_before_send(&rbs->example[e]) && kept < rbs->count)
+			rbs->example[kept++] = rbs->example[e];
+	rbs->n_examples = kept;
 	for (size_t i = 0; i < s->n_pending; i++) {
 		p[i] = s->pending[i];
 		p[i].op.ts = moved(cs, p[i].rank, p[i].op.ts);

@@ -4,9 +4,12 @@
  * whether the run needs correcting, and carries corrected times to the
  * messages the pipeline kept aside meanwhile.
  *
- * When the times stay as recorded (--clock none, or auto on a trace whose
- * processes all read one clock) nothing is kept: messages stream to the
- * sink as before and the stage only counts clock-condition violations.
+ * When the times stay as recorded (--clock none, or auto on a trace of one
+ * process) nothing is kept: messages stream to the sink as before and the
+ * stage only counts clock-condition violations. auto keeps the times of
+ * any trace of two processes or more, one host or not: a clock the
+ * metadata declare shared is checked on the data (mt_clock_domains)
+ * before it is trusted.
  * Otherwise the pass collects 40 bytes per message (struct
  * mt_clock_times) while the messages wait in the pipeline's spill file, the
  * stage corrects the times, and the spilled messages, read back in the same

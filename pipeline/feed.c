@@ -219,6 +219,15 @@ static void masks_of(const struct mt_tag_layout *l, struct mt_match_cfg *cfg)
 	cfg->field_mask[MT_MATCH_F_TAG] = l->tag_mask;
 }
 
+/* A thread of p kept only its latest records (a ring that wrapped). */
+static int wrapped(const struct mt_trace_proc *p)
+{
+	for (size_t f = 0; f < p->nfiles; f++)
+		if (p->files[f]->wrapped)
+			return 1;
+	return 0;
+}
+
 /* Each endpoint matches under its own layout: a trace may hold endpoints
  * of several (jobs, libraries, tag modes). */
 enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
@@ -231,7 +240,9 @@ enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
 					 fd->t->procs[p].key);
 
 		masks_of(&fd->lay[i], &cfg);
-		if (rc || (rc = mt_match_ep_masks(m, (int32_t)i, &cfg)))
+		if (rc || (rc = mt_match_ep_masks(m, (int32_t)i, &cfg)) ||
+		    (wrapped(&fd->t->procs[p]) &&
+		     (rc = mt_match_ep_window(m, (int32_t)i))))
 			return rc;
 	}
 	return MT_OK;

@@ -53,10 +53,12 @@ void mt_sink_html_clock(FILE *f, const struct mt_run *run)
 		fprintf(f, "<dt>times</dt><dd>as recorded (%s)</dd><dt>received at or "
 			"before sent</dt><dd>%" PRIu64 " of %" PRIu64 " messages</dd>"
 			"</dl></section>\n", c->asked == MT_CLOCK_MODE_NONE ?
-			"correction off" : "one clock needs no correction",
+			"correction off" : "one process",
 			c->violations, c->checked);
 		return;
 	}
+	fprintf(f, "<dt>receives before sends</dt><dd>%s</dd>",
+		mt_sink_clock_problem_name(mt_sink_clock_problem(c)));
 	fprintf(f, "<dt>stages run</dt><dd>%s%s%s</dd><dt>received at or before "
 		"sent</dt><dd>%" PRIu64 " recorded, %" PRIu64 " after linear, %" PRIu64
 		" after correction, of %" PRIu64 " messages</dd><dt>times moved</dt>"

@@ -151,6 +151,26 @@ const char *mt_sink_evidence_text(const struct mt_tag_evidence_item *it,
 /* 1 for evidence that rules a layout out. */
 int mt_sink_evidence_ruled_out(const struct mt_tag_evidence_item *it);
 
+/* What a receive before its send says about the run, from what the clock
+ * stage found on the data. */
+enum mt_sink_clock_problem {
+	MT_SINK_CLOCK_OK,	/* no receive before its send as recorded */
+	MT_SINK_CLOCK_CLOCKS,	/* clocks disagree; a per-process map, or
+				 * the clc without dropping a constraint,
+				 * explains every one */
+	MT_SINK_CLOCK_PAIRING,	/* messages no clock can order (cycles): some
+				 * sends and receives are paired wrongly */
+	MT_SINK_CLOCK_UNCHECKED, /* times as recorded (--clock none), or
+				 * violations left by --clock linear: unknown */
+};
+
+/* "none", "clock", "pairing", "unchecked". */
+enum mt_sink_clock_problem mt_sink_clock_problem(const struct mt_run_clock *c);
+const char *mt_sink_clock_problem_name(enum mt_sink_clock_problem p);
+/* Processes declared to share a clock that the data split apart (each
+ * then a domain of its own). */
+uint32_t mt_sink_clock_splits(const struct mt_run_clock *c);
+
 /* The ranks in clock domain d of c->res as ranges: "0-3,7,1:0-1:1". */
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				const struct mt_trace *t, uint32_t d,
@@ -188,6 +208,26 @@ void mt_sink_site_json(FILE *o, struct mt_sym *sym, const char *key,
  * call site site, nothing when it has none (or sym is NULL). */
 void mt_sink_site_html(FILE *f, struct mt_sym *sym, const char *what,
 		       uint32_t site);
+
+/* What one process's trace covers, on the merged clock (ns). */
+struct mt_sink_span {
+	int64_t first_ns, last_ns;	/* its first and last record */
+	int ended;			/* a file of it stopped taking records
+					 * (full, or could not grow) while its
+					 * thread went on: the trace ends early */
+	int64_t end_ns;			/* ended: where the first such file's
+					 * records stop */
+	uint64_t lost;			/* records lost, all its files */
+	int wrapped;			/* a thread kept only its latest
+					 * records (ring): a window */
+	int64_t window_ns;		/* wrapped: where the window starts,
+					 * the latest of its wrapped files'
+					 * oldest kept records */
+	uint64_t overwritten;		/* ring records written over */
+};
+
+/* The span of process p. */
+void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s);
 
 /* Who ran, for a report's first line: "4 ranks", "4 processes in 2 jobs",
  * "6 processes (4 forked)". Returns buf. */

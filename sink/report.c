@@ -340,13 +340,16 @@ enum mt_status mt_sink_report_hang(const struct mt_run *run,
 	for (size_t p = 0; p < nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
 		int clean = pr->nfiles > 0;
+		struct mt_sink_span sp;
 
 		if (pr->key < 0)
 			continue;
 		for (size_t f = 0; f < pr->nfiles; f++)
 			clean &= mt_trace_file_clean(pr->files[f]);
-		ranks[n++] = (struct mt_match_rank){ pr->key, clean ?
-			MT_MATCH_RANK_FINISHED : MT_MATCH_RANK_RUNNING };
+		mt_sink_proc_span(pr, &sp);
+		ranks[n++] = (struct mt_match_rank){ pr->key, sp.ended ?
+			MT_MATCH_RANK_ENDED : clean ? MT_MATCH_RANK_FINISHED :
+			MT_MATCH_RANK_RUNNING };
 	}
 	qsort(ranks, n, sizeof(*ranks), by_rank);
 	rc = mt_match_hang_new(s->pending, s->n_pending, ranks, n, h);

@@ -82,6 +82,41 @@ static int same_job(const struct mt_trace *t, uint32_t a, uint32_t b)
 	       !key_fork(t, a) && !key_fork(t, b);
 }
 
+uint32_t mt_sink_clock_splits(const struct mt_run_clock *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t d = 0; c->res && d < c->res->ndomains; d++)
+		n += c->res->domains[d].split ? c->res->domains[d].nprocs : 0;
+	return n;
+}
+
+enum mt_sink_clock_problem mt_sink_clock_problem(const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+
+	if (!r)
+		return c->violations ? MT_SINK_CLOCK_UNCHECKED : MT_SINK_CLOCK_OK;
+	if (!r->viol_before)
+		return MT_SINK_CLOCK_OK;
+	/* A cycle of messages is wrong on every clock; what the correction
+	 * removed without dropping one, a clock explains. */
+	if (r->cycles_broken)
+		return MT_SINK_CLOCK_PAIRING;
+	return r->viol_after ? MT_SINK_CLOCK_UNCHECKED : MT_SINK_CLOCK_CLOCKS;
+}
+
+const char *mt_sink_clock_problem_name(enum mt_sink_clock_problem p)
+{
+	static const char *const names[] = {
+		[MT_SINK_CLOCK_OK] = "none", [MT_SINK_CLOCK_CLOCKS] = "clock",
+		[MT_SINK_CLOCK_PAIRING] = "pairing",
+		[MT_SINK_CLOCK_UNCHECKED] = "unchecked",
+	};
+
+	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
+}
+
 const char *mt_sink_clock_ranks(const struct mt_run_clock *c,
 				const struct mt_trace *t, uint32_t d,
 				char *buf, size_t len)
@@ -128,4 +163,34 @@ enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err)
 	if ((flush && fflush(f)) || ferror(f))
 		return mt_err_set(err, MT_ERR_IO, "cannot write the output");
 	return MT_OK;
+}
+
+void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s)
+{
+	*s = (struct mt_sink_span){ .first_ns = p->first_ns + p->merge_offset_ns,
+				    .last_ns = p->last_ns + p->merge_offset_ns };
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct mt_trace_file *f = p->files[i];
+		int64_t end, start;
+
+		s->overwritten += f->overwritten;
+		if (f->wrapped && f->oldest_ts) {
+			start = mt_trace_ticks_ns(&p->clock, f->oldest_ts) +
+				p->merge_offset_ns;
+			if (!s->wrapped || start > s->window_ns)
+				s->window_ns = start;
+			s->wrapped = 1;
+		}
+
+		for (int l = 0; l < MT_LOSS_COUNT; l++)
+			s->lost += f->hdr->lost[l];
+		/* NOFILE losses belong to threads that never had a file. */
+		if (!f->nrecs || !(f->hdr->lost[MT_LOSS_FULL] ||
+				   f->hdr->lost[MT_LOSS_NOSPACE]))
+			continue;
+		end = mt_trace_ticks_ns(&p->clock, f->last_ts) + p->merge_offset_ns;
+		if (!s->ended || end < s->end_ns)
+			s->end_ns = end;
+		s->ended = 1;
+	}
 }

@@ -76,6 +76,30 @@ static void jjobs(FILE *o, const struct mt_trace *t)
 	fputs("]", o);
 }
 
+/* Per process, what time its trace covers and whether it ends early. */
+static void jspans(FILE *o, const struct mt_trace *t)
+{
+	fputs(",\"processes\":[", o);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct mt_sink_span sp;
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		fputs(p ? ",{\"rank\":" : "{\"rank\":", o);
+		mt_sink_rank_json(o, t, t->procs[p].key);
+		fprintf(o, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64
+			",\"lost\":%" PRIu64 ",\"ended_early\":%s", sp.first_ns,
+			sp.last_ns, sp.lost, sp.ended ? "true" : "false");
+		if (sp.ended)
+			fprintf(o, ",\"end_ns\":%" PRId64, sp.end_ns);
+		fprintf(o, ",\"wrapped\":%s,\"overwritten\":%" PRIu64,
+			sp.wrapped ? "true" : "false", sp.overwritten);
+		if (sp.wrapped)
+			fprintf(o, ",\"window_start_ns\":%" PRId64, sp.window_ns);
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
 static void jrun(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -117,6 +141,7 @@ static void jrun(FILE *o, const struct mt_run *run)
 		fprintf(o, ",\"files_being_written\":%zu", run->live_files);
 	if (run->trace->njobs > 1)
 		jjobs(o, run->trace);
+	jspans(o, run->trace);
 	fputc('}', o);
 }
 
@@ -154,8 +179,9 @@ static void jtraffic(FILE *o, const struct mt_trace *t, struct report *r,
 			s->by_status[st]);
 	fprintf(o, "},\"probes\":%" PRIu64 ",\"probe_hits\":%" PRIu64
 		",\"probe_misses\":%" PRIu64 ",\"claims\":%" PRIu64
-		",\"unknown_rank\":%" PRIu64 "},\"pairs\":[", s->probes,
-		s->probe_hits, s->probe_misses, s->claims, r->no_rank);
+		",\"unknown_rank\":%" PRIu64 ",\"before_window\":%" PRIu64
+		"},\"pairs\":[", s->probes, s->probe_hits, s->probe_misses,
+		s->claims, r->no_rank, s->before_window);
 	pairs = mt_sink_report_pairs(r);
 	for (size_t j = 0; j < r->npairs; j++) {
 		size_t i = pairs[j];
@@ -373,10 +399,13 @@ static void jclock(FILE *o, const struct mt_trace *t, const struct mt_run_clock 
 	const struct mt_clock_result *r = c->res;
 
 	fprintf(o, ",\"clock\":{\"asked\":\"%s\",\"corrected\":%s,"
-		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,",
+		"\"linear\":%s,\"clc\":%s,\"declared_domains\":%u,"
+		"\"split_processes\":%u,\"problem\":\"%s\",",
 		mt_clock_mode_name(c->asked), r ? "true" : "false",
 		r && r->linear_done ? "true" : "false",
-		r && r->clc_done ? "true" : "false", c->declared);
+		r && r->clc_done ? "true" : "false", c->declared,
+		mt_sink_clock_splits(c),
+		mt_sink_clock_problem_name(mt_sink_clock_problem(c)));
 	if (!r) {
 		fprintf(o, "\"messages\":%" PRIu64 ",\"violations_before\":%" PRIu64
 			",\"violations_linear\":null,\"violations_after\":%" PRIu64

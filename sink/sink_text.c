@@ -105,6 +105,87 @@ static void missing_lines(FILE *o, const struct mt_trace *t)
 	}
 }
 
+#define SPAN_ROWS 8		/* ranks listed whose trace ends early, or
+				 * is a window */
+
+/* One rank's line under TRACE ENDS EARLY (windows 0) or TRACE WINDOWS. */
+static void span_line(FILE *o, const struct report *r, int32_t key,
+		      const struct mt_sink_span *sp, int windows)
+{
+	char k[MT_SINK_RANK_LEN];
+
+	mt_sink_rank(r->trace, key, k, sizeof(k));
+	if (windows)
+		fprintf(o, "  rank %s's trace covers %.6f to %.6f s; %" PRIu64
+			" records overwritten\n", k,
+			mt_sink_report_sec(r, (uint64_t)sp->window_ns),
+			mt_sink_report_sec(r, (uint64_t)sp->last_ns), sp->overwritten);
+	else
+		fprintf(o, "  rank %s's trace ends at %.6f s; %" PRIu64
+			" records lost after it\n", k,
+			mt_sink_report_sec(r, (uint64_t)sp->end_ns), sp->lost);
+}
+
+/* The ranks whose trace ends early (windows 0: a buffer filled while the
+ * job went on), or is a window (ring mode), under title, the first
+ * SPAN_ROWS of them. Returns how many there are. */
+static size_t span_rows(FILE *o, const struct report *r, const char *title,
+			int windows)
+{
+	const struct mt_trace *t = r->trace;
+	size_t n = 0;
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct mt_sink_span sp;
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		if (!(windows ? sp.wrapped : sp.ended))
+			continue;
+		if (!n++)
+			fprintf(o, "%s\n", title);
+		if (n <= SPAN_ROWS)
+			span_line(o, r, t->procs[p].key, &sp, windows);
+	}
+	if (n > SPAN_ROWS)
+		fprintf(o, "  ... %zu more ranks (see --json)\n", n - SPAN_ROWS);
+	return n;
+}
+
+/* First of all: the ranks whose trace stops before the job did, since
+ * every later section sees nothing of them past that time. */
+static void ended_section(FILE *o, const struct report *r)
+{
+	size_t n = span_rows(o, r, "TRACE ENDS EARLY: a buffer filled, records "
+			     "were lost, the job went on", 0);
+
+	if (n)
+		fprintf(o, "  Nothing later is known of %s: operations pending where a trace\n"
+			"  ends are no hang evidence. FI_OFI_HOOK_MSGTRACE_MODE=ring keeps the\n"
+			"  latest records instead.\n\n", n == 1 ? "it" : "them");
+}
+
+static int root_lines(FILE *o, const struct report *r,
+		      const struct mt_match_summary *s,
+		      const struct mt_match_hang *h,
+		      const struct mt_match_root *rt);
+
+/* Ranks whose threads kept only their latest records (ring mode): what
+ * time each trace covers, before anything is concluded from it, and the
+ * root of a hang at the windows' end, which is what they are kept for. */
+static void window_section(FILE *o, const struct report *r,
+			   const struct mt_match_summary *sum,
+			   const struct mt_match_hang *h)
+{
+	if (!span_rows(o, r, "TRACE WINDOWS: these ranks kept their latest "
+		       "records only (ring)", 1))
+		return;
+	if (h && h->n_roots) {
+		fprintf(o, "  at their end (PENDING below has the rest):\n");
+		root_lines(o, r, sum, h, &h->roots[0]);
+	}
+	fputc('\n', o);
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -197,6 +278,9 @@ static void totals_section(FILE *o, const struct mt_run *run,
 	fprintf(o, "  probes %" PRIu64 " (%" PRIu64 " hit, %" PRIu64 " missed), "
 		"%" PRIu64 " claimed by mprobe\n", s->probes, s->probe_hits,
 		s->probe_misses, s->claims);
+	if (s->before_window)
+		fprintf(o, "  %" PRIu64 " operations whose partner or post lies before a "
+			"trace window\n  (not counted above)\n", s->before_window);
 	bypass_note(o, run, r, s);
 }
 
@@ -691,6 +775,39 @@ static void clock_domains(FILE *o, const struct mt_trace *t,
 		fprintf(o, "  ... %u more links (see --json)\n", r->nlinks - CLOCK_ROWS);
 }
 
+/* Whose fault a receive before its send is: the clocks (the declared
+ * domain the data split, corrected) or the pairing (a cycle). */
+static void clock_verdict(FILE *o, const struct mt_run_clock *c)
+{
+	const struct mt_clock_result *r = c->res;
+	uint32_t splits = mt_sink_clock_splits(c);
+
+	switch (mt_sink_clock_problem(c)) {
+	case MT_SINK_CLOCK_OK:
+		fprintf(o, "  clocks checked on the data: no receive before its send\n");
+		break;
+	case MT_SINK_CLOCK_CLOCKS:
+		if (splits)
+			fprintf(o, "  a clock problem, corrected: %u processes declared on "
+				"one clock (one host)\n    disagree on the data; each "
+				"is mapped on its own\n", splits);
+		else
+			fprintf(o, "  a clock problem, corrected: every receive before "
+				"its send ends after it\n");
+		break;
+	case MT_SINK_CLOCK_PAIRING:
+		fprintf(o, "  a pairing problem: %" PRIu64 " cycle%s of messages no "
+			"clock can order\n    (a send paired with the wrong "
+			"receive)\n", r->cycles_broken,
+			r->cycles_broken == 1 ? "" : "s");
+		break;
+	case MT_SINK_CLOCK_UNCHECKED:
+		fprintf(o, "  receives before their sends remain (--clock clc or "
+			"auto tells a clock\n    problem from a pairing problem)\n");
+		break;
+	}
+}
+
 static void clock_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_run_clock *c = &run->clock;
@@ -701,12 +818,12 @@ static void clock_section(FILE *o, const struct mt_run *run)
 	if (!r) {
 		fprintf(o, "  times as recorded (%s), %u clock domain%s\n",
 			c->asked == MT_CLOCK_MODE_NONE ? "correction off" :
-			"one clock needs no correction", c->declared,
+			"one process", c->declared,
 			c->declared == 1 ? "" : "s");
 		fprintf(o, "  received at or before sent: %" PRIu64 " of %" PRIu64
 			" messages%s\n", c->violations, c->checked,
-			c->violations && c->declared <= 1 ?
-			" (on one clock: a pairing problem)" : "");
+			c->violations ? " (--clock auto tells a clock problem from a "
+			"pairing problem)" : "");
 		return;
 	}
 	fprintf(o, "  stages run: %s, %u clock domain%s (%u declared)\n",
@@ -717,6 +834,7 @@ static void clock_section(FILE *o, const struct mt_run *run)
 		" recorded,\n    %" PRIu64 " after linear, %" PRIu64
 		" after correction\n", r->nmsgs, r->viol_before, r->viol_linear,
 		r->viol_after);
+	clock_verdict(o, c);
 	fprintf(o, "  times moved: largest %s, median %s (%" PRIu64 " events)\n",
 		ns_str((double)r->corr_max_ns, a, sizeof(a)),
 		ns_str((double)r->corr_median_ns, b, sizeof(b)), r->nevents);
@@ -748,6 +866,8 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 		mt_sink_report_end(x, err);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
+	ended_section(o, &x->r);
+	window_section(o, &x->r, sum, h);
 	run_section(o, run);
 	totals_section(o, run, &x->r, sum);
 	pairs_section(o, &x->r);

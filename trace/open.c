@@ -158,6 +158,12 @@ static enum mt_status attach_identity(struct mt_trace_proc *p, struct mt_err *er
 		}
 	}
 	mt_trace_clock_setup(p);
+	return MT_OK;
+}
+
+/* The span of p's records on its clock map. */
+static void proc_span(struct mt_trace_proc *p)
+{
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -171,19 +177,18 @@ static enum mt_status attach_identity(struct mt_trace_proc *p, struct mt_err *er
 		p->first_ns = a < p->first_ns ? a : p->first_ns;
 		p->last_ns = b > p->last_ns ? b : p->last_ns;
 	}
-	return MT_OK;
 }
 
 static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 			    size_t n, struct mt_err *err)
 {
-	size_t i, j;
+	size_t i, j, host;
 
 	mt_trace_sort(v, n, sizeof(*v), cmp_file);
 	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
 	if (!t->procs)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	for (i = 0; i < n; i = j) {
+	for (i = 0, host = 0; i < n; i = j) {
 		struct mt_trace_proc *p = &t->procs[t->nprocs++];
 
 		for (j = i + 1; j < n && !strcmp(v[j]->host, v[i]->host) &&
@@ -197,11 +202,19 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 		p->nfiles = j - i;
 		p->pid = v[i]->hdr->pid;
 		memcpy(p->host, v[i]->host, sizeof(p->host));
-		if (i == 0 || strcmp(v[i]->host, v[i - 1]->host))
+		if (i == 0 || strcmp(v[i]->host, v[i - 1]->host)) {
 			t->nhosts++;
+			host = t->nprocs - 1;
+		}
 		if (attach_identity(p, err))
 			return MT_ERR_NOMEM;
+		/* The host's processes are all attached: one clock for them. */
+		if ((j == n || strcmp(v[j]->host, v[i]->host)) &&
+		    mt_trace_clock_host(t->procs + host, t->nprocs - host))
+			return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
+	for (i = 0; i < t->nprocs; i++)
+		proc_span(&t->procs[i]);
 	if (mt_trace_jobs_build(t, err) != MT_OK)
 		return MT_ERR_NOMEM;
 	mt_trace_sort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);

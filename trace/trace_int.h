@@ -16,6 +16,9 @@ void mt_trace_sort(void *base, size_t n, size_t size,
 
 /* Set p->clock from its PROC record and CLOCK calibration pairs. */
 void mt_trace_clock_setup(struct mt_trace_proc *p);
+/* One map for the n processes of one host that count the TSC (after
+ * mt_trace_clock_setup of each); MT_ERR_NOMEM. */
+enum mt_status mt_trace_clock_host(struct mt_trace_proc *procs, size_t n);
 
 /* Build the endpoint, bind and AV tables of t from the files' setup records. */
 enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err);

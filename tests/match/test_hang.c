@@ -120,6 +120,51 @@ Test(hang, idle_roots_say_finished_or_untraced)
 	mt_match_hang_free(h);
 }
 
+/* The issue's full buffer: ranks 0 and 1 in a ping-pong when their files
+ * filled, so each ends with a receive pending on the other: no cycle, no
+ * wait at all. Rank 2, traced to its end, waits on rank 0: rank 0 is the
+ * root, and what it did next is unknown, not "has no pending operation". */
+Test(hang, trace_ended_early_is_no_wait)
+{
+	uint8_t st[3] = { MT_MATCH_RANK_ENDED, MT_MATCH_RANK_ENDED,
+			  MT_MATCH_RANK_RUNNING };
+	struct mt_match_hang *h;
+
+	recv_on(0, 1, MT_MATCH_USER, 5);
+	recv_on(1, 0, MT_MATCH_USER, 5);
+	h = analyse(st, 2);
+	cr_expect_eq(h->n_waits, 0);
+	cr_expect_eq(h->n_roots, 0, "a cycle from where two traces ended");
+	cr_expect_eq(h->n_groups, 0);
+	mt_match_hang_free(h);
+	recv_on(2, 0, MT_MATCH_USER, 9);
+	h = analyse(st, 3);
+	cr_assert_eq(h->n_waits, 1);
+	cr_assert_eq(h->n_roots, 1);
+	cr_expect_eq(h->roots[0].type, MT_MATCH_ROOT_IDLE);
+	cr_expect_eq(h->roots[0].rank, 0);
+	cr_expect_eq(h->roots[0].state, MT_MATCH_RANK_ENDED);
+	mt_match_hang_free(h);
+}
+
+/* A near miss differing only in source explains a wait on a rank that
+ * finished, not on one whose trace ended early (it may have sent later). */
+Test(hang, ended_rank_explains_no_source_miss)
+{
+	uint8_t st[3] = { MT_MATCH_RANK_RUNNING, MT_MATCH_RANK_ENDED,
+			  MT_MATCH_RANK_FINISHED };
+	struct mt_match_pending *a = recv_on(0, 1, MT_MATCH_USER, 5);
+	struct mt_match_pending *b = recv_on(0, 2, MT_MATCH_USER, 6);
+	struct mt_match_hang *h;
+
+	add_near(a, 2, 5, MT_MATCH_F_SRC, 0);
+	add_near(b, 1, 6, MT_MATCH_F_SRC, 0);
+	h = analyse(st, 3);
+	cr_assert_eq(h->n_explain, 1);
+	cr_expect_eq(h->explain[0].pending, 1, "only the wait on finished rank 2");
+	mt_match_hang_free(h);
+}
+
 Test(hang, wildcard_receive_is_an_open_root)
 {
 	uint8_t st[4] = { 0 };

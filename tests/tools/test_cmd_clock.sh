@@ -51,21 +51,39 @@ fi
 # Every process ends with a receive pending (a hang).
 "$gen" --pending "$dir/one" 3000 4 >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
 
-# One host, one clock: nothing to correct.
+# One host, one clock: checked on the data, nothing to correct.
 run 0 messages --clock none "$dir/one"
 mv "$dir/out" "$dir/none.csv"
 run 0 messages "$dir/one"
 cmp -s "$dir/none.csv" "$dir/out" || fail "one host: auto changed the CSV"
 run 0 report "$dir/one"
 grep -q "^CLOCKS (--clock auto)" "$dir/out" || fail "report has no CLOCKS section"
-grep -q "times as recorded (one clock needs no correction), 1 clock domain" "$dir/out" ||
-	fail "one host: CLOCKS does not say times are as recorded"
+grep -q "clocks checked on the data: no receive before its send" "$dir/out" ||
+	fail "one host: CLOCKS does not say the clock was checked"
 run 0 report --json "$dir/one"
-json_has '"asked":"auto","corrected":false'
-json_has '"declared_domains":1,"messages":3000,"violations_before":0'
+json_has '"asked":"auto","corrected":true,"linear":false,"clc":false'
+json_has '"declared_domains":1,"split_processes":0,"problem":"none","messages":3000,"violations_before":0'
 run 0 report --json --clock linear "$dir/one"
 json_has '"corrected":true,"linear":true,"clc":false'
 json_has '"violations_after":0'
+
+# One host whose processes do not agree (process 1 50 us and 30 ppm off, a
+# clock fault on the clock declared shared): auto checks the declared clock
+# on the data, splits it and corrects it, and calls it a clock problem.
+cp -r "$dir/one" "$dir/skew"
+"$perturb" bench 50000 30 0 "$dir/skew/bench.1001.0.mt" || fail "trace_perturb 1001"
+run 0 report --json --clock none "$dir/skew"
+grep -q '"violations_before":0,' "$dir/out" &&
+	fail "one host, skewed: no receive before its send as recorded"
+run 0 report --json "$dir/skew"
+json_has '"corrected":true,"linear":true'
+json_has '"declared_domains":1,"split_processes":4,"problem":"clock"'
+json_has '"violations_after":0'
+run 0 report "$dir/skew"
+grep -q "a clock problem, corrected: 4 processes declared on one clock (one host)" "$dir/out" ||
+	fail "one host, skewed: no clock problem said: $(sed -n '/^CLOCKS/,$p' "$dir/out")"
+grep -q "pairing problem\|receive completed before its send" "$dir/out" &&
+	fail "one host, skewed: a clock fault blamed on the pairing: $(cat "$dir/out")"
 
 # Processes 2 and 3 on host "far", 5 ms, 30 ppm and 0.2 ms (CLOCK_REALTIME)
 # off: one domain of two processes there.

@@ -92,6 +92,87 @@ Test(trace_clock, no_proc_record_is_raw)
 	tw_rmdir(dir);
 }
 
+/* Process pid on host, killed (START pair only), with its own clock_hz;
+ * one op at tick op_ts. The TSC runs at 3 GHz: mono = ticks / 3. */
+static void killed_proc(const char *dir, const char *host, uint32_t pid,
+			uint64_t hz, uint64_t start_ts, uint64_t op_ts)
+{
+	struct tw w;
+
+	tw_init(&w, pid, 0);
+	tw_proc(&w, start_ts, (int32_t)pid, hz, host);
+	tw_clock(&w, MT_CLOCK_START, start_ts, start_ts / 3, 0);
+	tw_op(&w, MT_OP_TSEND, op_ts, 0);
+	save(&w, dir, host);
+}
+
+/* Two processes of one host read one TSC: a tick is one time in both,
+ * whatever each measured as its rate at start (+300 and -200 ppm here). */
+Test(trace_clock, one_host_one_map_from_its_pairs)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+
+	killed_proc(dir, "h", 1, 3000900000ull, 300000000ull, 30000000000ull);
+	killed_proc(dir, "h", 2, 2999400000ull, 600000000ull, 30000000000ull);
+	t = open_dir(dir);
+	cr_assert_eq(t->nprocs, 2);
+	for (int p = 0; p < 2; p++) {
+		cr_expect_eq(t->procs[p].clock.kind, MT_TRACE_CLOCK_PAIRS);
+		/* 10 s after boot on the host's line through both STARTs. */
+		cr_expect_eq(mt_trace_ticks_ns(&t->procs[p].clock, 30000000000ull),
+			     10000000000ll, "process %d", p);
+		cr_expect_eq(t->procs[p].last_ns, 10000000000ll, "process %d", p);
+	}
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
+
+/* Starts 1 ms apart bound no rate: the host's median clock_hz, one map. */
+Test(trace_clock, one_host_close_starts_share_median_rate)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+	int64_t a, b;
+
+	killed_proc(dir, "h", 1, 3000900000ull, 300000000ull, 30000000000ull);
+	killed_proc(dir, "h", 2, 3000000000ull, 303000000ull, 30000000000ull);
+	killed_proc(dir, "h", 3, 2999400000ull, 306000000ull, 30000000000ull);
+	t = open_dir(dir);
+	cr_assert_eq(t->nprocs, 3);
+	a = mt_trace_ticks_ns(&t->procs[0].clock, 30000000000ull);
+	for (int p = 0; p < 3; p++) {
+		cr_expect_eq(t->procs[p].clock.kind, MT_TRACE_CLOCK_HZ);
+		b = mt_trace_ticks_ns(&t->procs[p].clock, 30000000000ull);
+		cr_expect_eq(b, a, "process %d: %lld ns against %lld", p,
+			     (long long)b, (long long)a);
+	}
+	cr_expect_eq(a, 10000000000ll);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
+
+/* Another host's TSC is another clock: each host keeps its own map. */
+Test(trace_clock, hosts_keep_their_own_maps)
+{
+	char *dir = tw_tmpdir();
+	struct mt_trace *t;
+
+	killed_proc(dir, "a", 1, 3000000000ull, 300000000ull, 30000000000ull);
+	killed_proc(dir, "a", 2, 3000000000ull, 600000000ull, 30000000000ull);
+	killed_proc(dir, "b", 3, 2000000000ull, 300000000ull, 30000000000ull);
+	t = open_dir(dir);
+	cr_assert_eq(t->nprocs, 3);
+	cr_expect_eq(mt_trace_ticks_ns(&t->procs[0].clock, 30000000000ull),
+		     10000000000ll);
+	/* Host b alone: its START, then its own 2 GHz. */
+	cr_expect_eq(t->procs[2].clock.kind, MT_TRACE_CLOCK_HZ);
+	cr_expect_eq(mt_trace_ticks_ns(&t->procs[2].clock, 30000000000ull),
+		     100000000ll + 14850000000ll);
+	mt_trace_close(t);
+	tw_rmdir(dir);
+}
+
 /*
  * Process p (world rank) with its tick rate; thread files carry ops whose
  * tag is the expected ns, written in the process's ticks.
@@ -128,10 +209,11 @@ Test(trace_merge, interleaved_files_come_out_in_time_order)
 	enum mt_status st;
 	size_t n = 0, ops = 0;
 
-	/* Ranks listed out of order, and different tick rates per process. */
+	/* Ranks listed out of order, and different tick rates per process
+	 * (so per host: the processes of one host read one TSC). */
 	make_proc(dir, "hostb", 20, 2, 3, c0, c1, 4);
 	make_proc(dir, "hosta", 30, 0, 1, a0, a1, 4);
-	make_proc(dir, "hosta", 10, 1, 2, b0, b1, 4);
+	make_proc(dir, "hostc", 10, 1, 2, b0, b1, 4);
 	t = open_dir(dir);
 	cr_assert_eq(t->nprocs, 3);
 	for (uint32_t i = 0; i < 3; i++) {
@@ -140,7 +222,7 @@ Test(trace_merge, interleaved_files_come_out_in_time_order)
 		cr_expect_eq(t->procs[i].files[1]->hdr->thread_seq, 1);
 	}
 	cr_expect_str_eq(t->procs[2].host, "hostb");
-	cr_expect_eq(t->nhosts, 2);
+	cr_expect_eq(t->nhosts, 3);
 	/* Rank 1's records run from PROC/START at 0 to END at 1 ms. */
 	cr_expect_eq(t->procs[1].first_ns, 0);
 	cr_expect_eq(t->procs[1].last_ns, 1000000);
