@@ -452,6 +452,9 @@ enum mt_status mt_otf2in_read_defs(struct mt_otf2in *in, struct mt_err *err)
 	in->facts.start_ns = mt_otf2in_ns(in, in->offset);
 	for (size_t l = 0; l < in->nldef; l++)
 		in->facts.defined_events += in->ldef[l].events;
+	for (size_t r = 0; r < in->nregions; r++)
+		in->regions[r].sendrecv = !strncmp(mt_otf2in_string(in, in->regions[r].name),
+						   "MPI_Sendrecv", 12);
 	if ((s = number(in, err)) || (s = resolve_comms(in)))
 		return s == MT_ERR_NOMEM ? mt_err_set(err, s, "out of memory") : s;
 	in->cal = calloc(in->nlg, sizeof(*in->cal));

@@ -128,6 +128,7 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	o.tagged = 1;
 	fields(in, c, comm_rank(in, c, ep), tag, &o.f);
 	in->facts.sends++;
+	in->loc[ep].p2p = 1;
 	return mt_match_post(in->m, &o);
 }
 
@@ -287,6 +288,7 @@ static struct oi_recv *rq_push(struct oi_loc *lo)
 	struct oi_recv *r = &lo->rq[lo->rq_n++];
 
 	memset(r, 0, sizeof(*r));
+	lo->p2p = 1;
 	r->ctx = block_ctx(lo);
 	r->peer = -1;
 	return r;
@@ -443,6 +445,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 		lo->enter_ts[lo->depth] = mt_otf2in_ns(in, time);
 	}
 	lo->depth++;
+	lo->p2p = 0;
 	return CB_OK;
 }
 
@@ -455,9 +458,13 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 	int32_t ep;
 
 	(void)al;
-	(void)region;
 	if (!(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
+	if (!lo->p2p) {
+		uint32_t r = mt_otf2in_map_get(&in->region_map, region);
+
+		in->facts.sendrecv_empty += r != OI_NONE && in->regions[r].sendrecv;
+	}
 	if ((s = end_send(in, ep, mt_otf2in_ns(in, time))))
 		return failed(in, s);
 	lo->depth -= lo->depth > 0;

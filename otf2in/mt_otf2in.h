@@ -50,6 +50,10 @@ struct mt_otf2in_facts {
 	uint64_t colls, colls_open;	/* MpiCollectiveBegin/End pairs; begun
 					 * and never ended */
 	uint64_t coll_sent, coll_recvd;	/* their bytes */
+	uint64_t sendrecv_empty;	/* MPI_Sendrecv calls holding no
+					 * point-to-point event (EZTrace 2.0
+					 * records none): their messages are
+					 * not in the archive */
 	uint64_t skipped;		/* events naming an undefined location,
 					 * communicator or rank */
 	int32_t open_rank;		/* first rank inside an MPI call at the

@@ -54,6 +54,7 @@ struct oi_loc {
 	uint32_t region[OI_DEPTH];
 	uint64_t enter_ts[OI_DEPTH];
 	uint8_t in_coll;
+	uint8_t p2p;		/* a point-to-point event since the last Enter */
 };
 
 struct oi_group {		/* a COMM_GROUP or COMM_SELF definition */
@@ -97,7 +98,7 @@ struct mt_otf2in {
 	struct oi_map comm_map;
 	size_t ncomms, cap_comms;
 	struct oi_map src_map;	/* comm << 32 | location -> rank + 1 */
-	struct { uint64_t ref; uint32_t name; } *regions;
+	struct { uint64_t ref; uint32_t name; uint8_t sendrecv; } *regions;
 	struct oi_map region_map;
 	size_t nregions, cap_regions;
 	/* per location group: clock offsets (local definitions) */

@@ -72,6 +72,10 @@ static void say_facts(const struct mt_note *n, const char *path,
 		mt_note_say(n, "%s: %" PRIu64 " nonblocking receives were never "
 			    "completed (MpiIrecvRequest without MpiIrecv): pending, "
 			    "their source and tag unknown", path, x->irecv_open);
+	if (x->sendrecv_empty)
+		mt_note_say(n, "%s: %" PRIu64 " MPI_Sendrecv calls hold no send or "
+			    "receive event (EZTrace 2.0 records none): their "
+			    "messages are not in the archive", path, x->sendrecv_empty);
 	if (x->colls)
 		mt_note_say(n, "%s: %" PRIu64 " collective operations (%" PRIu64
 			    " bytes sent, %" PRIu64 " received): an MPI-level trace "
