@@ -230,6 +230,7 @@ static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct o
 		o.peer = -1;
 		o.addr = UINT64_MAX;
 		o.f = (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
+		c.f = o.f;
 		c.err = FI_ECANCELED;
 	} else {
 		o.tag = wire_tag(in, r->comm, r->tag);
