@@ -427,6 +427,11 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 					  "lists them", o->paths[0]);
 		return mt_pipe_otf2_run(o, o->paths[0], sink, out, err);
 	}
+	for (size_t i = 0; o->npaths > 1 && i < o->npaths; i++)
+		if (mt_otf2in_is_archive(o->paths[i]))
+			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is "
+					  "read on its own, not with other traces",
+					  o->paths[i]);
 	if ((rc = mt_trace_open(o->paths, o->npaths, &t, err))) {
 		if (!err->msg[0])
 			mt_err_set(err, rc, "%s", mt_status_str(rc));
