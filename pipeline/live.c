@@ -22,6 +22,7 @@
 
 #include "clockstage.h"
 #include "feed.h"
+#include "mt_otf2in.h"
 
 #define BATCH 1024
 
@@ -232,9 +233,15 @@ static enum mt_status read_on(struct mt_pipe_live *l, struct mt_err *err)
 enum mt_status mt_pipe_live_new(const struct mt_pipe_opts *o,
 				struct mt_pipe_live **out, struct mt_err *err)
 {
-	struct mt_pipe_live *l = calloc(1, sizeof(*l));
+	struct mt_pipe_live *l;
 
-	if (!l)
+	*out = NULL;
+	if (o->npaths == 1 && mt_otf2in_is_archive(o->paths[0]))
+		return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is written "
+				  "when the run ends: `msgtrace report` reads it, "
+				  "hang analysis included; watch follows a fabric "
+				  "trace while it is written", o->paths[0]);
+	if (!(l = calloc(1, sizeof(*l))))
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	l->o = *o;
 	*out = l;

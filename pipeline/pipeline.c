@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clockstage.h"
 #include "feed.h"
+#include "front.h"
+#include "mt_otf2in.h"
 
 #define BATCH 1024
 #define DRAIN_EVERY 1024u	/* events between two drains of the matcher */
@@ -73,17 +74,6 @@ void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 	}
 }
 
-/* Where the finished messages go: the sink, or, while times wait for
- * their correction, the clock stage (times) and the spill file (the
- * messages, in order). */
-struct dest {
-	struct clockstage *cs;
-	const struct mt_sink_ops *sink;
-	void *st;
-	FILE *spill;			/* NULL: straight to the sink */
-	char spill_dir[256];		/* for error messages */
-};
-
 /* An unlinked temporary file in $TMPDIR (or /tmp): it vanishes with the
  * process, however the process ends. */
 static enum mt_status spill_open(struct dest *d, struct mt_err *err)
@@ -123,9 +113,7 @@ static enum mt_status to_sink(struct dest *d, struct mt_match_msg *b, size_t n,
 	return d->sink->consume(d->st, b, n, err);
 }
 
-/* Hands every finished message on, a batch at a time. */
-static enum mt_status drain(struct mt_match *m, struct dest *d,
-			    struct mt_err *err)
+enum mt_status mt_pipe_drain(struct mt_match *m, struct dest *d, struct mt_err *err)
 {
 	struct mt_match_msg *batch;
 	enum mt_status s;
@@ -162,19 +150,19 @@ static enum mt_status replay(struct dest *d, struct mt_err *err)
 	return ferror(d->spill) ? spill_fail(d, err) : MT_OK;
 }
 
-static void progress_start(const struct mt_pipe_opts *o, uint64_t total)
+void mt_pipe_progress_start(const struct mt_pipe_opts *o, uint64_t total)
 {
 	if (o->progress)
 		o->progress->start(o->progress->arg, total);
 }
 
-static void progress_tick(const struct mt_pipe_opts *o, uint64_t done)
+void mt_pipe_progress_tick(const struct mt_pipe_opts *o, uint64_t done)
 {
 	if (o->progress)
 		o->progress->tick(o->progress->arg, done);
 }
 
-static void progress_end(const struct mt_pipe_opts *o)
+void mt_pipe_progress_end(const struct mt_pipe_opts *o)
 {
 	if (o->progress)
 		o->progress->end(o->progress->arg);
@@ -202,7 +190,7 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 
 	for (size_t i = 0; i < t->nfiles; i++)
 		total += t->files[i]->nrecs;
-	progress_start(o, total);
+	mt_pipe_progress_start(o, total);
 	if (s)
 		return mt_err_set(err, s, "cannot start the merge: %s",
 				  mt_status_str(s));
@@ -221,12 +209,12 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 					   mrc == MT_ERR_NOMEM ? "out of memory" :
 					   "bad operation");
 			else if ((run->events & (DRAIN_EVERY - 1)) == 0)
-				mrc = drain(m, d, err);
+				mrc = mt_pipe_drain(m, d, err);
 			if ((run->events & (MT_PIPE_PROGRESS_EVERY - 1)) == 0)
-				progress_tick(o, run->events);
+				mt_pipe_progress_tick(o, run->events);
 		}
 	} while (!mrc && s == MT_OK);
-	progress_end(o);
+	mt_pipe_progress_end(o);
 	mt_trace_merge_close(mg);
 	/* (A matcher failure stopped before the records read ahead.) */
 	if (!mrc && s != MT_END && s != MT_OK) {
@@ -293,32 +281,80 @@ static enum mt_status correct(struct dest *d, FILE *out, struct mt_run *run,
 	return sink_start(d, out, run, err);
 }
 
-/* The one pass over the trace: merge, decode, match, into d (the sink, or
- * the spill file and the correction first); the sink is finalized. */
-static enum mt_status pass(const struct mt_pipe_opts *o,
-			   const struct mt_trace *t, struct dest *d, FILE *out,
-			   struct mt_err *err)
+/* The fabric front end: the trace's merged records through feed.c. */
+struct fabric_front {
+	const struct mt_trace *t;
+	struct feed fd;
+};
+
+static enum mt_status fabric_init(void *fe, const struct mt_pipe_opts *o,
+				  struct mt_match_cfg *cfg, struct mt_err *err)
+{
+	struct fabric_front *f = fe;
+	enum mt_status s = input_fault(mt_pipe_feed_init(&f->fd, f->t, o->layout, err));
+
+	if (s)
+		return mt_err_set(err, s, "%s", mt_status_str(s));
+	mt_pipe_feed_match_cfg(&f->fd, cfg);
+	return MT_OK;
+}
+
+static enum mt_status fabric_attach(void *fe, struct mt_match *m)
+{
+	return mt_pipe_feed_attach(&((struct fabric_front *)fe)->fd, m);
+}
+
+static void fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note)
+{
+	struct fabric_front *f = fe;
+
+	mt_pipe_describe(run, f->t, &f->fd, note);
+}
+
+static enum mt_status fabric_stream(void *fe, const struct mt_pipe_opts *o,
+				    struct mt_match *m, struct dest *d,
+				    struct mt_run *run, struct mt_err *err)
+{
+	struct fabric_front *f = fe;
+
+	return stream(o, f->t, &f->fd, m, d, run, err);
+}
+
+static void fabric_fini(void *fe)
+{
+	mt_pipe_feed_fini(&((struct fabric_front *)fe)->fd);
+}
+
+static const struct front_ops fabric_ops = {
+	.init = fabric_init,
+	.attach = fabric_attach,
+	.describe = fabric_describe,
+	.stream = fabric_stream,
+	.fini = fabric_fini,
+};
+
+/* The one pass over the input: its events through the matcher into d
+ * (the sink, or the spill file and the correction first); the sink is
+ * finalized. */
+enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops *fo,
+			    void *fe, struct dest *d, FILE *out, struct mt_err *err)
 {
 	struct mt_match *m = NULL;
 	struct mt_match_cfg cfg;
-	struct feed fd = { 0 };
 	struct mt_err e2 = { { 0 } };
 	struct mt_run run;
 	enum mt_status s, rc;
 
-	if ((s = input_fault(mt_pipe_feed_init(&fd, t, o->layout, err)))) {
-		rc = mt_err_set(err, s, "%s", mt_status_str(s));
+	if ((rc = fo->init(fe, o, &cfg, err)))
 		goto end;
-	}
-	mt_pipe_feed_match_cfg(&fd, &cfg);
 #ifndef NDEBUG
 	cfg.check = 1;			/* debug builds assert the invariants */
 #endif
-	if (mt_match_new(&cfg, &m) || mt_pipe_feed_attach(&fd, m)) {
+	if (mt_match_new(&cfg, &m) || fo->attach(fe, m)) {
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 		goto end;
 	}
-	mt_pipe_describe(&run, t, &fd, &o->note);
+	fo->describe(fe, &run, &o->note);
 	mt_pipe_clock_describe(d->cs, &run);
 	d->st = o->sink_arg;
 	if (mt_pipe_clock_buffers(d->cs)) {
@@ -327,9 +363,9 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 	} else if ((rc = sink_start(d, out, &run, err))) {
 		goto end;
 	}
-	rc = stream(o, t, &fd, m, d, &run, err);
+	rc = fo->stream(fe, o, m, d, &run, err);
 	if ((s = mt_match_finish(m)) ||
-	    (s = drain(m, d, &e2)))
+	    (s = mt_pipe_drain(m, d, &e2)))
 		rc = fail(o, rc, s, err, &e2);
 #ifndef NDEBUG
 	char why[256];
@@ -351,8 +387,10 @@ static enum mt_status pass(const struct mt_pipe_opts *o,
 	}
 	mt_pipe_clock_describe(d->cs, &run);
 	{
+		const struct mt_match_summary *own = fo->summary ?
+			fo->summary(fe, mt_match_summary(m)) : mt_match_summary(m);
 		const struct mt_match_summary *sum =
-			mt_pipe_clock_summary(d->cs, mt_match_summary(m));
+			own ? mt_pipe_clock_summary(d->cs, own) : NULL;
 
 		if (!sum) {	/* the sink still ends, and frees its state */
 			mt_err_set(&e2, MT_ERR_NOMEM, "out of memory");
@@ -367,7 +405,7 @@ end:
 	if (d->spill)
 		fclose(d->spill);
 	mt_match_free(m);
-	mt_pipe_feed_fini(&fd);
+	fo->fini(fe);
 	return rc;
 }
 
@@ -377,19 +415,34 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 {
 	struct mt_trace *t = NULL;
 	struct dest d = { .sink = sink };
-	enum mt_status rc = mt_trace_open(o->paths, o->npaths, &t, err);
+	struct fabric_front f = { 0 };
+	enum mt_status rc;
 
-	if (rc) {
+	if (o->npaths == 1 && mt_otf2in_is_archive(o->paths[0])) {
+		if (sink == &mt_sink_tags || sink == &mt_sink_tags_json)
+			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive "
+					  "records MPI tags as the program gave "
+					  "them: `tags` (the fabric tag layouts) "
+					  "does not apply; `msgtrace messages` "
+					  "lists them", o->paths[0]);
+		return mt_pipe_otf2_run(o, o->paths[0], sink, out, err);
+	}
+	for (size_t i = 0; o->npaths > 1 && i < o->npaths; i++)
+		if (mt_otf2in_is_archive(o->paths[i]))
+			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is "
+					  "read on its own, not with other traces",
+					  o->paths[i]);
+	if ((rc = mt_trace_open(o->paths, o->npaths, &t, err))) {
 		if (!err->msg[0])
 			mt_err_set(err, rc, "%s", mt_status_str(rc));
 		return rc;
 	}
+	f.t = t;
 	d.cs = mt_pipe_clock_new(o->clock, t);
-	if (!d.cs) {
+	if (!d.cs)
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	} else {
-		rc = pass(o, t, &d, out, err);
-	}
+	else
+		rc = mt_pipe_pass(o, &fabric_ops, &f, &d, out, err);
 	mt_pipe_clock_free(d.cs);
 	mt_trace_close(t);
 	return rc;

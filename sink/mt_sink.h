@@ -62,6 +62,9 @@ struct mt_run {
 	size_t live_files;		/* files still being written */
 	struct mt_run_clock clock;	/* final at finalize */
 	const struct mt_note *note;	/* where a sink's remarks go */
+	uint8_t mpi_level;		/* an OTF2 archive of MPI calls: its
+					 * events name communicator, rank and
+					 * tag; no tag layout */
 };
 
 /* A sink. Each call returns MT_OK or a failure with err saying why (empty:

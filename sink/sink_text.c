@@ -186,6 +186,20 @@ static void window_section(FILE *o, const struct report *r,
 	fputc('\n', o);
 }
 
+static void layout_line(FILE *o, const struct mt_run *run,
+			const struct mt_tag_layout *l)
+{
+	fprintf(o, "  layout %s, %s confidence: cid %u", l->name,
+		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
+	if (l->cid_usable_bits != l->cid_bits)
+		fprintf(o, " (%u usable)", l->cid_usable_bits);
+	if (l->src_in == MT_SRC_DATA)
+		fprintf(o, ", source in CQ data");
+	else if (l->src_in == MT_SRC_TAG)
+		fprintf(o, ", source %u", l->src_bits);
+	fprintf(o, ", tag %u bits\n", l->tag_bits);
+}
+
 static void run_section(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -199,15 +213,11 @@ static void run_section(FILE *o, const struct mt_run *run)
 		run->fabric[0] ? run->fabric : "?");
 	if (t->njobs > 1)
 		jobs_lines(o, t);
-	fprintf(o, "  layout %s, %s confidence: cid %u", l->name,
-		mt_tag_confidence_name(run->layout_conf), l->cid_bits);
-	if (l->cid_usable_bits != l->cid_bits)
-		fprintf(o, " (%u usable)", l->cid_usable_bits);
-	if (l->src_in == MT_SRC_DATA)
-		fprintf(o, ", source in CQ data");
-	else if (l->src_in == MT_SRC_TAG)
-		fprintf(o, ", source %u", l->src_bits);
-	fprintf(o, ", tag %u bits\n", l->tag_bits);
+	if (run->mpi_level)
+		fputs("  MPI calls from an OTF2 archive: communicator, rank and tag "
+		      "as recorded\n", o);
+	else
+		layout_line(o, run, l);
 	if (run->layouts_differ)
 		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
 	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",

@@ -16,6 +16,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: msgtrace export --otf2|--chrome|--csv -o OUT [OPTIONS] DIR|FILE...\n"
+		"An OTF2 archive (an MPI-level trace from Score-P or EZTrace: its anchor\n"
+		"file or directory, alone) is read the same way: its MPI messages.\n"
 		"Pair every send of a msgtrace trace with its receive and write the\n"
 		"messages in a format other tools open:\n"
 		"  --otf2    OUT is a directory (created; must not hold an archive yet)\n"

@@ -11,6 +11,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: msgtrace messages [OPTIONS] DIR|FILE... [--csv]\n"
+		"An OTF2 archive (an MPI-level trace from Score-P or EZTrace: its anchor\n"
+		"file or directory, alone) is read the same way: its MPI messages.\n"
 		"Pair every send of a msgtrace trace with its receive and write one CSV\n"
 		"line per message (with a header line):\n"
 		"  send_rank,recv_rank,cid,comm_src,tag,kind,bytes,t_send_post_ns,\n"

@@ -11,6 +11,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: msgtrace report [OPTIONS] DIR|FILE...\n"
+		"An OTF2 archive (an MPI-level trace from Score-P or EZTrace: its anchor\n"
+		"file or directory, alone) is read the same way: its MPI messages.\n"
 		"Summarise a msgtrace trace after pairing every send with its receive:\n"
 		"  RUN       ranks, hosts, provider, tag layout and its field widths,\n"
 		"            duration, records, records lost, files left unclosed\n"
