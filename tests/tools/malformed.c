@@ -193,5 +193,7 @@ int main(int argc, char **argv)
 		"and offset, no crash or hang\n", runs, size, rejected);
 	unlink(path);
 	rmdir(dir);
+	free(seed);
+	free(buf);
 	return 0;
 }
