@@ -73,11 +73,14 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 				  ", this reader reads versions %u, %u and %u", p,
 				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION,
 				  MT_TRACE_VERSION_COMPACT, MT_TRACE_VERSION_RING);
-	if (h->hdr_size < sizeof(*h) || h->hdr_size > h->data_off)
+	size_t least = h->version == MT_TRACE_VERSION_RING ? sizeof(*h) :
+		       MT_FILE_HDR_SIZE_V1;
+
+	if (h->hdr_size < least || h->hdr_size > h->data_off)
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": header size %" PRIu32
 				  " is not within [%zu, data offset %" PRIu64 "]", p,
-				  HDR_FIELD_OFF(hdr_size), h->hdr_size, sizeof(*h),
+				  HDR_FIELD_OFF(hdr_size), h->hdr_size, least,
 				  h->data_off);
 	if (h->data_off % 8 || h->data_off > f->map_len)
 		return mt_err_set(err, MT_ERR_CORRUPT,
@@ -400,12 +403,21 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 		return mt_err_set(err, MT_END, "%s: empty file (created, never "
 				  "written)", f->path);
 	}
-	if ((uint64_t)st.st_size < sizeof(struct mt_file_hdr) ||
-	    (size_t)got < sizeof(f->hdr_snap)) {
+	if ((uint64_t)st.st_size < MT_FILE_HDR_SIZE_V1 ||
+	    (size_t)got < MT_FILE_HDR_SIZE_V1) {
 		close(fd);
 		return mt_err_set(err, MT_ERR_CORRUPT, "%s: offset 0: file is %jd "
 				  "bytes, shorter than a trace header (%zu)", f->path,
-				  (intmax_t)st.st_size, sizeof(struct mt_file_hdr));
+				  (intmax_t)st.st_size, MT_FILE_HDR_SIZE_V1);
+	}
+	/* A header of versions 1 and 2 may end before the ring's fields: what
+	 * pread took past it is records, not header. */
+	if (f->hdr_snap.version != MT_TRACE_VERSION_RING &&
+	    f->hdr_snap.hdr_size < sizeof(f->hdr_snap)) {
+		size_t keep = f->hdr_snap.hdr_size > MT_FILE_HDR_SIZE_V1 ?
+			      f->hdr_snap.hdr_size : MT_FILE_HDR_SIZE_V1;
+
+		memset((char *)&f->hdr_snap + keep, 0, sizeof(f->hdr_snap) - keep);
 	}
 	f->hdr = &f->hdr_snap;
 	if (f->hdr_snap.version == MT_TRACE_VERSION_RING &&

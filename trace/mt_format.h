@@ -109,6 +109,11 @@ struct mt_file_hdr {
 	uint64_t overwritten;		/* ring records overwritten by later ones */
 };
 
+/* Files of versions 1 and 2 written before the ring's fields were appended
+ * hold a header of this many bytes (hdr_size); the reader takes the ring's
+ * fields of such a file as 0. */
+#define MT_FILE_HDR_SIZE_V1 offsetof(struct mt_file_hdr, ring_size)
+
 /* The start of every block of a ring (version 3). seq: its number, from 1
  * (0: never used); used: bytes of records after this struct, stored when
  * the writer left the block (the block being written: hdr.committed). */
