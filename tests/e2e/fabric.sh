@@ -16,16 +16,20 @@
 #               fails over plain tcp (MPI_ERR_OTHER) and crashes over
 #               tcp;ofi_rxm after the program's truncated receive.
 #   E2E_RXM     "tcp;ofi_rxm" on every version: the tests of rxm itself.
+#   E2E_FORK    the same for programs whose forked children open libfabric
+#               (fork_fabric): E2E_TCP on 1.x; sockets on 2.x, where such a
+#               child hangs or crashes inside libfabric over tcp and over
+#               tcp;ofi_rxm, untraced too (mpi_defects.sh fork).
 # Without fi_info (the fixture checks need no libfabric) both are empty, and
 # a run asking for a provider fails saying so (e2e_mpirun_args).
 
 E2E_FI_API=$(fi_info --version 2>/dev/null | sed -n 's/^libfabric api: *//p' || true)
-E2E_RXM= E2E_TCP= E2E_MPROBE=
+E2E_RXM= E2E_TCP= E2E_MPROBE= E2E_FORK=
 if [ -n "$E2E_FI_API" ]; then
 	E2E_RXM="tcp;ofi_rxm"
 	if [ "${E2E_FI_API%%.*}" -ge 2 ]; then
-		E2E_TCP=tcp E2E_MPROBE=sockets
+		E2E_TCP=tcp E2E_MPROBE=sockets E2E_FORK=sockets
 	else
-		E2E_TCP=$E2E_RXM E2E_MPROBE=$E2E_RXM
+		E2E_TCP=$E2E_RXM E2E_MPROBE=$E2E_RXM E2E_FORK=$E2E_RXM
 	fi
 fi

@@ -135,11 +135,23 @@ mrecv)
 fork)
 	# The job without the defect takes a few seconds; one whose child hangs
 	# instead of crashing is ended here.
+	# The defect does not strike every run: untraced, up to three runs must
+	# show it; traced, a run it spared must say what the program did.
 	export E2E_TIMEOUT=20
-	run "$E2E_TMP/plain" - "$E2E_RXM" full "$prog" "$E2E_RXM"
+	for try in 1 2 3; do
+		run "$E2E_TMP/plain" - "$E2E_RXM" full "$prog" "$E2E_RXM"
+		[ "$(cat "$E2E_TMP/plain.rc")" = 0 ] || break
+		e2e_note "untraced run $try: the defect did not strike"
+	done
 	crashed "$E2E_TMP/plain" untraced
 	run "$E2E_TMP/traced" "$E2E_TMP/trace" "$E2E_RXM" full "$prog" "$E2E_RXM"
-	crashed "$E2E_TMP/traced" traced
+	if [ "$(cat "$E2E_TMP/traced.rc")" = 0 ]; then
+		[ "$(grep -c 'sent .* messages' "$E2E_TMP/traced")" -ge 2 ] ||
+			e2e_fail "the traced job exited 0 without its ranks' lines"
+		e2e_note "traced: the defect did not strike this run"
+	else
+		crashed "$E2E_TMP/traced" traced
+	fi
 	# Where the child fails varies from run to run (its crash or hang can
 	# come before or after the ranks' MPI messages reach the trace): the
 	# report must read what there is and say the files were left open.
@@ -149,6 +161,7 @@ esac
 
 "$msgtrace" report "$E2E_TMP/trace" >"$E2E_TMP/report" 2>&1 ||
 	{ cat "$E2E_TMP/report" >&2; e2e_fail "msgtrace report failed on the crashed job's trace"; }
+[ "$(cat "$E2E_TMP/traced.rc")" = 0 ] && exit 0	# fork, spared: nothing crashed
 grep -Eq '^  [0-9]+ files? not closed \(killed or aborted\)' "$E2E_TMP/report" ||
 	{ head -n 12 "$E2E_TMP/report" >&2; e2e_fail "the report does not say that files were left unclosed by the crash"; }
 e2e_note "the trace keeps the job up to the crash; the report: $(grep -E 'not closed' "$E2E_TMP/report" | sed 's/^ *//')"

@@ -23,6 +23,7 @@ mkdir log
 # component vader, 5 sm: an unknown variable is ignored.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_btl_sm_single_copy_mechanism=none
+export OMPI_MCA_smsc=^cma
 name=$(basename "$prog")
 timeout --kill-after=5 "${E2E_TIMEOUT:-60}" "${E2E_MPIRUN:-mpirun}" -np 4 \
 	--oversubscribe eztrace -t openmpi "$prog" --log log >run.out 2>run.err ||
