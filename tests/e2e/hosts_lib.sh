@@ -41,6 +41,12 @@ hosts_need() {
 	for t in ip unshare nsenter; do
 		command -v "$t" >/dev/null || e2e_fail "test hosts need '$t' (iproute2, util-linux)"
 	done
+	# Open MPI 5's launcher (PRRTE) does not start jobs across these hosts
+	# through hosts_agent.sh yet (mpirun exits 243 at once).
+	if mpirun --version 2>/dev/null | grep -Eq 'Open MPI\)? v?([5-9]|[1-9][0-9])\.'; then
+		e2e_note "SKIP: test hosts are launched with Open MPI 4's rsh agent only"
+		exit 77
+	fi
 }
 
 hosts_down() {

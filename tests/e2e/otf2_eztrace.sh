@@ -51,9 +51,15 @@ matched=$(grep -c ',matched$' dir.csv || true)
 
 "$msgtrace" report "$archive" >report.txt 2>report.err ||
 	{ cat report.err >&2; e2e_fail "msgtrace report failed"; }
+# EZTrace 2.0 writes no MpiIrecv completion (2.1 does): said once where
+# the archive lacks them, never where it has them.
 if grep -q 'call=irecv' log/rank*.log; then
 	n=$(grep -c 'records no completion of a nonblocking receive' report.err || true)
-	[ "$n" -eq 1 ] || e2e_fail "the missing MpiIrecv completions said $n times, not once"
+	if otf2-print "$archive" 2>/dev/null | awk '$1 == "MPI_IRECV" { f = 1 } END { exit !f }'; then
+		[ "$n" -eq 0 ] || e2e_fail "MpiIrecv completions said missing although the archive has them"
+	else
+		[ "$n" -eq 1 ] || e2e_fail "the missing MpiIrecv completions said $n times, not once"
+	fi
 fi
 grep -A1 '^PENDING' report.txt | grep -q 'none' ||
 	{ sed -n '/^PENDING/,/^CLOCKS/p' report.txt >&2; e2e_fail "a finished run reported as hung"; }
