@@ -55,7 +55,7 @@ matched=$(grep -c ',matched$' dir.csv || true)
 # the archive lacks them, never where it has them.
 if grep -q 'call=irecv' log/rank*.log; then
 	n=$(grep -c 'records no completion of a nonblocking receive' report.err || true)
-	if otf2-print "$archive" 2>/dev/null | awk '$1 == "MPI_IRECV" { f = 1 } END { exit !f }'; then
+	if otf2-print "$archive/eztrace_log.otf2" 2>/dev/null | awk '$1 == "MPI_IRECV" { f = 1 } END { exit !f }'; then
 		[ "$n" -eq 0 ] || e2e_fail "MpiIrecv completions said missing although the archive has them"
 	else
 		[ "$n" -eq 1 ] || e2e_fail "the missing MpiIrecv completions said $n times, not once"
