@@ -20,11 +20,9 @@
  *
  * All measurements are combined by weighted least squares (clock_solve.c),
  * offsets and drifts separately, with the largest domain of each connected
- * group as the reference. Two rules then hold what the messages prove over
- * what the rest estimates: the drifts the pairs measure enter only when
- * some pair's messages rule out the drift of the calibrations and the prior
- * alone (drift_needed), and no offset is left outside the interval a pair's
- * round trips bound (keep_in_bounds).
+ * group as the reference. No offset is then left outside the interval a
+ * pair's round trips bound (keep_in_bounds): what the messages prove holds
+ * over what the rest estimates.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -492,34 +490,6 @@ static void bounds_at(const struct pair *p, double db, int64_t t0,
 }
 
 /*
- * Whether the messages need a drift other than the one xb holds (the
- * calibrations' and the prior's): some pair between whose domains no line
- * of that drift leaves every message a non-negative delay, or leaves a band
- * narrower than the pair's own drift's by more than its window minima are
- * uncertain (excess). When every pair fits the held drift as well, a drift
- * from the messages would be noise of the envelopes' few corners (a few
- * dozen messages whose delays happen to slope), and tilting the times by it
- * moves events away from the messages by more than the round trips allow.
- */
-static int drift_needed(const struct lin *l, const double *xb)
-{
-	for (uint32_t k = 0; k < l->map.n; k++) {
-		const struct pair *p = &l->pairs[k];
-		double lo, hi, own_lo, own_hi, db = xb[p->hi] - xb[p->lo];
-
-		if (!p->nw || !isfinite(p->var_b))
-			continue;
-		if (isnan(db))
-			return 1;
-		bounds_at(p, db, l->c->res->t0, &lo, &hi);
-		bounds_at(p, p->b, l->c->res->t0, &own_lo, &own_hi);
-		if (lo > hi || hi - lo < own_hi - own_lo - 2 * p->excess)
-			return 1;
-	}
-	return 0;
-}
-
-/*
  * Moves offsets the least-squares solve left outside a pair's round-trip
  * bound (a calibration weighed against sparse messages, or other pairs
  * pulling) to the nearest end of it: the bound is what the messages prove,
@@ -603,19 +573,14 @@ static enum mt_status combine(struct lin *l)
 	for (uint32_t d = 0; d < nd; d++)
 		prio[d] = (double)r->domains[d].nprocs * 4294967296.0 - d;
 	prio[nd] = -1;
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		const struct pair *p = &l->pairs[k];
+
+		if (p->nw && isfinite(p->var_b))
+			eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
+	}
 	if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
 		goto fail;
-	if (drift_needed(l, xb)) {
-		for (uint32_t k = 0; k < l->map.n; k++) {
-			const struct pair *p = &l->pairs[k];
-
-			if (p->nw && isfinite(p->var_b))
-				eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
-		}
-		memset(pinned_b, 0, nn);
-		if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
-			goto fail;
-	}
 	/* Drifts first: a pair's offset is best known at the centre of its
 	 * traffic; the combined drifts (far better than one pair's) carry it
 	 * to t0, with their uncertainty over that distance. */

@@ -95,7 +95,6 @@ shared() {
 	[ "$after" = 0 ] || e2e_fail "$1: $after receives before their sends after correction"
 	[ "$moved" -le "$lmax" ] || e2e_fail "$1: times moved by up to $moved ns, beyond the bound $lmax ns"
 }
-shared sparse -
 shared dense 5000
 cp "$E2E_TMP/dense.none.csv" "$E2E_TMP/none.csv"
 a=$E2E_TMP/dense.hA b=$E2E_TMP/dense.hB
