@@ -6,8 +6,10 @@
 # launcher inherits: MSGTRACE_HOSTS_PID_<HOST>. The command stays in the
 # launcher's pid namespace (a process may enter only namespaces below its
 # own), the first host's: every process of a job ends with that host.
+# --root keeps the launcher's root directory (entering a mount namespace
+# would otherwise leave a chroot) and --wd its working directory.
 host=$1
 shift
 eval "pid=\${MSGTRACE_HOSTS_PID_$host:-}"
 [ -n "$pid" ] || { echo "hosts_agent.sh: no test host named '$host'" >&2; exit 255; }
-exec nsenter -t "$pid" -n -u -m /bin/sh -c "$*"
+exec nsenter -t "$pid" -n -u -m --root --wd="$PWD" /bin/sh -c "$*"

@@ -23,7 +23,7 @@ hosts_up hA hB
 a=$(hosts_dir hA) b=$(hosts_dir hB)
 mkdir "$E2E_TMP/ready"
 HOSTS_MPIRUN_EXTRA=(--map-by node)
-hosts_run "$E2E_TMP/out" trace "tcp;ofi_rxm" full hA:2,hB:2 "$prog" "$E2E_TMP/ready" &
+hosts_run "$E2E_TMP/out" trace "$E2E_TCP" full hA:2,hB:2 "$prog" "$E2E_TMP/ready" &
 job=$!
 trap 'e2e_stop_job "$job"; hosts_cleanup' EXIT
 e2e_wait_hang "$job" "$E2E_TMP/ready" "$a" $np "$msgtrace" "$E2E_TMP/out" "$b"

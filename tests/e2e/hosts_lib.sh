@@ -17,7 +17,8 @@
 # no default route, so nothing leaves.
 #
 # Jobs start on the first host; Open MPI's rsh launcher reaches the others
-# through hosts_agent.sh (nsenter into the other host's namespaces). Needs
+# through hosts_agent.sh (nsenter into the other host's namespaces; --root
+# keeps a chroot's root, such as scripts/debian13's, for the job). Needs
 # root, iproute2, util-linux's unshare and nsenter.
 #
 #   hosts_up NAME...     makes the hosts (2 to 4); sets HOSTS_TRACE
@@ -41,12 +42,6 @@ hosts_need() {
 	for t in ip unshare nsenter; do
 		command -v "$t" >/dev/null || e2e_fail "test hosts need '$t' (iproute2, util-linux)"
 	done
-	# Open MPI 5's launcher (PRRTE) does not start jobs across these hosts
-	# through hosts_agent.sh yet (mpirun exits 243 at once).
-	if mpirun --version 2>/dev/null | grep -Eq 'Open MPI\)? v?([5-9]|[1-9][0-9])\.'; then
-		e2e_note "SKIP: test hosts are launched with Open MPI 4's rsh agent only"
-		exit 77
-	fi
 }
 
 hosts_down() {
@@ -151,7 +146,7 @@ hosts_up() {
 hosts_exec() {
 	local p=${HOSTS_PID[$1]}
 	shift
-	nsenter -t "$p" -n -u -m -p --wd="$PWD" "$@" {HOSTS_ALIVE_FD}>&-
+	nsenter -t "$p" -n -u -m -p --root --wd="$PWD" "$@" {HOSTS_ALIVE_FD}>&-
 }
 
 hosts_dir() {
@@ -166,8 +161,10 @@ hosts_dir() {
 hosts_run() {
 	local out=$1 trace=$2 provider=$3 mode=$4 spec=$5
 	shift 5
+	# TMPDIR: Open MPI 5's launcher names its session directory after the
+	# host and its pid, which repeat in every test's new pid namespace.
 	local args env=(FI_TCP_IFACE=$HOSTS_IF FI_SOCKETS_IFACE=$HOSTS_IF
-		MSGTRACE_HOSTS_STATE="$E2E_TMP/hosts")
+		MSGTRACE_HOSTS_STATE="$E2E_TMP/hosts" TMPDIR="$E2E_TMP/hosts")
 	local n
 	for n in "${HOSTS_NAMES[@]}"; do
 		env+=("MSGTRACE_HOSTS_PID_$n=${HOSTS_PID[$n]}")
@@ -183,7 +180,7 @@ hosts_run() {
 		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR "${args[@]}")
 	fi
 	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
-		nsenter -t "${HOSTS_PID[${HOSTS_NAMES[0]}]}" -n -u -m -p --wd="$PWD" \
+		nsenter -t "${HOSTS_PID[${HOSTS_NAMES[0]}]}" -n -u -m -p --root --wd="$PWD" \
 		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err" \
 		{HOSTS_ALIVE_FD}>&-
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# hosts_program.sh PROVIDER_DIR MSGTRACE PROGRAM [ARGS...] - an mpilog test
-# program (match_patterns, tags_trunc) on two test hosts (hosts_lib.sh),
-# 2 ranks each, over tcp;ofi_rxm bound to the hosts' own interface:
+# hosts_program.sh PROVIDER_DIR MSGTRACE PROVIDER PROGRAM [ARGS...] - an
+# mpilog test program (match_patterns, tags_trunc) on two test hosts
+# (hosts_lib.sh), 2 ranks each, over PROVIDER (a libfabric provider list
+# where the program works untraced, fabric.sh) bound to the hosts' own
+# interface:
 #   1. it prints the same traced and untraced;
 #   2. each host wrote the files of its own ranks, named after it, into its
 #      own directory;
@@ -18,9 +20,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
-[ $# -ge 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE PROGRAM [ARGS...]" >&2; exit 2; }
-E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
-shift 3
+[ $# -ge 4 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE PROVIDER PROGRAM [ARGS...]" >&2; exit 2; }
+E2E_PROVIDER_DIR=$1 msgtrace=$2 provider=$3 prog=$4
+shift 4
 E2E_NAME="hosts[$(basename "$prog")]"
 e2e_need_file "$prog" "the test program"
 e2e_need_subcommand "$msgtrace" messages
@@ -29,9 +31,9 @@ hosts_up hA hB
 a=$(hosts_dir hA) b=$(hosts_dir hB)
 HOSTS_MPIRUN_EXTRA=(--map-by node)
 
-hosts_run_ok "$E2E_TMP/plain.out" - "tcp;ofi_rxm" full hA:2,hB:2 "$prog" "$@"
+hosts_run_ok "$E2E_TMP/plain.out" - "$provider" full hA:2,hB:2 "$prog" "$@"
 mkdir "$E2E_TMP/log"
-hosts_run_ok "$E2E_TMP/traced.out" trace "tcp;ofi_rxm" full hA:2,hB:2 "$prog" \
+hosts_run_ok "$E2E_TMP/traced.out" trace "$provider" full hA:2,hB:2 "$prog" \
 	--log "$E2E_TMP/log" "$@"
 sort "$E2E_TMP/plain.out" >"$E2E_TMP/p.sorted"
 sort "$E2E_TMP/traced.out" >"$E2E_TMP/t.sorted"
