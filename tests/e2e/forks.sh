@@ -1,6 +1,6 @@
 #!/bin/bash
 # forks.sh - a forked process that records is a process of its own, marked
-# as a fork of its parent's rank (issue 14). fork_fabric: 2 MPI ranks each
+# as a fork of its parent's rank. fork_fabric: 2 MPI ranks each
 # fork a child that forks a grandchild; children and grandchildren use
 # libfabric themselves (MPI is not usable after fork):
 #   rank r      <-> rank 1-r          MPI_MSGS + 1 (the address swap) each way

@@ -1,5 +1,5 @@
 /*
- * reliab_life - process life events of a traced MPI rank (issue 14), run
+ * reliab_life - process life events of a traced MPI rank, run
  * the same with and without the hook by reliab_life.sh:
  *
  *   fork          every rank exchanges ITERS messages with its peer

@@ -785,7 +785,7 @@ Test(rec, without_tsc_records_take_the_general_path)
 	free(data);
 }
 
-/* ---- issue 14: fork, exit with live threads, signals, counters ---- */
+/* ---- fork, exit with live threads, signals, counters ---- */
 
 /* Thread seq 1 records, forks, and the child's only thread records
  * child_ops more and ends with pthread_exit: the child exits 0 (as it

@@ -2,7 +2,7 @@
 # test_cmd_watch.sh MSGTRACE GEN_TRACE BENCH_WATCH
 #
 # `msgtrace watch` reads a running job's files on from where its last view
-# stopped (issue 16). On a hang gen_trace --hang leaves open (16 ranks):
+# stopped. On a hang gen_trace --hang leaves open (16 ranks):
 # 1. the pipeline's live views (bench_watch --check): a receive published
 #    and a file closed between two views are in the second (the receive
 #    waits, the file is no longer left by a kill), which read those 2
