@@ -8,15 +8,14 @@
  * Each rank creates READYDIR/ready.RANK just before its blocking call, so a
  * test knows when the whole job is about to hang.
  */
-#include <fcntl.h>
+#include "mpilog.h"
+
 #include <mpi.h>
 #include <stdio.h>
-#include <unistd.h>
 
 int main(int argc, char **argv)
 {
-	char path[4096];
-	int rank, x = 0, fd;
+	int rank, x = 0;
 
 	MPI_Init(&argc, &argv);
 	if (argc != 2) {
@@ -24,12 +23,7 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	snprintf(path, sizeof(path), "%s/ready.%d", argv[1], rank);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	if (fd < 0 || close(fd)) {
-		perror(path);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
+	mpilog_ready(argv[1], rank);
 	if (rank == 0)
 		MPI_Recv(&x, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	MPI_Barrier(MPI_COMM_WORLD);

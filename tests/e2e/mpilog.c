@@ -75,6 +75,18 @@ int mpilog_world_rank(void)
 	return world_rank;
 }
 
+void mpilog_ready(const char *dir, int rank)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ready.%d", dir, rank);
+	if (!(f = fopen(path, "w")) || fclose(f)) {
+		perror(path);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
 int mpilog_no_ssend(void)
 {
 	return no_ssend;

@@ -71,6 +71,10 @@ void mpilog_check(int rc, const char *what);
 int mpilog_no_ssend(void);
 /* Rank in MPI_COMM_WORLD, valid after mpilog_init. */
 int mpilog_world_rank(void);
+/* Creates DIR/ready.RANK: a hang test's program calls it just before the
+ * blocking call the job hangs in, so the test knows when every rank got
+ * there. Needs no mpilog_init; aborts the job if the file cannot be made. */
+void mpilog_ready(const char *dir, int rank);
 
 /* Sends are of MPI_BYTE. ISEND and ISSEND need req, the others ignore it. */
 int mpilog_send(enum mpilog_send_call call, const void *buf, int bytes,

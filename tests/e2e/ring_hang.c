@@ -10,18 +10,17 @@
  * Each rank prints its round trips ("ring_hang: rank R round trips N",
  * flushed) and creates READYDIR/ready.RANK just before its blocking call.
  */
-#include <fcntl.h>
+#include "mpilog.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 enum { TAG_PING = 5, TAG_PONG = 6, TAG_NEVER = 99 };
 
 int main(int argc, char **argv)
 {
-	char path[4096];
-	int rank, size, x = 0, fd, more = 1;
+	int rank, size, x = 0, more = 1;
 	long long trips = 0, min_trips;
 	double end;
 
@@ -50,12 +49,7 @@ int main(int argc, char **argv)
 	}
 	printf("ring_hang: rank %d round trips %lld\n", rank, trips);
 	fflush(stdout);
-	snprintf(path, sizeof(path), "%s/ready.%d", argv[1], rank);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	if (fd < 0 || close(fd)) {
-		perror(path);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
+	mpilog_ready(argv[1], rank);
 	if (rank == 0)
 		MPI_Recv(&x, 1, MPI_INT, 1, TAG_NEVER, MPI_COMM_WORLD,
 			 MPI_STATUS_IGNORE);
