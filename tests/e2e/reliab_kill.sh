@@ -3,7 +3,7 @@
 # A traced job that ends badly, run the same way without the hook:
 #   abort  rank 1 calls MPI_Abort(MPI_COMM_WORLD, 3) at iteration 300;
 #   kill   rank 1 gets SIGKILL once it has done 300 iterations;
-#   term   `timeout` sends SIGTERM to mpirun 4 s into the run.
+#   term   mpirun gets SIGTERM once rank 1 has done 300 iterations.
 # The job's output and exit status equal the untraced run's, the hook logs
 # nothing, `msgtrace dump` reads every rank's files (exit 0), and each
 # rank's trace holds every user send and receive the rank had completed
@@ -16,9 +16,22 @@ cd "$E2E_TMP"
 export E2E_NP=3
 prog=("$mix" --iters 1000000 --nap-us 2000)
 
+# at_300 PROGRESSDIR JOB: waits until rank 1 has done 300 iterations (a
+# count, not a time: a loaded machine may take seconds to start the job).
+at_300() {
+	local it=0
+	for _ in $(seq 600); do
+		it=$({ tail -n 1 "$1/rank1.progress" 2>/dev/null || true; } | cut -d' ' -f1)
+		[ "${it:-0}" -ge 300 ] && return 0
+		sleep 0.1
+	done
+	wait "$2"
+	e2e_fail "rank 1 never reached iteration 300"
+}
+
 # job OUT TRACEDIR PROGRESSDIR: one run ending the way $mode says.
 job() {
-	local out=$1 trace=$2 progress=$3 pidfile
+	local out=$1 trace=$2 progress=$3 bg
 	mkdir "$progress"
 	case $mode in
 	abort)
@@ -26,19 +39,18 @@ job() {
 		;;
 	kill)
 		reliab_run "$out" "$trace" -- "${prog[@]}" --progress "$progress" &
-		local bg=$! it=0
-		for _ in $(seq 600); do
-			it=$({ tail -n 1 "$progress/rank1.progress" 2>/dev/null || true; } |
-				cut -d' ' -f1)
-			[ "${it:-0}" -ge 300 ] && break
-			sleep 0.1
-		done
-		[ "${it:-0}" -ge 300 ] || { wait $bg; e2e_fail "rank 1 never reached iteration 300"; }
+		bg=$!
+		at_300 "$progress" $bg
 		kill -KILL "$(cat "$progress/rank1.pid")"
 		wait $bg
 		;;
 	term)
-		E2E_TIMEOUT=4 reliab_run "$out" "$trace" -- "${prog[@]}" --progress "$progress"
+		reliab_run "$out" "$trace" -- "${prog[@]}" --progress "$progress" &
+		bg=$!
+		at_300 "$progress" $bg
+		# reliab_run's timeout hands the SIGTERM on to mpirun.
+		pkill -TERM -x -P $bg timeout
+		wait $bg
 		;;
 	*) e2e_fail "unknown mode '$mode' (abort, kill, term)" ;;
 	esac
@@ -71,7 +83,8 @@ reliab_no_warning traced.out.err
 	e2e_fail "msgtrace dump fails on the trace of the $mode: $(cat dump.err)"
 e2e_check_trace trace "$E2E_NP"
 for r in $(seq 0 $((E2E_NP - 1))); do
-	read -r it sends recvs < <(tail -n 1 "traced.progress/rank$r.progress")
+	read -r it sends recvs < <(tail -n 1 "traced.progress/rank$r.progress") ||
+		e2e_fail "rank $r of the traced job wrote no progress line"
 	read -r s1 r1 < <(reliab_user_ops trace "$r" 101)
 	read -r s2 r2 < <(reliab_user_ops trace "$r" 102)
 	ts=$((s1 + s2)) tr=$((r1 + r2))
