@@ -20,9 +20,11 @@
  *
  * All measurements are combined by weighted least squares (clock_solve.c),
  * offsets and drifts separately, with the largest domain of each connected
- * group as the reference. No offset is then left outside the interval a
- * pair's round trips bound (keep_in_bounds): what the messages prove holds
- * over what the rest estimates.
+ * group as the reference. Two rules hold what the messages prove over what
+ * the rest estimates: a pair's drift enters only where its messages rule
+ * out the drift held without them, else the held one does (supported_drifts,
+ * clock_drift.c), and no offset is left outside the interval a pair's round
+ * trips bound (keep_in_bounds).
  */
 #include <math.h>
 #include <stdlib.h>
