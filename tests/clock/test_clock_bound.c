@@ -233,53 +233,56 @@ Test(clock_bound, unsupported_drift_left_out)
 		}
 }
 
+static int64_t smaller(const struct two *g) { return g->lab < g->lba ? g->lab : g->lba; }
+static int64_t larger(const struct two *g) { return g->lab > g->lba ? g->lab : g->lba; }
+
+/* Over seeds 1..seeds: the run of s with b's calibrations cal_off (as in
+ * run()) gives b the drift s->ppm within tol, no message received before
+ * it was sent, and, unless bound is NULL, every event of b within
+ * bound(g) ns of its true time. */
+static void expect_recovered(const struct spec *s, int64_t cal_off, uint64_t seeds,
+			     double tol, int64_t (*bound)(const struct two *))
+{
+	for (uint64_t k = 1; k <= seeds; k++) {
+		struct two g;
+
+		seed = k;
+		build(&g, s);
+		run(&g, cal_off);
+		const struct mt_clock_domain *b = &g.res.domains[1];
+
+		cr_expect(fabs(b->drift_ppm - s->ppm) < tol,
+			  "seed %llu: drift %.3f ppm, truth %.1f", (unsigned long long)k,
+			  b->drift_ppm, s->ppm);
+		if (bound) {
+			int64_t err = worst_error(&g, INT64_MAX);
+
+			cr_expect_leq(err, bound(&g),
+				      "seed %llu: b's times off by up to %lld ns, beyond %lld ns "
+				      "(drift %.3f ppm)", (unsigned long long)k, (long long)err,
+				      (long long)bound(&g), b->drift_ppm);
+		}
+		expect_no_reversal(&g, "recovered");
+		done(&g);
+	}
+}
+
 /* b 2.5 ms ahead and 40 ppm fast, 300 round trips over 100 ms (4 us of
  * drift against a 20 us band: a line of no drift still fits between the
  * envelopes), no calibration: the drift is recovered and every event of b
  * within the smallest one-way delay of its true time. */
 Test(clock_bound, injected_drift_recovered)
 {
-	for (uint64_t k = 1; k <= 10; k++) {
-		struct two g;
-
-		seed = k;
-		build(&g, &(struct spec){ 300, 100000000, 101000000, tcp, tcp,
-					  2500000, 40 });
-		run(&g, -1);
-		const struct mt_clock_domain *b = &g.res.domains[1];
-		int64_t bound = g.lab < g.lba ? g.lab : g.lba, err = worst_error(&g, INT64_MAX);
-
-		cr_expect(fabs(b->drift_ppm - 40) < 10,
-			  "seed %llu: drift %.3f ppm, truth 40", (unsigned long long)k,
-			  b->drift_ppm);
-		cr_expect_leq(err, bound,
-			      "seed %llu: b's times off by up to %lld ns, beyond the smallest "
-			      "one-way delay %lld ns (drift %.3f ppm)", (unsigned long long)k,
-			      (long long)err, (long long)bound, b->drift_ppm);
-		expect_no_reversal(&g, "injected");
-		done(&g);
-	}
+	expect_recovered(&(struct spec){ 300, 100000000, 101000000, tcp, tcp, 2500000, 40 },
+			 -1, 10, 10, smaller);
 }
 
 /* A long run with a real drift of -13.6 ppm (32 us over 2.4 s), fast
  * messages for its first third only: the drift is kept. */
 Test(clock_bound, real_drift_kept_on_long_loaded_run)
 {
-	for (uint64_t k = 1; k <= 5; k++) {
-		struct two g;
-
-		seed = k;
-		build(&g, &(struct spec){ 2500, 2390000000, 2391000000, loaded, loaded,
-					  -3000, -13.6 });
-		run(&g, -1);
-		const struct mt_clock_domain *b = &g.res.domains[1];
-
-		cr_expect(fabs(b->drift_ppm + 13.6) < 2,
-			  "seed %llu: drift %.3f ppm, truth -13.6", (unsigned long long)k,
-			  b->drift_ppm);
-		expect_no_reversal(&g, "loaded");
-		done(&g);
-	}
+	expect_recovered(&(struct spec){ 2500, 2390000000, 2391000000, loaded, loaded,
+					 -3000, -13.6 }, -1, 5, 2, NULL);
 }
 
 /* Few messages (24 round trips over 5 ms), b 2.5 ms ahead and 40 ppm
@@ -289,22 +292,6 @@ Test(clock_bound, real_drift_kept_on_long_loaded_run)
  * round-trip bound of its truth. */
 Test(clock_bound, realtime_drift_kept_on_sparse_traffic)
 {
-	for (uint64_t k = 1; k <= 20; k++) {
-		struct two g;
-
-		seed = k;
-		build(&g, &(struct spec){ 24, 5000000, 25000000, tcp, tcp, 2500000, 40 });
-		run(&g, 300000);
-		const struct mt_clock_domain *b = &g.res.domains[1];
-		int64_t bound = g.lab > g.lba ? g.lab : g.lba, err = worst_error(&g, INT64_MAX);
-
-		cr_expect(fabs(b->drift_ppm - 40) < 0.1,
-			  "seed %llu: drift %.3f ppm, truth 40 (the calibrations')",
-			  (unsigned long long)k, b->drift_ppm);
-		cr_expect_leq(err, bound,
-			      "seed %llu: b's times off by up to %lld ns, beyond the bound %lld ns",
-			      (unsigned long long)k, (long long)err, (long long)bound);
-		expect_no_reversal(&g, "realtime");
-		done(&g);
-	}
+	expect_recovered(&(struct spec){ 24, 5000000, 25000000, tcp, tcp, 2500000, 40 },
+			 300000, 20, 0.1, larger);
 }
