@@ -20,18 +20,23 @@
  *
  * All measurements are combined by weighted least squares (clock_solve.c),
  * offsets and drifts separately, with the largest domain of each connected
- * group as the reference. No offset is then left outside the interval a
- * pair's round trips bound (keep_in_bounds): what the messages prove holds
- * over what the rest estimates.
+ * group as the reference. Two rules hold what the messages prove over what
+ * the rest estimates: a pair's drift enters only where its messages rule
+ * out the drift held without them, else the held one does (supported_drifts,
+ * clock_drift.c), and no offset is left outside the interval a pair's round
+ * trips bound (keep_in_bounds).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_drift.h"
 #include "clock_int.h"
 #include "clock_solve.h"
 
 #define REFINE_PASSES 2
+/* The drifts a pair's fit considers, around its envelopes' line. */
+#define DRIFT_REACH 1e-3
 /* No measurement here knows a drift better than 0.001 ppm: a floor on drift
  * variances keeps the least-squares system conditioned when corrupt
  * calibrations claim more (a span of decades made one weigh 10^24). */
@@ -354,7 +359,7 @@ static double window_excess(const struct pair *p, double b, double u, double v,
  */
 static void fit(struct pair *p, int64_t t0)
 {
-	const double phi = 0.6180339887498949, reach = 1e-3;
+	const double phi = 0.6180339887498949, reach = DRIFT_REACH;
 	double lo = -reach, hi = reach, b = 0, var_b = INFINITY;
 	uint32_t n0 = windows_with(p, 0), n1 = windows_with(p, 1);
 
@@ -490,6 +495,62 @@ static void bounds_at(const struct pair *p, double db, int64_t t0,
 }
 
 /*
+ * Adds to eb one drift per pair with traffic both ways: the one its
+ * messages measure where they rule out the drift held without them
+ * (clock_drift.c), else that held drift, at the messages' precision. The
+ * held drift is the recorded CLOCK_REALTIME relation where both domains
+ * have one (NTP errors are offsets that change slowly: the relation's
+ * drift is good, its offset is not), else what the prior and calibrations
+ * give (xb). A drift the messages do not support, noise of the envelopes'
+ * few corners, would tilt the times away from the messages by more than
+ * the round trips allow far from them. A held drift is to be taken as it
+ * is, not pulled towards the prior: its edge gets the least variance, and
+ * held_var[edge] the messages' (NaN for the other edges), for the
+ * uncertainty. MT_ERR_NOMEM or MT_OK.
+ */
+static enum mt_status supported_drifts(const struct lin *l, const double *xb,
+				       const double *rt, struct clk_edge *eb,
+				       uint32_t *neb, double *held_var)
+{
+	uint32_t most = 0;
+
+	for (uint32_t k = 0; k < l->map.n; k++)
+		most = l->pairs[k].nw > most ? l->pairs[k].nw : most;
+	double *buf = malloc((4 * (size_t)most + 1) * sizeof(*buf));
+
+	if (!buf)
+		return MT_ERR_NOMEM;
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		const struct pair *p = &l->pairs[k];
+		double db = isnan(rt[p->hi] - rt[p->lo]) ? xb[p->hi] - xb[p->lo] :
+			    rt[p->hi] - rt[p->lo];
+		struct clk_env e[2] = { { 0, buf, buf + most },
+					{ 0, buf + 2 * most, buf + 3 * most } };
+
+		if (!p->nw || !isfinite(p->var_b))
+			continue;
+		for (uint32_t i = 0; i < p->nw; i++)
+			for (int dir = 0; dir < 2; dir++) {
+				const struct win *w = &p->w[i];
+
+				if (w->min[dir] == INT64_MAX)
+					continue;
+				e[dir].x[e[dir].n] = (double)(w->at[dir] - l->c->res->t0);
+				e[dir].y[e[dir].n++] = (double)w->min[dir];
+			}
+		held_var[*neb] = NAN;
+		if (isnan(db) || mt_clock_drift_supported(e, db - p->env_b, DRIFT_REACH))
+			eb[(*neb)++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
+		else {
+			held_var[*neb] = p->var_b;
+			eb[(*neb)++] = (struct clk_edge){ p->lo, p->hi, db, DRIFT_VAR_MIN };
+		}
+	}
+	free(buf);
+	return MT_OK;
+}
+
+/*
  * Moves offsets the least-squares solve left outside a pair's round-trip
  * bound (a calibration weighed against sparse messages, or other pairs
  * pulling) to the nearest end of it: the bound is what the messages prove,
@@ -527,6 +588,29 @@ static void keep_in_bounds(const struct lin *l, double *xa, const double *xb,
 	}
 }
 
+/* Resamples each pair's envelopes around the line of the drift db the
+ * solve gave it (xb), through the middle of its band: a window keeps one
+ * message a direction, the lowest about the line it was sampled around,
+ * and where db differs much from the pair's own fit (sparse traffic, whose
+ * fit may lie anywhere in a wide interval) that message is not the lowest
+ * about db. The offsets and bounds are then read at db. */
+static void resample(struct lin *l, const double *xb)
+{
+	for (uint32_t k = 0; k < l->map.n; k++) {
+		struct pair *p = &l->pairs[k];
+		double db = xb[p->hi] - xb[p->lo];
+
+		if (!p->nw || isnan(db))
+			continue;
+		p->a = offset_at(p, db, l->c->res->t0);
+		p->b = db;
+	}
+	envelope(l);
+	for (uint32_t k = 0; k < l->map.n; k++)
+		if (l->pairs[k].nw)
+			hulls(&l->pairs[k]);
+}
+
 /* Combines pair and realtime measurements into res->domains. */
 static enum mt_status combine(struct lin *l)
 {
@@ -542,16 +626,24 @@ static enum mt_status combine(struct lin *l)
 	unsigned char *pinned = calloc(nn, 1), *pinned_b = calloc(nn, 1);
 	unsigned char *has_msg = calloc(nn, 1);
 	double *band = malloc(nn * sizeof(*band));	/* tightest pair gap */
+	double *rt = malloc(nn * sizeof(*rt));	/* CLOCK_REALTIME relation's drift */
+	double *scratch = malloc(nn * sizeof(*scratch));
+	double *held_var = malloc((l->map.n + 2 * nd + 1) * sizeof(*held_var));
 	unsigned char *has_any = calloc(nn, 1);
 	uint32_t nea, neb;
 	enum mt_status st = MT_ERR_NOMEM;
 
 	if (!ea || !eb || !prio || !xa || !va || !xb || !vb || !anchor ||
-	    !anchor_b || !pinned || !pinned_b || !has_msg || !has_any || !band)
+	    !anchor_b || !pinned || !pinned_b || !has_msg || !has_any || !band || !rt ||
+	    !scratch || !held_var)
 		goto out;
-	for (uint32_t d = 0; d < nn; d++)
+	for (uint32_t d = 0; d < nn; d++) {
 		band[d] = INFINITY;
+		rt[d] = NAN;
+	}
 	nea = realtime_edges(l->c, ea, eb, &neb);
+	for (uint32_t k = 0; k < neb; k++)
+		rt[eb[k].j] = eb[k].v;
 	for (uint32_t k = 0; k < nea; k++)
 		has_any[ea[k].j] = 1;
 	for (uint32_t k = 0; k < l->map.n; k++)
@@ -573,14 +665,23 @@ static enum mt_status combine(struct lin *l)
 	for (uint32_t d = 0; d < nd; d++)
 		prio[d] = (double)r->domains[d].nprocs * 4294967296.0 - d;
 	prio[nd] = -1;
-	for (uint32_t k = 0; k < l->map.n; k++) {
-		const struct pair *p = &l->pairs[k];
-
-		if (p->nw && isfinite(p->var_b))
-			eb[neb++] = (struct clk_edge){ p->lo, p->hi, p->b, p->var_b };
-	}
 	if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, vb))
 		goto fail;
+	for (uint32_t k = 0; k < neb; k++)
+		held_var[k] = NAN;
+	if (supported_drifts(l, xb, rt, eb, &neb, held_var) != MT_OK)
+		goto out;
+	/* The drifts with held ones taken as they are; their uncertainty with
+	 * held ones as uncertain as the messages leave them. */
+	memset(pinned_b, 0, nn);
+	if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, xb, scratch))
+		goto fail;
+	for (uint32_t k = 0; k < neb; k++)
+		eb[k].var = isnan(held_var[k]) ? eb[k].var : held_var[k];
+	memset(pinned_b, 0, nn);
+	if (mt_clock_solve(nn, eb, neb, prio, pinned_b, anchor_b, scratch, vb))
+		goto fail;
+	resample(l, xb);
 	/* Drifts first: a pair's offset is best known at the centre of its
 	 * traffic; the combined drifts (far better than one pair's) carry it
 	 * to t0, with their uncertainty over that distance. */
@@ -640,6 +741,9 @@ out:
 	free(pinned_b);
 	free(has_msg);
 	free(band);
+	free(rt);
+	free(scratch);
+	free(held_var);
 	free(has_any);
 	return st;
 }

@@ -18,8 +18,10 @@
  *     largest), from the lower envelopes of one-way delays between domains
  *     exchanging messages both ways and from the CLOCK_REALTIME calibration
  *     pairs (NTP-grade), combined over all pairs by weighted least squares,
- *     each weighted by how tightly it bounds offset and drift; a drift prior
- *     settles drifts the data leave open (short or sparse runs).
+ *     each weighted by how tightly it bounds offset and drift. A pair's
+ *     drift comes from its messages only where they rule out the drift held
+ *     without them (the CLOCK_REALTIME relation, else none); no offset is
+ *     left outside the interval the round trips bound.
  *  3. CLC, the controlled logical clock (Becker, Rabenseifner, Wolf 2007):
  *     a receive moves to at least its send plus the minimum latency measured
  *     for that pair of domains; forward amortization with gamma < 1; backward

@@ -161,8 +161,10 @@ hosts_dir() {
 hosts_run() {
 	local out=$1 trace=$2 provider=$3 mode=$4 spec=$5
 	shift 5
-	# TMPDIR: Open MPI 5's launcher names its session directory after the
-	# host and its pid, which repeat in every test's new pid namespace.
+	# TMPDIR: Open MPI and PMIx name a job's session directory after the host
+	# and mpirun's pid, the same in every hosts test (names hA, hB; each pid
+	# namespace numbers from 1): a job beside another hosts test (ctest -j),
+	# or after one was killed, would take that test's directory as its own.
 	local args env=(FI_TCP_IFACE=$HOSTS_IF FI_SOCKETS_IFACE=$HOSTS_IF
 		MSGTRACE_HOSTS_STATE="$E2E_TMP/hosts" TMPDIR="$E2E_TMP/hosts")
 	local n
