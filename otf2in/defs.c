@@ -435,6 +435,7 @@ enum mt_status mt_otf2in_read_defs(struct mt_otf2in *in, struct mt_err *err)
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, mt_otf2in_def_attribute);
 	OTF2_Reader_RegisterGlobalDefCallbacks(in->rd, gdr, cb, in);
 	OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalDefinitions(in->rd, gdr, &n);
 

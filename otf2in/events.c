@@ -103,9 +103,10 @@ static enum mt_status complete(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	return mt_match_complete(in->m, &c);
 }
 
+/* x: the message's fields as msgtrace exported them, or NULL. */
 static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 				uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-				uint64_t len, uint64_t ctx)
+				uint64_t len, uint64_t ctx, const struct oi_fab *x)
 {
 	struct mt_match_op o;
 	int32_t peer;
@@ -127,6 +128,10 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	o.dir = MT_MATCH_DIR_SEND;
 	o.tagged = 1;
 	fields(in, c, comm_rank(in, c, ep), tag, &o.f);
+	if (x && x->has) {
+		o.f = x->f;
+		o.f.tag = (int32_t)tag;
+	}
 	in->facts.sends++;
 	in->loc[ep].p2p = 1;
 	return mt_match_post(in->m, &o);
@@ -160,7 +165,7 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp time, void
 	if ((s = end_send(in, ep, ts)))
 		return failed(in, s);
 	ctx = block_ctx(lo);
-	s = post_send(in, ep, ts, receiver, comm, tag, len, ctx);
+	s = post_send(in, ep, ts, receiver, comm, tag, len, ctx, NULL);
 	if (s == MT_END)
 		return CB_OK;
 	if (s)
@@ -179,15 +184,16 @@ static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 				  uint64_t req)
 {
 	struct mt_otf2in *in = arg;
+	struct oi_fab x;
 	enum mt_status s;
 	int32_t ep;
 
-	(void)al;
 	if (!loc_of(in, loc, &ep))
 		return CB_OK;
 	in->facts.isends++;
+	mt_otf2in_fab(in, al, &x);
 	s = post_send(in, ep, mt_otf2in_ns(in, time), receiver, comm, tag, len,
-		      req & ~OI_CTX_BLOCK);
+		      req & ~OI_CTX_BLOCK, &x);
 	return s && s != MT_END ? failed(in, s) : CB_OK;
 }
 
@@ -205,6 +211,15 @@ static OTF2_CallbackCode ev_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp time
 	s = complete(in, ep, mt_otf2in_ns(in, time), req & ~OI_CTX_BLOCK,
 		     FI_SEND | FI_TAGGED, 0);
 	return s ? failed(in, s) : CB_OK;
+}
+
+/* The first location of world rank (process) p, -1: none. */
+static int32_t loc_of_proc(const struct mt_otf2in *in, int32_t p)
+{
+	for (size_t l = 0; p >= 0 && l < in->nloc; l++)
+		if (in->loc[l].proc == (uint32_t)p)
+			return (int32_t)l;
+	return -1;
 }
 
 /* Receive r of location ep to the matcher: posted, then completed. */
@@ -230,6 +245,10 @@ static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct o
 		o.peer = -1;
 		o.addr = UINT64_MAX;
 		o.f = (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
+		if (r->fab.has) {	/* msgtrace exported what it was posted for */
+			o.f = r->fab.f;
+			o.peer = loc_of_proc(in, r->fab.peer);
+		}
 		c.f = o.f;
 		c.err = FI_ECANCELED;
 	} else {
@@ -237,6 +256,14 @@ static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct o
 		o.peer = r->peer;
 		o.addr = (uint64_t)r->comm_src;
 		fields(in, r->comm, r->comm_src, r->tag, &o.f);
+		if (r->fab.has) {
+			o.f = r->fab.f;
+			o.f.tag = (int32_t)r->tag;
+		}
+		if (r->fab.trunc) {	/* msgtrace exported a truncation */
+			o.len = r->fab.recv_buf;
+			c.err = FI_ETRUNC;
+		}
 		c.f = o.f;
 		c.tag = o.tag;
 		c.len = r->len;
@@ -305,12 +332,14 @@ static struct oi_recv *rq_find(struct oi_loc *lo, uint64_t req)
 }
 
 /* r received from rank sender of comm: *r filled, or 0 when the sender is
- * no known location (skipped). */
+ * no known location (skipped), unless msgtrace's export says the sender
+ * was not traced (r->fab). */
 static int recv_from(struct mt_otf2in *in, int32_t ep, struct oi_recv *r,
 		     uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
 	r->comm = comm_peer(in, ep, comm, sender, &r->peer);
-	if (r->comm == OI_NONE || r->peer < 0) {
+	if (r->comm == OI_NONE ||
+	    (r->peer < 0 && !(r->fab.has && sender == OTF2_UNDEFINED_UINT32))) {
 		in->facts.skipped++;
 		return 0;
 	}
@@ -355,12 +384,12 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	struct oi_loc *lo;
 	int32_t ep;
 
-	(void)al;
 	if (!(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	if (!(r = rq_push(lo)))
 		return failed(in, MT_ERR_NOMEM);
 	in->facts.irecv_requests++;
+	mt_otf2in_fab(in, al, &r->fab);
 	r->req = req;
 	r->post_ts = mt_otf2in_ns(in, time);
 	return CB_OK;
@@ -378,7 +407,6 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 	enum mt_status s;
 	int32_t ep;
 
-	(void)al;
 	if (!(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	in->facts.irecv_done++;
@@ -388,6 +416,7 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 		r->post_ts = ts;
 	}
 	mine = *r;
+	mt_otf2in_fab(in, al, &mine.fab);
 	if (!recv_from(in, ep, &mine, sender, comm, tag, len))
 		mine.cancelled = 1;	/* ends its request: nothing to pair */
 	mine.done = 1;

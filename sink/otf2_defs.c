@@ -196,18 +196,39 @@ static void comms(struct defs *d, const struct otf2_out *o)
 }
 
 /* The attributes of sink_otf2.c; status strings take refs 0.. so that an
- * event's status is its own string ref. */
+ * event's status is its own string ref, and the kind names follow. */
 static void attributes(struct defs *d)
 {
 	for (unsigned s = 0; s < MT_MATCH_ST_COUNT; s++)
 		str(d, mt_match_status_str(s));
 	str(d, "pending");	/* OTF2_STATUS_PENDING */
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		str(d, mt_match_kind_str(k));	/* OTF2_KIND_STR(k) */
 	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_STATUS,
 		str(d, "status"), str(d, "msgtrace pairing outcome of the message"),
 		OTF2_TYPE_STRING), "attribute");
 	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_RECV_BUF,
 		str(d, "recv_buf"), str(d, "bytes the truncated receive had posted"),
 		OTF2_TYPE_UINT64), "attribute");
+	static const struct { const char *name, *what; OTF2_Type type; } fab[] = {
+		[ATTR_KIND - ATTR_KIND] = { "msgtrace::kind",
+			"message kind (msgtrace messages --help)", OTF2_TYPE_STRING },
+		[ATTR_CID - ATTR_KIND] = { "msgtrace::cid",
+			"communicator id on the fabric, -1: unknown", OTF2_TYPE_INT64 },
+		[ATTR_COMM_SRC - ATTR_KIND] = { "msgtrace::comm_src",
+			"sender's rank in the communicator, -1: unknown", OTF2_TYPE_INT32 },
+		[ATTR_FLAGS - ATTR_KIND] = { "msgtrace::flags",
+			"1: internal tag, 2: tag known, 4: any source", OTF2_TYPE_UINT8 },
+		[ATTR_TAG - ATTR_KIND] = { "msgtrace::tag",
+			"MPI tag a receive was posted for", OTF2_TYPE_INT32 },
+		[ATTR_PEER - ATTR_KIND] = { "msgtrace::peer",
+			"world rank a receive was posted for, -1: any", OTF2_TYPE_INT32 },
+	};
+
+	for (unsigned a = 0; a < sizeof(fab) / sizeof(fab[0]); a++)
+		check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_KIND + a,
+			str(d, fab[a].name), str(d, fab[a].what), fab[a].type),
+			"attribute");
 }
 
 /* Call sites, when the trace has them: SourceCodeLocation n - 1 for site n

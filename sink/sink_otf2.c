@@ -19,8 +19,13 @@
  * late by the operations that completed while it was in flight), so an
  * insertion from the back costs a few comparisons. An event older than one already written (an operation in flight
  * for longer than the window) is written just after it and counted as
- * moved; OTF2 takes nothing but strictly increasing times per location, so
- * equal times are also spread by 1 ns.
+ * moved. Equal times stay equal (OTF2 takes non-decreasing times per
+ * location), so that reading the archive back gives the times exported.
+ *
+ * Its times are those of the messages: on one clock (the trace's, or the
+ * corrected merged clock) unless the trace spans several clock domains and
+ * none was corrected; the property MSGTRACE::ONE_CLOCK says which, so that
+ * reading it back does not correct them again.
  *
  * MPI tags: OTF2's tag is unsigned 32 bits; the tag is written as its 32-bit
  * two's complement, so Open MPI's negative internal tags read as values
@@ -43,6 +48,9 @@ struct ev {
 	uint64_t req;
 	uint64_t len;
 	uint64_t recv_buf;
+	int64_t cid;		/* the fabric fields (ATTR_KIND ...) */
+	int32_t comm_src;
+	int32_t world_peer;	/* world rank of the other side, -1: unknown */
 	uint32_t peer;		/* rank in the communicator */
 	uint32_t comm;
 	uint32_t tag;
@@ -50,6 +58,8 @@ struct ev {
 	uint8_t type;		/* enum ev_type */
 	uint8_t kind;		/* enum mt_match_kind */
 	uint8_t status;		/* enum mt_match_status */
+	uint8_t flags;		/* ATTR_F_* */
+	uint8_t alone;		/* a receive request without completion */
 };
 
 struct loc {
@@ -57,7 +67,6 @@ struct loc {
 	struct ev *win;		/* 2 * REORDER_CAP: sorted events in [head, end) */
 	uint32_t head, end;
 	uint64_t last;		/* last timestamp written, 0 = none */
-	uint64_t last_raw;	/* latest event time written, before spreading */
 };
 
 /* OTF2 keeps a location's events in chunks of CHUNK_EVENTS bytes for as
@@ -188,11 +197,12 @@ static void win_insert(struct loc *l, const struct ev *e)
 	l->end++;
 }
 
-/* The next strictly increasing time of location l for a record at ts. */
+/* The time of location l for a record at ts: ts itself, or the latest
+ * time written when ts is earlier (times never decrease per location). */
 static uint64_t stamp(struct loc *l, uint64_t ts)
 {
-	if (ts <= l->last)
-		ts = l->last + 1;
+	if (ts < l->last)
+		ts = l->last;
 	l->last = ts;
 	return ts;
 }
@@ -201,9 +211,23 @@ static uint64_t stamp(struct loc *l, uint64_t ts)
  * call site of the side, as a SourceCodeLocation (number - 1). */
 static OTF2_AttributeList *attrs_for(struct otf2_sink *s, const struct ev *e)
 {
-	if (e->status == MT_MATCH_ST_MATCHED && !e->site)
+	int fab = e->type == EV_ISEND || e->type == EV_IRECV ||
+		  (e->type == EV_IRECV_REQ && e->alone);
+
+	if (e->status == MT_MATCH_ST_MATCHED && !e->site && !fab)
 		return NULL;
 	OTF2_AttributeList_RemoveAllAttributes(s->attrs);
+	if (fab) {
+		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_KIND,
+						OTF2_KIND_STR(e->kind));
+		OTF2_AttributeList_AddInt64(s->attrs, ATTR_CID, e->cid);
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_COMM_SRC, e->comm_src);
+		OTF2_AttributeList_AddUint8(s->attrs, ATTR_FLAGS, e->flags);
+	}
+	if (e->type == EV_IRECV_REQ && e->alone) {
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_TAG, (int32_t)e->tag);
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_PEER, e->world_peer);
+	}
 	if (e->status != MT_MATCH_ST_MATCHED)
 		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_STATUS, e->status);
 	if (e->status == MT_MATCH_ST_TRUNCATED)
@@ -227,11 +251,8 @@ static int write_ev(struct otf2_sink *s, size_t li, const struct ev *e)
 	uint64_t t = stamp(l, e->ts);
 	OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(l->w, NULL, t, reg);
 
-	if (e->ts < l->last_raw)
+	if (e->ts < l->last)
 		s->moved++;
-	else
-		l->last_raw = e->ts;
-	t = stamp(l, t);
 	if (rc == OTF2_SUCCESS) {
 		switch (e->type) {
 		case EV_ISEND:
@@ -253,7 +274,6 @@ static int write_ev(struct otf2_sink *s, size_t li, const struct ev *e)
 			break;
 		}
 	}
-	t = stamp(l, t);
 	if (rc == OTF2_SUCCESS)
 		rc = OTF2_EvtWriter_Leave(l->w, NULL, t, reg);
 	s->o.nevents[li] += 3;
@@ -398,6 +418,7 @@ static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
 	struct otf2_comm *c = &s->o.comm[e->comm];
 
 	e->peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
+	e->world_peer = peer;
 	e->type = post;
 	e->ts = post_ts;
 	if (push(s, l, e))
@@ -405,6 +426,18 @@ static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
 	e->type = done;
 	e->ts = done_ts;
 	return push(s, l, e);
+}
+
+/* The message's tag and fabric fields into e (ATTR_KIND ...). */
+static void ev_fields(struct ev *e, const struct mt_match_fields *f)
+{
+	e->tag = (uint32_t)f->tag;
+	e->kind = f->kind;
+	e->cid = f->cid;
+	e->comm_src = f->comm_src;
+	e->flags = (uint8_t)((f->internal ? ATTR_F_INTERNAL : 0) |
+			     (f->has_tag ? ATTR_F_HAS_TAG : 0) |
+			     (f->any_src ? ATTR_F_ANY_SRC : 0));
 }
 
 /* Both sides of one message, as far as they are known. */
@@ -416,11 +449,12 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	int cancelled = m->status == MT_MATCH_ST_CANCELLED;
 	struct ev e = {
 		.req = ++s->msgs, .len = m->bytes, .recv_buf = m->recv_buf,
-		.tag = (uint32_t)m->f.tag, .kind = m->f.kind, .status = m->status,
+		.status = m->status, .alone = cancelled,
 	};
 
 	if (!c)
 		return -1;
+	ev_fields(&e, &m->f);
 	e.comm = (uint32_t)(c - o->comm);
 	e.site = m->send_site;
 	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME &&
@@ -574,15 +608,16 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 						   proc_of(&s->o, op->ep), peer);
 		struct ev e = {
 			.ts = op->ts, .req = ++s->msgs, .len = op->len,
-			.tag = (uint32_t)op->f.tag, .kind = op->f.kind,
 			.status = OTF2_STATUS_PENDING, .site = op->site,
 			.type = op->dir == MT_MATCH_DIR_SEND ? EV_ISEND : EV_IRECV_REQ,
+			.alone = 1, .world_peer = peer,
 		};
 
 		if (!c)
 			return -1;
 		if (l == SIZE_MAX)
 			continue;
+		ev_fields(&e, &op->f);
 		e.comm = (uint32_t)(c - s->o.comm);
 		e.peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
 		if (push(s, l, &e))
@@ -600,6 +635,10 @@ static enum mt_status otf2_finalize(void *state, const struct mt_run *run,
 	enum mt_status st;
 
 	rc = s->failed || add_pending(s, sum);
+	if (s->o.ar && mt_sink_otf2_check(&s->o, OTF2_Archive_SetBoolProperty(s->o.ar,
+			MT_SINK_OTF2_ONE_CLOCK, run->clock.res || run->clock.declared <= 1,
+			true), "property"))
+		rc = -1;
 	if (s->o.ar) {
 		if (drain_all(s) ||
 		    mt_sink_otf2_check(&s->o, OTF2_Archive_CloseEvtFiles(s->o.ar),

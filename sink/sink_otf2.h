@@ -37,9 +37,21 @@ struct otf2_comm {
  * the status is a string ref, mt_match_status (0..MT_MATCH_ST_COUNT-1) or
  * OTF2_STATUS_PENDING (an operation never completed). ATTR_SITE (traces
  * with call sites only): where the application called MPI, a
- * SourceCodeLocation, call site number n being definition n - 1. */
-enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_SITE, ATTR_COUNT };
+ * SourceCodeLocation, call site number n being definition n - 1.
+ * The fabric fields of the message (mt_match_fields), which OTF2's events
+ * do not hold, on the events naming its tag (MpiIsend, MpiIrecv) and on
+ * the request of a receive that has none (cancelled): its kind, the MPI
+ * communicator id and sender rank as the fabric carried them (-1:
+ * unknown), the flags ATTR_F_*, and for a receive without a completion
+ * its tag and the world rank it posted for (-1: any). Reading the archive
+ * back (otf2in/) gives the messages exported. */
+enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_KIND, ATTR_CID, ATTR_COMM_SRC,
+       ATTR_FLAGS, ATTR_TAG, ATTR_PEER, ATTR_SITE, ATTR_COUNT };
+#define ATTR_F_INTERNAL 1u
+#define ATTR_F_HAS_TAG 2u
+#define ATTR_F_ANY_SRC 4u
 #define OTF2_STATUS_PENDING MT_MATCH_ST_COUNT
+#define OTF2_KIND_STR(kind) ((OTF2_StringRef)(OTF2_STATUS_PENDING + 1 + (kind)))
 
 struct otf2_out {
 	OTF2_Archive *ar;
@@ -53,6 +65,9 @@ struct otf2_out {
 	uint32_t slot_mask;
 	struct mt_err *err;	/* the first failure, said once */
 };
+
+/* Archive property: true when every time is on one clock. */
+#define MT_SINK_OTF2_ONE_CLOCK "MSGTRACE::ONE_CLOCK"
 
 /* Writes every global and (empty) local definition. 0 or -1 (printed). */
 int mt_sink_otf2_defs(struct otf2_out *o);
