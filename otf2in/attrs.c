@@ -1,8 +1,9 @@
 /*
  * attrs.c - the attributes msgtrace's own export (`export --otf2`) puts on
  * message events: the fabric fields OTF2's MPI events have no room for
- * (kind, fabric communicator id and sender rank, tag flags, a truncated
- * receive's posted length, a receive request's posted tag and source).
+ * (kind, fabric communicator id and sender rank, tag flags, a receive's
+ * posted length, a receive request's communicator, posted tag and
+ * source).
  * With them an exported archive reads back as the messages exported.
  * Other producers' attributes of other names are ignored.
  */
@@ -14,6 +15,7 @@ static const char *const attr_name[OI_A_COUNT] = {
 	[OI_A_KIND] = "msgtrace::kind", [OI_A_CID] = "msgtrace::cid",
 	[OI_A_COMM_SRC] = "msgtrace::comm_src", [OI_A_FLAGS] = "msgtrace::flags",
 	[OI_A_TAG] = "msgtrace::tag", [OI_A_PEER] = "msgtrace::peer",
+	[OI_A_COMM] = "msgtrace::comm",
 	[OI_A_RECV_BUF] = "recv_buf",
 };
 
@@ -51,7 +53,7 @@ int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
 	memset(x, 0, sizeof(*x));
 	x->peer = -1;
 	if (get(in, al, OI_A_RECV_BUF, &v)) {
-		x->trunc = 1;
+		x->has_buf = 1;
 		x->recv_buf = v.uint64;
 	}
 	if (!get(in, al, OI_A_KIND, &v))
@@ -71,6 +73,10 @@ int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
 		x->f.tag = v.int32;
 	if (get(in, al, OI_A_PEER, &v))
 		x->peer = v.int32;
+	if (get(in, al, OI_A_COMM, &v)) {
+		x->comm = v.commRef;
+		x->has_comm = 1;
+	}
 	x->has = 1;
 	return 1;
 }

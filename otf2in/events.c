@@ -222,35 +222,33 @@ static int32_t loc_of_proc(const struct mt_otf2in *in, int32_t p)
 	return -1;
 }
 
-/* Receive r of location ep to the matcher: posted, then completed. */
-static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct oi_recv *r)
+/* Receive r of location ep posted to the matcher: with the filter
+ * msgtrace exported for its request (r->posted), else what it received
+ * (nothing when it was not completed, or cancelled). */
+static enum mt_status post_recv(struct mt_otf2in *in, int32_t ep,
+				const struct oi_recv *r)
 {
 	struct mt_match_op o;
-	struct mt_match_cqe c;
-	enum mt_status s;
 
 	memset(&o, 0, sizeof(o));
-	memset(&c, 0, sizeof(c));
 	o.ts = r->post_ts;
 	o.context = r->ctx;
-	o.len = r->len;
+	o.len = r->fab.has_buf ? r->fab.recv_buf : r->len;
 	o.ep = ep;
 	o.dir = MT_MATCH_DIR_RECV;
 	o.tagged = 1;
 	o.src_id = MT_MATCH_NOSRC;
-	c.src_ep = -1;
-	c.src_id = MT_MATCH_NOSRC;
-	if (r->cancelled || !r->done) {	/* what it waited for is not known */
+	if (r->posted) {
+		o.tag = wire_tag(in, r->comm, (uint32_t)r->fab.f.tag);
+		o.ignore = r->fab.f.has_tag ? 0 : ~(~0ull << MT_OTF2IN_CID_SHIFT);
+		o.peer = r->fab.f.any_src ? -1 : loc_of_proc(in, r->fab.peer);
+		o.addr = r->fab.f.any_src ? UINT64_MAX : (uint64_t)r->fab.f.comm_src;
+		o.f = r->fab.f;
+	} else if (r->cancelled || !r->done) {	/* what it waited for: unknown */
 		o.ignore = ~0ull;
 		o.peer = -1;
 		o.addr = UINT64_MAX;
 		o.f = (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
-		if (r->fab.has) {	/* msgtrace exported what it was posted for */
-			o.f = r->fab.f;
-			o.peer = loc_of_proc(in, r->fab.peer);
-		}
-		c.f = o.f;
-		c.err = FI_ECANCELED;
 	} else {
 		o.tag = wire_tag(in, r->comm, r->tag);
 		o.peer = r->peer;
@@ -260,24 +258,54 @@ static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct o
 			o.f = r->fab.f;
 			o.f.tag = (int32_t)r->tag;
 		}
-		if (r->fab.trunc) {	/* msgtrace exported a truncation */
-			o.len = r->fab.recv_buf;
-			c.err = FI_ETRUNC;
-		}
-		c.f = o.f;
-		c.tag = o.tag;
-		c.len = r->len;
-		c.src_id = (uint64_t)r->peer;
-		c.src_ep = r->peer;
 	}
 	in->facts.recvs++;
-	if ((s = mt_match_post(in->m, &o)) || !r->done)
-		return s;
+	return mt_match_post(in->m, &o);
+}
+
+/* Receive r of location ep, posted, completed: what it received, or
+ * cancelled (also when what it received is not known). */
+static enum mt_status done_recv(struct mt_otf2in *in, int32_t ep,
+				const struct oi_recv *r)
+{
+	struct mt_match_cqe c;
+
+	memset(&c, 0, sizeof(c));
 	c.ts = r->done_ts;
 	c.context = r->ctx;
 	c.flags = FI_RECV | FI_TAGGED;
 	c.ep = ep;
+	c.src_ep = -1;
+	c.src_id = MT_MATCH_NOSRC;
+	if (r->cancelled) {	/* msgtrace's export names what it was */
+		c.f = r->fab.has ? r->fab.f :
+		      (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
+		c.src_ep = r->fab.has ? loc_of_proc(in, r->fab.peer) : -1;
+		c.err = FI_ECANCELED;
+		return mt_match_complete(in->m, &c);
+	}
+	c.tag = wire_tag(in, r->comm, r->tag);
+	c.len = r->len;
+	c.src_id = (uint64_t)r->peer;
+	c.src_ep = r->peer;
+	fields(in, r->comm, r->comm_src, r->tag, &c.f);
+	if (r->fab.has) {
+		c.f = r->fab.f;
+		c.f.tag = (int32_t)r->tag;
+	}
+	c.err = r->fab.has_buf ? FI_ETRUNC : 0;
 	return mt_match_complete(in->m, &c);
+}
+
+/* Receive r of location ep to the matcher: posted (unless it was at its
+ * request), then completed if it was. */
+static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct oi_recv *r)
+{
+	enum mt_status s;
+
+	if (!r->posted && (s = post_recv(in, ep, r)))
+		return s;
+	return r->done ? done_recv(in, ep, r) : MT_OK;
 }
 
 /* The completed receives at the front of ep's queue, in posting order. */
@@ -286,8 +314,9 @@ static enum mt_status flush(struct mt_otf2in *in, int32_t ep)
 	struct oi_loc *lo = &in->loc[ep];
 	enum mt_status s;
 
-	while (lo->rq_head < lo->rq_n && lo->rq[lo->rq_head].done)
-		if ((s = feed_recv(in, ep, &lo->rq[lo->rq_head++])))
+	for (; lo->rq_head < lo->rq_n && lo->rq[lo->rq_head].done; lo->rq_head++)
+		if (!lo->rq[lo->rq_head].fed &&
+		    (s = feed_recv(in, ep, &lo->rq[lo->rq_head])))
 			return s;
 	if (lo->rq_head == lo->rq_n)
 		lo->rq_head = lo->rq_n = 0;
@@ -389,9 +418,18 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	if (!(r = rq_push(lo)))
 		return failed(in, MT_ERR_NOMEM);
 	in->facts.irecv_requests++;
-	mt_otf2in_fab(in, al, &r->fab);
 	r->req = req;
 	r->post_ts = mt_otf2in_ns(in, time);
+	/* msgtrace's export names what the request was posted for: posted now,
+	 * as the fabric trace did, its completion given when it comes. */
+	if (mt_otf2in_fab(in, al, &r->fab) && r->fab.has_comm &&
+	    (r->comm = mt_otf2in_map_get(&in->comm_map, r->fab.comm)) != OI_NONE) {
+		enum mt_status s = post_recv(in, ep, r);
+
+		if (s)
+			return failed(in, s);
+		r->posted = 1;
+	}
 	return CB_OK;
 }
 
@@ -422,6 +460,11 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 	mine.done = 1;
 	mine.done_ts = ts;
 	*r = mine;
+	if (r->posted) {	/* its completion now, as the fabric's */
+		if ((s = done_recv(in, ep, r)))
+			return failed(in, s);
+		r->fed = 1;
+	}
 	return (s = flush(in, ep)) ? failed(in, s) : CB_OK;
 }
 
@@ -440,9 +483,16 @@ static OTF2_CallbackCode ev_cancel(OTF2_LocationRef loc, OTF2_TimeStamp time, vo
 		return CB_OK;
 	in->facts.cancels++;
 	if ((r = rq_find(lo, req))) {
+		struct oi_fab x;
+
+		if (mt_otf2in_fab(in, al, &x))
+			r->fab = x;
 		r->cancelled = r->done = 1;
 		r->done_ts = ts;
-		s = flush(in, ep);
+		s = r->posted ? done_recv(in, ep, r) : MT_OK;
+		r->fed = r->posted;
+		if (!s)
+			s = flush(in, ep);
 	} else {			/* a send's request */
 		s = complete(in, ep, ts, req & ~OI_CTX_BLOCK, FI_SEND | FI_TAGGED,
 			     FI_ECANCELED);
@@ -579,12 +629,15 @@ enum mt_status mt_otf2in_flush_all(struct mt_otf2in *in)
 		struct oi_loc *lo = &in->loc[l];
 
 		for (size_t i = lo->rq_head; i < lo->rq_n; i++)
-			if (lo->rq[i].done && (s = feed_recv(in, (int32_t)l, &lo->rq[i])))
+			if (lo->rq[i].done && !lo->rq[i].fed &&
+			    (s = feed_recv(in, (int32_t)l, &lo->rq[i])))
 				return s;
 		for (size_t i = lo->rq_head; i < lo->rq_n; i++) {
 			if (lo->rq[i].done)
 				continue;
-			if (!records)
+			if (lo->rq[i].posted)	/* pending in the matcher */
+				in->facts.irecv_open++;
+			else if (!records)
 				in->facts.irecv_unrecorded++;
 			else if ((s = feed_recv(in, (int32_t)l, &lo->rq[i])))
 				return s;

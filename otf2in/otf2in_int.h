@@ -38,7 +38,7 @@ void mt_otf2in_map_free(struct oi_map *m);
 /* msgtrace's own attributes (attrs.c), by name: the fabric fields its
  * export writes (sink/sink_otf2.h). */
 enum { OI_A_KIND, OI_A_CID, OI_A_COMM_SRC, OI_A_FLAGS, OI_A_TAG, OI_A_PEER,
-       OI_A_RECV_BUF, OI_A_COUNT };
+       OI_A_COMM, OI_A_RECV_BUF, OI_A_COUNT };
 #define OI_F_INTERNAL 1u
 #define OI_F_HAS_TAG 2u
 #define OI_F_ANY_SRC 4u
@@ -46,10 +46,14 @@ enum { OI_A_KIND, OI_A_CID, OI_A_COMM_SRC, OI_A_FLAGS, OI_A_TAG, OI_A_PEER,
 /* What an event's attributes say of its message. */
 struct oi_fab {
 	struct mt_match_fields f;	/* tag: a request's posted tag */
-	uint64_t recv_buf;		/* a truncated receive's posted length */
+	uint64_t recv_buf;		/* a receive's posted length: given on
+					 * its request, and on its completion
+					 * when it was truncated */
+	uint64_t comm;			/* a request's communicator (ref) */
 	int32_t peer;			/* a request's posted world rank, -1 */
 	uint8_t has;			/* f and peer are given */
-	uint8_t trunc;			/* recv_buf is given */
+	uint8_t has_comm;		/* comm is given */
+	uint8_t has_buf;		/* recv_buf is given */
 };
 
 /* A receive in its location's posting order: waiting for its completion,
@@ -62,6 +66,8 @@ struct oi_recv {
 	uint32_t comm;		/* communicator index */
 	uint32_t tag;
 	uint8_t done, cancelled;
+	uint8_t posted;		/* given to the matcher at its request */
+	uint8_t fed;		/* its completion given too */
 	struct oi_fab fab;	/* msgtrace's attributes, fab.has 0: none */
 };
 
@@ -152,7 +158,7 @@ const char *mt_otf2in_string(const struct mt_otf2in *in, uint32_t ref);
 OTF2_CallbackCode mt_otf2in_def_attribute(void *arg, OTF2_AttributeRef self,
 					  OTF2_StringRef name, OTF2_StringRef descr,
 					  OTF2_Type type);
-/* 1 when al holds msgtrace's fields of a message (x filled); x->trunc may
+/* 1 when al holds msgtrace's fields of a message (x filled); x->has_buf may
  * be set either way. */
 int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
 		  struct oi_fab *x);

@@ -223,6 +223,8 @@ static void attributes(struct defs *d)
 			"MPI tag a receive was posted for", OTF2_TYPE_INT32 },
 		[ATTR_PEER - ATTR_KIND] = { "msgtrace::peer",
 			"world rank a receive was posted for, -1: any", OTF2_TYPE_INT32 },
+		[ATTR_COMM - ATTR_KIND] = { "msgtrace::comm",
+			"communicator a receive was posted on", OTF2_TYPE_COMM },
 	};
 
 	for (unsigned a = 0; a < sizeof(fab) / sizeof(fab[0]); a++)

@@ -48,9 +48,9 @@ struct ev {
 	uint64_t req;
 	uint64_t len;
 	uint64_t recv_buf;
-	int64_t cid;		/* the fabric fields (ATTR_KIND ...) */
-	int32_t comm_src;
-	int32_t world_peer;	/* world rank of the other side, -1: unknown */
+	struct mt_match_fields f;	/* the fabric fields (ATTR_KIND ...) */
+	int32_t world_peer;	/* a request's: world rank it was posted for;
+				 * a cancel's: the other side's, -1 */
 	uint32_t peer;		/* rank in the communicator */
 	uint32_t comm;
 	uint32_t tag;
@@ -58,8 +58,6 @@ struct ev {
 	uint8_t type;		/* enum ev_type */
 	uint8_t kind;		/* enum mt_match_kind */
 	uint8_t status;		/* enum mt_match_status */
-	uint8_t flags;		/* ATTR_F_* */
-	uint8_t alone;		/* a receive request without completion */
 };
 
 struct loc {
@@ -211,26 +209,29 @@ static uint64_t stamp(struct loc *l, uint64_t ts)
  * call site of the side, as a SourceCodeLocation (number - 1). */
 static OTF2_AttributeList *attrs_for(struct otf2_sink *s, const struct ev *e)
 {
-	int fab = e->type == EV_ISEND || e->type == EV_IRECV ||
-		  (e->type == EV_IRECV_REQ && e->alone);
+	int fab = e->type != EV_ISEND_DONE;
 
 	if (e->status == MT_MATCH_ST_MATCHED && !e->site && !fab)
 		return NULL;
 	OTF2_AttributeList_RemoveAllAttributes(s->attrs);
 	if (fab) {
 		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_KIND,
-						OTF2_KIND_STR(e->kind));
-		OTF2_AttributeList_AddInt64(s->attrs, ATTR_CID, e->cid);
-		OTF2_AttributeList_AddInt32(s->attrs, ATTR_COMM_SRC, e->comm_src);
-		OTF2_AttributeList_AddUint8(s->attrs, ATTR_FLAGS, e->flags);
+						OTF2_KIND_STR(e->f.kind));
+		OTF2_AttributeList_AddInt64(s->attrs, ATTR_CID, e->f.cid);
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_COMM_SRC, e->f.comm_src);
+		OTF2_AttributeList_AddUint8(s->attrs, ATTR_FLAGS, (uint8_t)(
+			(e->f.internal ? ATTR_F_INTERNAL : 0) |
+			(e->f.has_tag ? ATTR_F_HAS_TAG : 0) |
+			(e->f.any_src ? ATTR_F_ANY_SRC : 0)));
 	}
-	if (e->type == EV_IRECV_REQ && e->alone) {
-		OTF2_AttributeList_AddInt32(s->attrs, ATTR_TAG, (int32_t)e->tag);
+	if (e->type == EV_IRECV_REQ || e->type == EV_CANCEL) {
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_TAG, e->f.tag);
 		OTF2_AttributeList_AddInt32(s->attrs, ATTR_PEER, e->world_peer);
+		OTF2_AttributeList_AddCommRef(s->attrs, ATTR_COMM, e->comm);
 	}
 	if (e->status != MT_MATCH_ST_MATCHED)
 		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_STATUS, e->status);
-	if (e->status == MT_MATCH_ST_TRUNCATED)
+	if (e->status == MT_MATCH_ST_TRUNCATED || e->type == EV_IRECV_REQ)
 		OTF2_AttributeList_AddUint64(s->attrs, ATTR_RECV_BUF, e->recv_buf);
 	if (e->site)
 		OTF2_AttributeList_AddSourceCodeLocationRef(s->attrs, ATTR_SITE,
@@ -409,35 +410,29 @@ static struct otf2_comm *comm_between(struct otf2_out *o, int64_t cid,
 	return comm_of(o, job == UINT32_MAX ? 0 : job, cid >= 0 ? cid : -1);
 }
 
-/* One side of a message: its post then its completion (or cancel) on the
- * location of endpoint ep, the other side's process peer (-1: unknown). */
+/* One side of a message: its post (with the fields it was posted with,
+ * post_f) then its completion (or cancel) on the location of endpoint ep,
+ * the other side's process peer (-1: unknown). */
 static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
-		uint8_t post, uint64_t post_ts, uint8_t done, uint64_t done_ts)
+		uint8_t post, uint64_t post_ts, const struct mt_match_fields *post_f,
+		uint8_t done, uint64_t done_ts)
 {
 	size_t l = mt_sink_tracks_thread_of_ep(&s->o.tr, ep);
 	struct otf2_comm *c = &s->o.comm[e->comm];
+	struct mt_match_fields f = e->f;
 
 	e->peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
-	e->world_peer = peer;
+	e->world_peer = post_f->any_src ? -1 : peer;
+	e->f = *post_f;
 	e->type = post;
 	e->ts = post_ts;
 	if (push(s, l, e))
 		return -1;
+	e->f = f;
+	e->world_peer = peer;
 	e->type = done;
 	e->ts = done_ts;
 	return push(s, l, e);
-}
-
-/* The message's tag and fabric fields into e (ATTR_KIND ...). */
-static void ev_fields(struct ev *e, const struct mt_match_fields *f)
-{
-	e->tag = (uint32_t)f->tag;
-	e->kind = f->kind;
-	e->cid = f->cid;
-	e->comm_src = f->comm_src;
-	e->flags = (uint8_t)((f->internal ? ATTR_F_INTERNAL : 0) |
-			     (f->has_tag ? ATTR_F_HAS_TAG : 0) |
-			     (f->any_src ? ATTR_F_ANY_SRC : 0));
 }
 
 /* Both sides of one message, as far as they are known. */
@@ -449,21 +444,21 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	int cancelled = m->status == MT_MATCH_ST_CANCELLED;
 	struct ev e = {
 		.req = ++s->msgs, .len = m->bytes, .recv_buf = m->recv_buf,
-		.status = m->status, .alone = cancelled,
+		.tag = (uint32_t)m->f.tag, .kind = m->f.kind, .status = m->status,
+		.f = m->f,
 	};
 
 	if (!c)
 		return -1;
-	ev_fields(&e, &m->f);
 	e.comm = (uint32_t)(c - o->comm);
 	e.site = m->send_site;
 	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME &&
-	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post,
+	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post, &m->f,
 		 cancelled ? EV_CANCEL : EV_ISEND_DONE, m->t_send_done))
 		return -1;
 	e.site = m->recv_site;
 	if (pr >= 0 && m->t_recv_post != MT_MATCH_NOTIME &&
-	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post,
+	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post, &m->recv_f,
 		 cancelled ? EV_CANCEL : EV_IRECV, m->t_recv_done))
 		return -1;
 	return 0;
@@ -610,14 +605,14 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 			.ts = op->ts, .req = ++s->msgs, .len = op->len,
 			.status = OTF2_STATUS_PENDING, .site = op->site,
 			.type = op->dir == MT_MATCH_DIR_SEND ? EV_ISEND : EV_IRECV_REQ,
-			.alone = 1, .world_peer = peer,
+			.tag = (uint32_t)op->f.tag, .kind = op->f.kind, .f = op->f,
+			.world_peer = op->f.any_src ? -1 : peer,
 		};
 
 		if (!c)
 			return -1;
 		if (l == SIZE_MAX)
 			continue;
-		ev_fields(&e, &op->f);
 		e.comm = (uint32_t)(c - s->o.comm);
 		e.peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
 		if (push(s, l, &e))

@@ -39,14 +39,17 @@ struct otf2_comm {
  * with call sites only): where the application called MPI, a
  * SourceCodeLocation, call site number n being definition n - 1.
  * The fabric fields of the message (mt_match_fields), which OTF2's events
- * do not hold, on the events naming its tag (MpiIsend, MpiIrecv) and on
- * the request of a receive that has none (cancelled): its kind, the MPI
- * communicator id and sender rank as the fabric carried them (-1:
- * unknown), the flags ATTR_F_*, and for a receive without a completion
- * its tag and the world rank it posted for (-1: any). Reading the archive
- * back (otf2in/) gives the messages exported. */
+ * do not hold, on the events naming its tag (MpiIsend, MpiIrecv): its
+ * kind, the MPI communicator id and sender rank as the fabric carried them
+ * (-1: unknown), the flags ATTR_F_*; on a receive's request, the same of
+ * what it was posted for, with the posted tag, the world rank it was
+ * posted for (-1: any), the communicator and its buffer (ATTR_RECV_BUF,
+ * which elsewhere marks a truncated message); on a cancel (which names
+ * no tag), the message's fields, tag and the other side's world rank. Reading the archive back
+ * (otf2in/) posts and pairs as the fabric trace did: the same messages in
+ * the same order. */
 enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_KIND, ATTR_CID, ATTR_COMM_SRC,
-       ATTR_FLAGS, ATTR_TAG, ATTR_PEER, ATTR_SITE, ATTR_COUNT };
+       ATTR_FLAGS, ATTR_TAG, ATTR_PEER, ATTR_COMM, ATTR_SITE, ATTR_COUNT };
 #define ATTR_F_INTERNAL 1u
 #define ATTR_F_HAS_TAG 2u
 #define ATTR_F_ANY_SRC 4u
