@@ -204,32 +204,31 @@ static void attributes(struct defs *d)
 	str(d, "pending");	/* OTF2_STATUS_PENDING */
 	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
 		str(d, mt_match_kind_str(k));	/* OTF2_KIND_STR(k) */
-	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_STATUS,
-		str(d, "status"), str(d, "msgtrace pairing outcome of the message"),
-		OTF2_TYPE_STRING), "attribute");
-	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_RECV_BUF,
-		str(d, "recv_buf"), str(d, "bytes the truncated receive had posted"),
-		OTF2_TYPE_UINT64), "attribute");
-	static const struct { const char *name, *what; OTF2_Type type; } fab[] = {
-		[ATTR_KIND - ATTR_KIND] = { "msgtrace::kind",
+	/* Refs ATTR_STATUS .. ATTR_COMM, in order (ATTR_SITE: sites()). */
+	static const struct { const char *name, *what; OTF2_Type type; } attr[] = {
+		[ATTR_STATUS] = { "status",
+			"msgtrace pairing outcome of the message", OTF2_TYPE_STRING },
+		[ATTR_RECV_BUF] = { "recv_buf", "bytes the receive had posted (on "
+			"its request; elsewhere: a truncated message)", OTF2_TYPE_UINT64 },
+		[ATTR_KIND] = { "msgtrace::kind",
 			"message kind (msgtrace messages --help)", OTF2_TYPE_STRING },
-		[ATTR_CID - ATTR_KIND] = { "msgtrace::cid",
+		[ATTR_CID] = { "msgtrace::cid",
 			"communicator id on the fabric, -1: unknown", OTF2_TYPE_INT64 },
-		[ATTR_COMM_SRC - ATTR_KIND] = { "msgtrace::comm_src",
+		[ATTR_COMM_SRC] = { "msgtrace::comm_src",
 			"sender's rank in the communicator, -1: unknown", OTF2_TYPE_INT32 },
-		[ATTR_FLAGS - ATTR_KIND] = { "msgtrace::flags",
+		[ATTR_FLAGS] = { "msgtrace::flags",
 			"1: internal tag, 2: tag known, 4: any source", OTF2_TYPE_UINT8 },
-		[ATTR_TAG - ATTR_KIND] = { "msgtrace::tag",
+		[ATTR_TAG] = { "msgtrace::tag",
 			"MPI tag a receive was posted for", OTF2_TYPE_INT32 },
-		[ATTR_PEER - ATTR_KIND] = { "msgtrace::peer",
+		[ATTR_PEER] = { "msgtrace::peer",
 			"world rank a receive was posted for, -1: any", OTF2_TYPE_INT32 },
-		[ATTR_COMM - ATTR_KIND] = { "msgtrace::comm",
+		[ATTR_COMM] = { "msgtrace::comm",
 			"communicator a receive was posted on", OTF2_TYPE_COMM },
 	};
 
-	for (unsigned a = 0; a < sizeof(fab) / sizeof(fab[0]); a++)
-		check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_KIND + a,
-			str(d, fab[a].name), str(d, fab[a].what), fab[a].type),
+	for (unsigned a = 0; a < sizeof(attr) / sizeof(attr[0]); a++)
+		check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, a,
+			str(d, attr[a].name), str(d, attr[a].what), attr[a].type),
 			"attribute");
 }
 
