@@ -109,6 +109,8 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 	in->facts.open_rank = -1;
 	for (unsigned a = 0; a < OI_A_COUNT; a++)
 		in->attr[a] = OI_NONE;
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		in->kind_str[k] = OI_NONE;
 	if (stat(path, &st)) {
 		free(in);
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot read it", path);

@@ -33,50 +33,77 @@ OTF2_CallbackCode mt_otf2in_def_attribute(void *arg, OTF2_AttributeRef self,
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-/* 1 when al holds attribute a (defined), its value in *v. */
-static int get(const struct mt_otf2in *in, const OTF2_AttributeList *al,
-	       unsigned a, OTF2_AttributeValue *v)
+/* Which of msgtrace's attributes ref is, OI_A_COUNT: none. */
+static unsigned which(const struct mt_otf2in *in, OTF2_AttributeRef ref)
 {
-	OTF2_Type t;
+	unsigned a = 0;
 
-	return al && in->attr[a] != OI_NONE &&
-	       OTF2_AttributeList_GetAttributeByID(al, in->attr[a], &t, v) ==
-	       OTF2_SUCCESS;
+	while (a < OI_A_COUNT && in->attr[a] != ref)
+		a++;
+	return a;
 }
 
 int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
 		  struct oi_fab *x)
 {
-	OTF2_AttributeValue v;
-	const char *kind;
+	uint32_t n = al ? OTF2_AttributeList_GetNumberOfElements(al) : 0;
 
 	memset(x, 0, sizeof(*x));
 	x->peer = -1;
-	if (get(in, al, OI_A_RECV_BUF, &v)) {
-		x->has_buf = 1;
-		x->recv_buf = v.uint64;
+	x->f.cid = -1;
+	x->f.comm_src = -1;
+	/* One pass over the list: the events carry several attributes. */
+	for (uint32_t i = 0; i < n; i++) {
+		OTF2_AttributeRef ref;
+		OTF2_AttributeValue v;
+		OTF2_Type t;
+
+		if (OTF2_AttributeList_GetAttributeByIndex(al, i, &ref, &t, &v) !=
+		    OTF2_SUCCESS)
+			continue;
+		switch (which(in, ref)) {
+		case OI_A_KIND:
+			x->has = 1;
+			for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+				if (in->kind_str[k] == v.stringRef)
+					x->f.kind = (uint8_t)k;
+			break;
+		case OI_A_CID:
+			x->f.cid = v.int64;
+			break;
+		case OI_A_COMM_SRC:
+			x->f.comm_src = v.int32;
+			break;
+		case OI_A_FLAGS:
+			x->f.internal = !!(v.uint8 & OI_F_INTERNAL);
+			x->f.has_tag = !!(v.uint8 & OI_F_HAS_TAG);
+			x->f.any_src = !!(v.uint8 & OI_F_ANY_SRC);
+			break;
+		case OI_A_TAG:
+			x->f.tag = v.int32;
+			break;
+		case OI_A_PEER:
+			x->peer = v.int32;
+			break;
+		case OI_A_COMM:
+			x->comm = v.commRef;
+			x->has_comm = 1;
+			break;
+		case OI_A_RECV_BUF:
+			x->recv_buf = v.uint64;
+			x->has_buf = 1;
+			break;
+		default:
+			break;
+		}
 	}
-	if (!get(in, al, OI_A_KIND, &v))
-		return 0;
-	kind = mt_otf2in_string(in, v.stringRef);
+	return x->has;
+}
+
+/* The string s defined as ref: a message kind's name? */
+void mt_otf2in_def_kind(struct mt_otf2in *in, uint32_t ref, const char *s)
+{
 	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
-		if (!strcmp(kind, mt_match_kind_str(k)))
-			x->f.kind = (uint8_t)k;
-	x->f.cid = get(in, al, OI_A_CID, &v) ? v.int64 : -1;
-	x->f.comm_src = get(in, al, OI_A_COMM_SRC, &v) ? v.int32 : -1;
-	if (get(in, al, OI_A_FLAGS, &v)) {
-		x->f.internal = !!(v.uint8 & OI_F_INTERNAL);
-		x->f.has_tag = !!(v.uint8 & OI_F_HAS_TAG);
-		x->f.any_src = !!(v.uint8 & OI_F_ANY_SRC);
-	}
-	if (get(in, al, OI_A_TAG, &v))
-		x->f.tag = v.int32;
-	if (get(in, al, OI_A_PEER, &v))
-		x->peer = v.int32;
-	if (get(in, al, OI_A_COMM, &v)) {
-		x->comm = v.commRef;
-		x->has_comm = 1;
-	}
-	x->has = 1;
-	return 1;
+		if (!strcmp(s, mt_match_kind_str(k)))
+			in->kind_str[k] = ref;
 }

@@ -62,6 +62,7 @@ static OTF2_CallbackCode def_string(void *arg, OTF2_StringRef self, const char *
 	if ((i = PUSH(in, str)) < 0 || !(in->str[i] = strdup(s)) ||
 	    mt_otf2in_map_put(&in->str_map, self, (uint32_t)i))
 		return nomem(in);
+	mt_otf2in_def_kind(in, self, s);
 	return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -109,6 +109,7 @@ struct mt_otf2in {
 	uint64_t base_ns;	/* added to every time (mt_otf2in_ns) */
 	int one_clock;		/* OI_ONE_CLOCK */
 	uint32_t attr[OI_A_COUNT];	/* msgtrace's attribute refs, OI_NONE */
+	uint32_t kind_str[MT_MATCH_KIND_COUNT];	/* their names' string refs */
 	/* definitions */
 	char **str;
 	struct oi_map str_map;
@@ -162,6 +163,8 @@ OTF2_CallbackCode mt_otf2in_def_attribute(void *arg, OTF2_AttributeRef self,
  * be set either way. */
 int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
 		  struct oi_fab *x);
+/* Notes string s (ref) if it names a message kind. */
+void mt_otf2in_def_kind(struct mt_otf2in *in, uint32_t ref, const char *s);
 /* events.c */
 void mt_otf2in_set_callbacks(OTF2_GlobalEvtReaderCallbacks *cb);
 enum mt_status mt_otf2in_flush_all(struct mt_otf2in *in);
