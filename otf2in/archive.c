@@ -99,6 +99,7 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 	struct stat st;
 	enum mt_status s;
 	char *creator = NULL;
+	bool one = false;
 
 	*out = NULL;
 	if (!in)
@@ -106,6 +107,10 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 	OTF2_Error_RegisterCallback(keep_error, NULL);
 	otf2_why[0] = 0;
 	in->facts.open_rank = -1;
+	for (unsigned a = 0; a < OI_A_COUNT; a++)
+		in->attr[a] = OI_NONE;
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		in->kind_str[k] = OI_NONE;
 	if (stat(path, &st)) {
 		free(in);
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot read it", path);
@@ -131,6 +136,8 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 		snprintf(in->facts.creator, sizeof(in->facts.creator), "%s", creator);
 		free(creator);
 	}
+	if (OTF2_Reader_GetBoolProperty(in->rd, OI_ONE_CLOCK, &one) == OTF2_SUCCESS)
+		in->one_clock = one;
 	if ((s = mt_otf2in_read_defs(in, err)) || (s = open_events(in, err)))
 		goto fail;
 	*out = in;
@@ -158,6 +165,11 @@ const struct mt_trace *mt_otf2in_trace(const struct mt_otf2in *in)
 const char *mt_otf2in_path(const struct mt_otf2in *in)
 {
 	return in->path;
+}
+
+int mt_otf2in_one_clock(const struct mt_otf2in *in)
+{
+	return in->one_clock;
 }
 
 void mt_otf2in_match_cfg(struct mt_match_cfg *cfg)

@@ -62,6 +62,7 @@ static OTF2_CallbackCode def_string(void *arg, OTF2_StringRef self, const char *
 	if ((i = PUSH(in, str)) < 0 || !(in->str[i] = strdup(s)) ||
 	    mt_otf2in_map_put(&in->str_map, self, (uint32_t)i))
 		return nomem(in);
+	mt_otf2in_def_kind(in, self, s);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -435,6 +436,7 @@ enum mt_status mt_otf2in_read_defs(struct mt_otf2in *in, struct mt_err *err)
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, mt_otf2in_def_attribute);
 	OTF2_Reader_RegisterGlobalDefCallbacks(in->rd, gdr, cb, in);
 	OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalDefinitions(in->rd, gdr, &n);
 

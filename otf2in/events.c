@@ -103,9 +103,10 @@ static enum mt_status complete(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	return mt_match_complete(in->m, &c);
 }
 
+/* x: the message's fields as msgtrace exported them, or NULL. */
 static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 				uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-				uint64_t len, uint64_t ctx)
+				uint64_t len, uint64_t ctx, const struct oi_fab *x)
 {
 	struct mt_match_op o;
 	int32_t peer;
@@ -127,6 +128,10 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	o.dir = MT_MATCH_DIR_SEND;
 	o.tagged = 1;
 	fields(in, c, comm_rank(in, c, ep), tag, &o.f);
+	if (x && x->has) {
+		o.f = x->f;
+		o.f.tag = (int32_t)tag;
+	}
 	in->facts.sends++;
 	in->loc[ep].p2p = 1;
 	return mt_match_post(in->m, &o);
@@ -160,7 +165,7 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp time, void
 	if ((s = end_send(in, ep, ts)))
 		return failed(in, s);
 	ctx = block_ctx(lo);
-	s = post_send(in, ep, ts, receiver, comm, tag, len, ctx);
+	s = post_send(in, ep, ts, receiver, comm, tag, len, ctx, NULL);
 	if (s == MT_END)
 		return CB_OK;
 	if (s)
@@ -179,15 +184,16 @@ static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 				  uint64_t req)
 {
 	struct mt_otf2in *in = arg;
+	struct oi_fab x;
 	enum mt_status s;
 	int32_t ep;
 
-	(void)al;
 	if (!loc_of(in, loc, &ep))
 		return CB_OK;
 	in->facts.isends++;
+	mt_otf2in_fab(in, al, &x);
 	s = post_send(in, ep, mt_otf2in_ns(in, time), receiver, comm, tag, len,
-		      req & ~OI_CTX_BLOCK);
+		      req & ~OI_CTX_BLOCK, &x);
 	return s && s != MT_END ? failed(in, s) : CB_OK;
 }
 
@@ -207,50 +213,99 @@ static OTF2_CallbackCode ev_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp time
 	return s ? failed(in, s) : CB_OK;
 }
 
-/* Receive r of location ep to the matcher: posted, then completed. */
-static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct oi_recv *r)
+/* The first location of world rank (process) p, -1: none. */
+static int32_t loc_of_proc(const struct mt_otf2in *in, int32_t p)
+{
+	for (size_t l = 0; p >= 0 && l < in->nloc; l++)
+		if (in->loc[l].proc == (uint32_t)p)
+			return (int32_t)l;
+	return -1;
+}
+
+/* Receive r of location ep posted to the matcher: with the filter
+ * msgtrace exported for its request (r->posted), else what it received
+ * (nothing when it was not completed, or cancelled). */
+static enum mt_status post_recv(struct mt_otf2in *in, int32_t ep,
+				const struct oi_recv *r)
 {
 	struct mt_match_op o;
-	struct mt_match_cqe c;
-	enum mt_status s;
 
 	memset(&o, 0, sizeof(o));
-	memset(&c, 0, sizeof(c));
 	o.ts = r->post_ts;
 	o.context = r->ctx;
-	o.len = r->len;
+	o.len = r->fab.has_buf ? r->fab.recv_buf : r->len;
 	o.ep = ep;
 	o.dir = MT_MATCH_DIR_RECV;
 	o.tagged = 1;
 	o.src_id = MT_MATCH_NOSRC;
-	c.src_ep = -1;
-	c.src_id = MT_MATCH_NOSRC;
-	if (r->cancelled || !r->done) {	/* what it waited for is not known */
+	if (r->posted) {
+		o.tag = wire_tag(in, r->comm, (uint32_t)r->fab.f.tag);
+		o.ignore = r->fab.f.has_tag ? 0 : ~(~0ull << MT_OTF2IN_CID_SHIFT);
+		o.peer = r->fab.f.any_src ? -1 : loc_of_proc(in, r->fab.peer);
+		o.addr = r->fab.f.any_src ? UINT64_MAX : (uint64_t)r->fab.f.comm_src;
+		o.f = r->fab.f;
+	} else if (r->cancelled || !r->done) {	/* what it waited for: unknown */
 		o.ignore = ~0ull;
 		o.peer = -1;
 		o.addr = UINT64_MAX;
 		o.f = (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
-		c.f = o.f;
-		c.err = FI_ECANCELED;
 	} else {
 		o.tag = wire_tag(in, r->comm, r->tag);
 		o.peer = r->peer;
 		o.addr = (uint64_t)r->comm_src;
 		fields(in, r->comm, r->comm_src, r->tag, &o.f);
-		c.f = o.f;
-		c.tag = o.tag;
-		c.len = r->len;
-		c.src_id = (uint64_t)r->peer;
-		c.src_ep = r->peer;
+		if (r->fab.has) {
+			o.f = r->fab.f;
+			o.f.tag = (int32_t)r->tag;
+		}
 	}
 	in->facts.recvs++;
-	if ((s = mt_match_post(in->m, &o)) || !r->done)
-		return s;
+	return mt_match_post(in->m, &o);
+}
+
+/* Receive r of location ep, posted, completed: what it received, or
+ * cancelled (also when what it received is not known). */
+static enum mt_status done_recv(struct mt_otf2in *in, int32_t ep,
+				const struct oi_recv *r)
+{
+	struct mt_match_cqe c;
+
+	memset(&c, 0, sizeof(c));
 	c.ts = r->done_ts;
 	c.context = r->ctx;
 	c.flags = FI_RECV | FI_TAGGED;
 	c.ep = ep;
+	c.src_ep = -1;
+	c.src_id = MT_MATCH_NOSRC;
+	if (r->cancelled) {	/* msgtrace's export names what it was */
+		c.f = r->fab.has ? r->fab.f :
+		      (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
+		c.src_ep = r->fab.has ? loc_of_proc(in, r->fab.peer) : -1;
+		c.err = FI_ECANCELED;
+		return mt_match_complete(in->m, &c);
+	}
+	c.tag = wire_tag(in, r->comm, r->tag);
+	c.len = r->len;
+	c.src_id = (uint64_t)r->peer;
+	c.src_ep = r->peer;
+	fields(in, r->comm, r->comm_src, r->tag, &c.f);
+	if (r->fab.has) {
+		c.f = r->fab.f;
+		c.f.tag = (int32_t)r->tag;
+	}
+	c.err = r->fab.has_buf ? FI_ETRUNC : 0;
 	return mt_match_complete(in->m, &c);
+}
+
+/* Receive r of location ep to the matcher: posted (unless it was at its
+ * request), then completed if it was. */
+static enum mt_status feed_recv(struct mt_otf2in *in, int32_t ep, const struct oi_recv *r)
+{
+	enum mt_status s;
+
+	if (!r->posted && (s = post_recv(in, ep, r)))
+		return s;
+	return r->done ? done_recv(in, ep, r) : MT_OK;
 }
 
 /* The completed receives at the front of ep's queue, in posting order. */
@@ -259,8 +314,9 @@ static enum mt_status flush(struct mt_otf2in *in, int32_t ep)
 	struct oi_loc *lo = &in->loc[ep];
 	enum mt_status s;
 
-	while (lo->rq_head < lo->rq_n && lo->rq[lo->rq_head].done)
-		if ((s = feed_recv(in, ep, &lo->rq[lo->rq_head++])))
+	for (; lo->rq_head < lo->rq_n && lo->rq[lo->rq_head].done; lo->rq_head++)
+		if (!lo->rq[lo->rq_head].fed &&
+		    (s = feed_recv(in, ep, &lo->rq[lo->rq_head])))
 			return s;
 	if (lo->rq_head == lo->rq_n)
 		lo->rq_head = lo->rq_n = 0;
@@ -305,12 +361,14 @@ static struct oi_recv *rq_find(struct oi_loc *lo, uint64_t req)
 }
 
 /* r received from rank sender of comm: *r filled, or 0 when the sender is
- * no known location (skipped). */
+ * no known location (skipped), unless msgtrace's export says the sender
+ * was not traced (r->fab). */
 static int recv_from(struct mt_otf2in *in, int32_t ep, struct oi_recv *r,
 		     uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
 	r->comm = comm_peer(in, ep, comm, sender, &r->peer);
-	if (r->comm == OI_NONE || r->peer < 0) {
+	if (r->comm == OI_NONE ||
+	    (r->peer < 0 && !(r->fab.has && sender == OTF2_UNDEFINED_UINT32))) {
 		in->facts.skipped++;
 		return 0;
 	}
@@ -355,7 +413,6 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	struct oi_loc *lo;
 	int32_t ep;
 
-	(void)al;
 	if (!(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	if (!(r = rq_push(lo)))
@@ -363,6 +420,16 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	in->facts.irecv_requests++;
 	r->req = req;
 	r->post_ts = mt_otf2in_ns(in, time);
+	/* msgtrace's export names what the request was posted for: posted now,
+	 * as the fabric trace did, its completion given when it comes. */
+	if (mt_otf2in_fab(in, al, &r->fab) && r->fab.has_comm &&
+	    (r->comm = mt_otf2in_map_get(&in->comm_map, r->fab.comm)) != OI_NONE) {
+		enum mt_status s = post_recv(in, ep, r);
+
+		if (s)
+			return failed(in, s);
+		r->posted = 1;
+	}
 	return CB_OK;
 }
 
@@ -378,7 +445,6 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 	enum mt_status s;
 	int32_t ep;
 
-	(void)al;
 	if (!(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	in->facts.irecv_done++;
@@ -388,11 +454,17 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 		r->post_ts = ts;
 	}
 	mine = *r;
+	mt_otf2in_fab(in, al, &mine.fab);
 	if (!recv_from(in, ep, &mine, sender, comm, tag, len))
 		mine.cancelled = 1;	/* ends its request: nothing to pair */
 	mine.done = 1;
 	mine.done_ts = ts;
 	*r = mine;
+	if (r->posted) {	/* its completion now, as the fabric's */
+		if ((s = done_recv(in, ep, r)))
+			return failed(in, s);
+		r->fed = 1;
+	}
 	return (s = flush(in, ep)) ? failed(in, s) : CB_OK;
 }
 
@@ -411,9 +483,16 @@ static OTF2_CallbackCode ev_cancel(OTF2_LocationRef loc, OTF2_TimeStamp time, vo
 		return CB_OK;
 	in->facts.cancels++;
 	if ((r = rq_find(lo, req))) {
+		struct oi_fab x;
+
+		if (mt_otf2in_fab(in, al, &x))
+			r->fab = x;
 		r->cancelled = r->done = 1;
 		r->done_ts = ts;
-		s = flush(in, ep);
+		s = r->posted ? done_recv(in, ep, r) : MT_OK;
+		r->fed = r->posted;
+		if (!s)
+			s = flush(in, ep);
 	} else {			/* a send's request */
 		s = complete(in, ep, ts, req & ~OI_CTX_BLOCK, FI_SEND | FI_TAGGED,
 			     FI_ECANCELED);
@@ -550,12 +629,15 @@ enum mt_status mt_otf2in_flush_all(struct mt_otf2in *in)
 		struct oi_loc *lo = &in->loc[l];
 
 		for (size_t i = lo->rq_head; i < lo->rq_n; i++)
-			if (lo->rq[i].done && (s = feed_recv(in, (int32_t)l, &lo->rq[i])))
+			if (lo->rq[i].done && !lo->rq[i].fed &&
+			    (s = feed_recv(in, (int32_t)l, &lo->rq[i])))
 				return s;
 		for (size_t i = lo->rq_head; i < lo->rq_n; i++) {
 			if (lo->rq[i].done)
 				continue;
-			if (!records)
+			if (lo->rq[i].posted)	/* pending in the matcher */
+				in->facts.irecv_open++;
+			else if (!records)
 				in->facts.irecv_unrecorded++;
 			else if ((s = feed_recv(in, (int32_t)l, &lo->rq[i])))
 				return s;

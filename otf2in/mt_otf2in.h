@@ -76,6 +76,10 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 			      struct mt_err *err);
 void mt_otf2in_close(struct mt_otf2in *in);
 
+/* 1 when the archive says all its times are on one clock (msgtrace's own
+ * export, property MSGTRACE::ONE_CLOCK): nothing to correct. */
+int mt_otf2in_one_clock(const struct mt_otf2in *in);
+
 /* The archive's processes as a trace description: one job, a process per
  * location group (host: its system tree node), an endpoint and a thread
  * (a file without records, named after the archive) per location; after

@@ -20,6 +20,10 @@
  * the first. */
 #define OI_BASE_NS 1000000000000ull
 
+/* Archive property written by msgtrace's export: its times are on one
+ * clock already (the trace's, or the corrected merged clock). */
+#define OI_ONE_CLOCK "MSGTRACE::ONE_CLOCK"
+
 /* OTF2 reference -> dense index: open addressing, power-of-two table. */
 struct oi_map {
 	uint64_t *key;
@@ -31,6 +35,27 @@ int mt_otf2in_map_put(struct oi_map *m, uint64_t key, uint32_t val);
 uint32_t mt_otf2in_map_get(const struct oi_map *m, uint64_t key);
 void mt_otf2in_map_free(struct oi_map *m);
 
+/* msgtrace's own attributes (attrs.c), by name: the fabric fields its
+ * export writes (sink/sink_otf2.h). */
+enum { OI_A_KIND, OI_A_CID, OI_A_COMM_SRC, OI_A_FLAGS, OI_A_TAG, OI_A_PEER,
+       OI_A_COMM, OI_A_RECV_BUF, OI_A_COUNT };
+#define OI_F_INTERNAL 1u
+#define OI_F_HAS_TAG 2u
+#define OI_F_ANY_SRC 4u
+
+/* What an event's attributes say of its message. */
+struct oi_fab {
+	struct mt_match_fields f;	/* tag: a request's posted tag */
+	uint64_t recv_buf;		/* a receive's posted length: given on
+					 * its request, and on its completion
+					 * when it was truncated */
+	uint64_t comm;			/* a request's communicator (ref) */
+	int32_t peer;			/* a request's posted world rank, -1 */
+	uint8_t has;			/* f and peer are given */
+	uint8_t has_comm;		/* comm is given */
+	uint8_t has_buf;		/* recv_buf is given */
+};
+
 /* A receive in its location's posting order: waiting for its completion,
  * or completed and held behind an earlier one that is not. */
 struct oi_recv {
@@ -41,6 +66,9 @@ struct oi_recv {
 	uint32_t comm;		/* communicator index */
 	uint32_t tag;
 	uint8_t done, cancelled;
+	uint8_t posted;		/* given to the matcher at its request */
+	uint8_t fed;		/* its completion given too */
+	struct oi_fab fab;	/* msgtrace's attributes, fab.has 0: none */
 };
 
 struct oi_loc {
@@ -79,6 +107,9 @@ struct mt_otf2in {
 	enum mt_status fail;	/* a callback's failure */
 	uint64_t resolution, offset, length;
 	uint64_t base_ns;	/* added to every time (mt_otf2in_ns) */
+	int one_clock;		/* OI_ONE_CLOCK */
+	uint32_t attr[OI_A_COUNT];	/* msgtrace's attribute refs, OI_NONE */
+	uint32_t kind_str[MT_MATCH_KIND_COUNT];	/* their names' string refs */
 	/* definitions */
 	char **str;
 	struct oi_map str_map;
@@ -124,6 +155,16 @@ struct mt_otf2in {
 enum mt_status mt_otf2in_read_defs(struct mt_otf2in *in, struct mt_err *err);
 void mt_otf2in_free_defs(struct mt_otf2in *in);
 const char *mt_otf2in_string(const struct mt_otf2in *in, uint32_t ref);
+/* attrs.c */
+OTF2_CallbackCode mt_otf2in_def_attribute(void *arg, OTF2_AttributeRef self,
+					  OTF2_StringRef name, OTF2_StringRef descr,
+					  OTF2_Type type);
+/* 1 when al holds msgtrace's fields of a message (x filled); x->has_buf may
+ * be set either way. */
+int mt_otf2in_fab(const struct mt_otf2in *in, const OTF2_AttributeList *al,
+		  struct oi_fab *x);
+/* Notes string s (ref) if it names a message kind. */
+void mt_otf2in_def_kind(struct mt_otf2in *in, uint32_t ref, const char *s);
 /* events.c */
 void mt_otf2in_set_callbacks(OTF2_GlobalEvtReaderCallbacks *cb);
 enum mt_status mt_otf2in_flush_all(struct mt_otf2in *in);

@@ -189,7 +189,11 @@ enum mt_status mt_pipe_otf2_run(const struct mt_pipe_opts *o, const char *path,
 
 	if (rc)
 		return rc == MT_ERR_ARG ? MT_ERR_CORRUPT : rc;
-	d.cs = mt_pipe_clock_new(o->clock, mt_otf2in_trace(f.in));
+	/* Times msgtrace exported on one clock: auto has nothing to correct
+	 * (its processes declare no shared clock, so it would look). */
+	d.cs = mt_pipe_clock_new(o->clock == MT_CLOCK_MODE_AUTO &&
+				 mt_otf2in_one_clock(f.in) ? MT_CLOCK_MODE_NONE :
+				 o->clock, mt_otf2in_trace(f.in));
 	if (!d.cs)
 		rc = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	else

@@ -196,18 +196,40 @@ static void comms(struct defs *d, const struct otf2_out *o)
 }
 
 /* The attributes of sink_otf2.c; status strings take refs 0.. so that an
- * event's status is its own string ref. */
+ * event's status is its own string ref, and the kind names follow. */
 static void attributes(struct defs *d)
 {
 	for (unsigned s = 0; s < MT_MATCH_ST_COUNT; s++)
 		str(d, mt_match_status_str(s));
 	str(d, "pending");	/* OTF2_STATUS_PENDING */
-	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_STATUS,
-		str(d, "status"), str(d, "msgtrace pairing outcome of the message"),
-		OTF2_TYPE_STRING), "attribute");
-	check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, ATTR_RECV_BUF,
-		str(d, "recv_buf"), str(d, "bytes the truncated receive had posted"),
-		OTF2_TYPE_UINT64), "attribute");
+	for (unsigned k = 0; k < MT_MATCH_KIND_COUNT; k++)
+		str(d, mt_match_kind_str(k));	/* OTF2_KIND_STR(k) */
+	/* Refs ATTR_STATUS .. ATTR_COMM, in order (ATTR_SITE: sites()). */
+	static const struct { const char *name, *what; OTF2_Type type; } attr[] = {
+		[ATTR_STATUS] = { "status",
+			"msgtrace pairing outcome of the message", OTF2_TYPE_STRING },
+		[ATTR_RECV_BUF] = { "recv_buf", "bytes the receive had posted (on "
+			"its request; elsewhere: a truncated message)", OTF2_TYPE_UINT64 },
+		[ATTR_KIND] = { "msgtrace::kind",
+			"message kind (msgtrace messages --help)", OTF2_TYPE_STRING },
+		[ATTR_CID] = { "msgtrace::cid",
+			"communicator id on the fabric, -1: unknown", OTF2_TYPE_INT64 },
+		[ATTR_COMM_SRC] = { "msgtrace::comm_src",
+			"sender's rank in the communicator, -1: unknown", OTF2_TYPE_INT32 },
+		[ATTR_FLAGS] = { "msgtrace::flags",
+			"1: internal tag, 2: tag known, 4: any source", OTF2_TYPE_UINT8 },
+		[ATTR_TAG] = { "msgtrace::tag",
+			"MPI tag a receive was posted for", OTF2_TYPE_INT32 },
+		[ATTR_PEER] = { "msgtrace::peer",
+			"world rank a receive was posted for, -1: any", OTF2_TYPE_INT32 },
+		[ATTR_COMM] = { "msgtrace::comm",
+			"communicator a receive was posted on", OTF2_TYPE_COMM },
+	};
+
+	for (unsigned a = 0; a < sizeof(attr) / sizeof(attr[0]); a++)
+		check(d, OTF2_GlobalDefWriter_WriteAttribute(d->w, a,
+			str(d, attr[a].name), str(d, attr[a].what), attr[a].type),
+			"attribute");
 }
 
 /* Call sites, when the trace has them: SourceCodeLocation n - 1 for site n

@@ -19,8 +19,13 @@
  * late by the operations that completed while it was in flight), so an
  * insertion from the back costs a few comparisons. An event older than one already written (an operation in flight
  * for longer than the window) is written just after it and counted as
- * moved; OTF2 takes nothing but strictly increasing times per location, so
- * equal times are also spread by 1 ns.
+ * moved. Equal times stay equal (OTF2 takes non-decreasing times per
+ * location), so that reading the archive back gives the times exported.
+ *
+ * Its times are those of the messages: on one clock (the trace's, or the
+ * corrected merged clock) unless the trace spans several clock domains and
+ * none was corrected; the property MSGTRACE::ONE_CLOCK says which, so that
+ * reading it back does not correct them again.
  *
  * MPI tags: OTF2's tag is unsigned 32 bits; the tag is written as its 32-bit
  * two's complement, so Open MPI's negative internal tags read as values
@@ -43,6 +48,9 @@ struct ev {
 	uint64_t req;
 	uint64_t len;
 	uint64_t recv_buf;
+	struct mt_match_fields f;	/* the fabric fields (ATTR_KIND ...) */
+	int32_t world_peer;	/* a request's: world rank it was posted for;
+				 * a cancel's: the other side's, -1 */
 	uint32_t peer;		/* rank in the communicator */
 	uint32_t comm;
 	uint32_t tag;
@@ -57,7 +65,6 @@ struct loc {
 	struct ev *win;		/* 2 * REORDER_CAP: sorted events in [head, end) */
 	uint32_t head, end;
 	uint64_t last;		/* last timestamp written, 0 = none */
-	uint64_t last_raw;	/* latest event time written, before spreading */
 };
 
 /* OTF2 keeps a location's events in chunks of CHUNK_EVENTS bytes for as
@@ -188,11 +195,12 @@ static void win_insert(struct loc *l, const struct ev *e)
 	l->end++;
 }
 
-/* The next strictly increasing time of location l for a record at ts. */
+/* The time of location l for a record at ts: ts itself, or the latest
+ * time written when ts is earlier (times never decrease per location). */
 static uint64_t stamp(struct loc *l, uint64_t ts)
 {
-	if (ts <= l->last)
-		ts = l->last + 1;
+	if (ts < l->last)
+		ts = l->last;
 	l->last = ts;
 	return ts;
 }
@@ -201,12 +209,29 @@ static uint64_t stamp(struct loc *l, uint64_t ts)
  * call site of the side, as a SourceCodeLocation (number - 1). */
 static OTF2_AttributeList *attrs_for(struct otf2_sink *s, const struct ev *e)
 {
-	if (e->status == MT_MATCH_ST_MATCHED && !e->site)
+	int fab = e->type != EV_ISEND_DONE;
+
+	if (e->status == MT_MATCH_ST_MATCHED && !e->site && !fab)
 		return NULL;
 	OTF2_AttributeList_RemoveAllAttributes(s->attrs);
+	if (fab) {
+		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_KIND,
+						OTF2_KIND_STR(e->f.kind));
+		OTF2_AttributeList_AddInt64(s->attrs, ATTR_CID, e->f.cid);
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_COMM_SRC, e->f.comm_src);
+		OTF2_AttributeList_AddUint8(s->attrs, ATTR_FLAGS, (uint8_t)(
+			(e->f.internal ? ATTR_F_INTERNAL : 0) |
+			(e->f.has_tag ? ATTR_F_HAS_TAG : 0) |
+			(e->f.any_src ? ATTR_F_ANY_SRC : 0)));
+	}
+	if (e->type == EV_IRECV_REQ || e->type == EV_CANCEL) {
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_TAG, e->f.tag);
+		OTF2_AttributeList_AddInt32(s->attrs, ATTR_PEER, e->world_peer);
+		OTF2_AttributeList_AddCommRef(s->attrs, ATTR_COMM, e->comm);
+	}
 	if (e->status != MT_MATCH_ST_MATCHED)
 		OTF2_AttributeList_AddStringRef(s->attrs, ATTR_STATUS, e->status);
-	if (e->status == MT_MATCH_ST_TRUNCATED)
+	if (e->status == MT_MATCH_ST_TRUNCATED || e->type == EV_IRECV_REQ)
 		OTF2_AttributeList_AddUint64(s->attrs, ATTR_RECV_BUF, e->recv_buf);
 	if (e->site)
 		OTF2_AttributeList_AddSourceCodeLocationRef(s->attrs, ATTR_SITE,
@@ -227,11 +252,8 @@ static int write_ev(struct otf2_sink *s, size_t li, const struct ev *e)
 	uint64_t t = stamp(l, e->ts);
 	OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(l->w, NULL, t, reg);
 
-	if (e->ts < l->last_raw)
+	if (e->ts < l->last)
 		s->moved++;
-	else
-		l->last_raw = e->ts;
-	t = stamp(l, t);
 	if (rc == OTF2_SUCCESS) {
 		switch (e->type) {
 		case EV_ISEND:
@@ -253,7 +275,6 @@ static int write_ev(struct otf2_sink *s, size_t li, const struct ev *e)
 			break;
 		}
 	}
-	t = stamp(l, t);
 	if (rc == OTF2_SUCCESS)
 		rc = OTF2_EvtWriter_Leave(l->w, NULL, t, reg);
 	s->o.nevents[li] += 3;
@@ -389,19 +410,26 @@ static struct otf2_comm *comm_between(struct otf2_out *o, int64_t cid,
 	return comm_of(o, job == UINT32_MAX ? 0 : job, cid >= 0 ? cid : -1);
 }
 
-/* One side of a message: its post then its completion (or cancel) on the
- * location of endpoint ep, the other side's process peer (-1: unknown). */
+/* One side of a message: its post (with the fields it was posted with,
+ * post_f) then its completion (or cancel) on the location of endpoint ep,
+ * the other side's process peer (-1: unknown). */
 static int side(struct otf2_sink *s, struct ev *e, int32_t ep, int32_t peer,
-		uint8_t post, uint64_t post_ts, uint8_t done, uint64_t done_ts)
+		uint8_t post, uint64_t post_ts, const struct mt_match_fields *post_f,
+		uint8_t done, uint64_t done_ts)
 {
 	size_t l = mt_sink_tracks_thread_of_ep(&s->o.tr, ep);
 	struct otf2_comm *c = &s->o.comm[e->comm];
+	struct mt_match_fields f = e->f;
 
 	e->peer = peer >= 0 ? comm_index(c, peer) : OTF2_UNDEFINED_UINT32;
+	e->world_peer = post_f->any_src ? -1 : peer;
+	e->f = *post_f;
 	e->type = post;
 	e->ts = post_ts;
 	if (push(s, l, e))
 		return -1;
+	e->f = f;
+	e->world_peer = peer;
 	e->type = done;
 	e->ts = done_ts;
 	return push(s, l, e);
@@ -417,6 +445,7 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	struct ev e = {
 		.req = ++s->msgs, .len = m->bytes, .recv_buf = m->recv_buf,
 		.tag = (uint32_t)m->f.tag, .kind = m->f.kind, .status = m->status,
+		.f = m->f,
 	};
 
 	if (!c)
@@ -424,12 +453,12 @@ static int add_msg(struct otf2_sink *s, const struct mt_match_msg *m)
 	e.comm = (uint32_t)(c - o->comm);
 	e.site = m->send_site;
 	if (ps >= 0 && m->t_send_post != MT_MATCH_NOTIME &&
-	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post,
+	    side(s, &e, m->send_ep, pr, EV_ISEND, m->t_send_post, &m->f,
 		 cancelled ? EV_CANCEL : EV_ISEND_DONE, m->t_send_done))
 		return -1;
 	e.site = m->recv_site;
 	if (pr >= 0 && m->t_recv_post != MT_MATCH_NOTIME &&
-	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post,
+	    side(s, &e, m->recv_ep, ps, EV_IRECV_REQ, m->t_recv_post, &m->recv_f,
 		 cancelled ? EV_CANCEL : EV_IRECV, m->t_recv_done))
 		return -1;
 	return 0;
@@ -574,9 +603,10 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 						   proc_of(&s->o, op->ep), peer);
 		struct ev e = {
 			.ts = op->ts, .req = ++s->msgs, .len = op->len,
-			.tag = (uint32_t)op->f.tag, .kind = op->f.kind,
 			.status = OTF2_STATUS_PENDING, .site = op->site,
 			.type = op->dir == MT_MATCH_DIR_SEND ? EV_ISEND : EV_IRECV_REQ,
+			.tag = (uint32_t)op->f.tag, .kind = op->f.kind, .f = op->f,
+			.world_peer = op->f.any_src ? -1 : peer,
 		};
 
 		if (!c)
@@ -600,6 +630,10 @@ static enum mt_status otf2_finalize(void *state, const struct mt_run *run,
 	enum mt_status st;
 
 	rc = s->failed || add_pending(s, sum);
+	if (s->o.ar && mt_sink_otf2_check(&s->o, OTF2_Archive_SetBoolProperty(s->o.ar,
+			MT_SINK_OTF2_ONE_CLOCK, run->clock.res || run->clock.declared <= 1,
+			true), "property"))
+		rc = -1;
 	if (s->o.ar) {
 		if (drain_all(s) ||
 		    mt_sink_otf2_check(&s->o, OTF2_Archive_CloseEvtFiles(s->o.ar),

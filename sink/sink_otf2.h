@@ -37,9 +37,24 @@ struct otf2_comm {
  * the status is a string ref, mt_match_status (0..MT_MATCH_ST_COUNT-1) or
  * OTF2_STATUS_PENDING (an operation never completed). ATTR_SITE (traces
  * with call sites only): where the application called MPI, a
- * SourceCodeLocation, call site number n being definition n - 1. */
-enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_SITE, ATTR_COUNT };
+ * SourceCodeLocation, call site number n being definition n - 1.
+ * The fabric fields of the message (mt_match_fields), which OTF2's events
+ * do not hold, on the events naming its tag (MpiIsend, MpiIrecv): its
+ * kind, the MPI communicator id and sender rank as the fabric carried them
+ * (-1: unknown), the flags ATTR_F_*; on a receive's request, the same of
+ * what it was posted for, with the posted tag, the world rank it was
+ * posted for (-1: any), the communicator and its buffer (ATTR_RECV_BUF,
+ * which elsewhere marks a truncated message); on a cancel (which names
+ * no tag), the message's fields, tag and the other side's world rank. Reading the archive back
+ * (otf2in/) posts and pairs as the fabric trace did: the same messages in
+ * the same order. */
+enum { ATTR_STATUS, ATTR_RECV_BUF, ATTR_KIND, ATTR_CID, ATTR_COMM_SRC,
+       ATTR_FLAGS, ATTR_TAG, ATTR_PEER, ATTR_COMM, ATTR_SITE, ATTR_COUNT };
+#define ATTR_F_INTERNAL 1u
+#define ATTR_F_HAS_TAG 2u
+#define ATTR_F_ANY_SRC 4u
 #define OTF2_STATUS_PENDING MT_MATCH_ST_COUNT
+#define OTF2_KIND_STR(kind) ((OTF2_StringRef)(OTF2_STATUS_PENDING + 1 + (kind)))
 
 struct otf2_out {
 	OTF2_Archive *ar;
@@ -53,6 +68,9 @@ struct otf2_out {
 	uint32_t slot_mask;
 	struct mt_err *err;	/* the first failure, said once */
 };
+
+/* Archive property: true when every time is on one clock. */
+#define MT_SINK_OTF2_ONE_CLOCK "MSGTRACE::ONE_CLOCK"
 
 /* Writes every global and (empty) local definition. 0 or -1 (printed). */
 int mt_sink_otf2_defs(struct otf2_out *o);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "mt_otf2in.h"
 
 int mt_cmd_trace_absent(const char *path)
 {
@@ -20,7 +21,10 @@ int mt_cmd_trace_absent(const char *path)
 
 	if (stat(path, &st))
 		return errno == ENOENT;
-	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+	/* An OTF2 archive's directory is no fabric trace, and not empty:
+	 * its own errors say what is wrong with it. */
+	if (!S_ISDIR(st.st_mode) || mt_otf2in_is_archive(path) ||
+	    !(d = opendir(path)))
 		return 0;
 	while (!found && (e = readdir(d)))
 		found = (n = strlen(e->d_name)) > sfx &&

@@ -6,6 +6,11 @@
  * Input: a first byte choosing what to run, then data.
  *   'T'  the rest is `msgtrace tag` arguments separated by NUL bytes
  *        (at most MAX_ARGS; the subcommand name is supplied).
+ *   'A'  the rest is an OTF2 archive (otf2in/, through libotf2): its files
+ *        separated by SPLIT, in the order of archive_file[] (anchor,
+ *        global definitions, then each location's events and local
+ *        definitions), written into a scratch directory; `messages` and
+ *        `report` read it, and a rejected archive must be named.
  *   else the rest is one or more trace files separated by SPLIT; each is
  *        written to a memfd and trace-reading subcommands run over all of
  *        them: 'M' `messages` and `report` (match/), 'J' `report --json`
@@ -27,6 +32,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -126,6 +132,43 @@ static void run_on(const struct mt_cmd *cmd, const char *opt, const char *opt2,
 	run(cmd, argc, argv, n, paths);
 }
 
+/* The files of an OTF2 archive named "traces" (msgtrace's export writes
+ * that name), as input 'A' gives them. */
+static const char *const archive_file[] = {
+	"traces.otf2", "traces.def", "traces/0.evt", "traces/0.def",
+	"traces/1.evt", "traces/1.def", "traces/2.evt", "traces/2.def",
+	"traces/3.evt", "traces/3.def",
+};
+
+static void fuzz_archive(const uint8_t *data, size_t size)
+{
+	char dir[1][32], path[64];
+	size_t i = 0, nfiles = sizeof(archive_file) / sizeof(archive_file[0]);
+
+	snprintf(dir[0], sizeof(dir[0]), "%s/a", scratch);
+	snprintf(path, sizeof(path), "%s/traces", dir[0]);
+	if (mkdir(dir[0], 0700) || mkdir(path, 0700))
+		abort();
+	for (; i < nfiles; i++) {
+		const uint8_t *cut = memmem(data, size, SPLIT, strlen(SPLIT));
+		size_t len = cut ? (size_t)(cut - data) : size;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir[0], archive_file[i]);
+		if (!(f = fopen(path, "wb")) || fwrite(data, 1, len, f) != len ||
+		    fclose(f))
+			abort();
+		if (!cut)
+			break;
+		size -= len + strlen(SPLIT);
+		data = cut + strlen(SPLIT);
+	}
+	/* The directory is given; errors name its anchor file in it. */
+	run_on(&mt_cmd_messages, NULL, NULL, 1, dir);
+	run_on(&mt_cmd_report, NULL, NULL, 1, dir);
+	empty_scratch();
+}
+
 static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 {
 	char paths[MAX_FILES][32];
@@ -199,6 +242,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] == 'T')
 		fuzz_tag(data + 1, size - 1);
+	else if (data[0] == 'A')
+		fuzz_archive(data + 1, size - 1);
 	else
 		fuzz_traces(data[0], data + 1, size - 1);
 	fflush(stdout);
