@@ -7,7 +7,7 @@
 # 128 KiB ring, then rank 0 waits for tag 99, which rank 1 never sends.
 # Once both wait in the trace the job is killed. The trace must be
 # readable (msgtrace report and dump succeed), every file a ring (version
-# 3) that wrapped and stays within its ring and pinned area, each rank's
+# 4) that wrapped and stays within its ring and pinned area, each rank's
 # pinned records (PROC, EP, AV) intact, the records recorded (kept +
 # overwritten) at least the 2 OPs per round trip each rank counted, and
 # the last records there: the report names rank 0's receive of tag 99.
@@ -39,7 +39,7 @@ u32() { od -A n -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
 u64() { od -A n -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 over=0
 for f in "$trace"/*.mt; do
-	[ "$(u32 "$f" 8)" = 3 ] || e2e_fail "$(basename "$f"): format version $(u32 "$f" 8), not a ring (3)"
+	[ "$(u32 "$f" 8)" = 4 ] || e2e_fail "$(basename "$f"): format version $(u32 "$f" 8), not a ring (4)"
 	[ "$(u64 "$f" 112)" = $ring ] || e2e_fail "$(basename "$f"): ring of $(u64 "$f" 112) bytes, want $ring"
 	size=$(stat -c %s "$f")
 	# The header, the ring, the pinned area's first chunk (64 KiB).
