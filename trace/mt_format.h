@@ -353,16 +353,11 @@ static inline unsigned mt_op_lacks(unsigned op)
 		return MT_OPF_IGNORE | MT_OPF_FLAGS;
 	case MT_OP_TINJECTDATA:
 		return MT_OPF_IGNORE | MT_OPF_CONTEXT | MT_OPF_FLAGS;
-	case MT_OP_RECV: case MT_OP_RECVV: case MT_OP_SEND: case MT_OP_SENDV:
-		return untagged | MT_OPF_DATA | MT_OPF_FLAGS;
-	case MT_OP_RECVMSG: case MT_OP_SENDMSG:
-		return untagged;
-	case MT_OP_INJECT:
-		return untagged | MT_OPF_DATA | MT_OPF_CONTEXT | MT_OPF_FLAGS;
-	case MT_OP_SENDDATA:
-		return untagged | MT_OPF_FLAGS;
-	case MT_OP_INJECTDATA:
-		return untagged | MT_OPF_CONTEXT | MT_OPF_FLAGS;
+	case MT_OP_RECV: case MT_OP_RECVV: case MT_OP_RECVMSG: case MT_OP_SEND:
+	case MT_OP_SENDV: case MT_OP_SENDMSG: case MT_OP_INJECT:
+	case MT_OP_SENDDATA: case MT_OP_INJECTDATA:
+		/* fi_recv ... fi_injectdata: fi_trecv ... without a tag */
+		return untagged | mt_op_lacks(op - MT_OP_RECV + MT_OP_TRECV);
 	case MT_OP_CANCEL:
 		return untagged | MT_OPF_LEN | MT_OPF_DATA | MT_OPF_FLAGS;
 	default:
