@@ -90,9 +90,10 @@ int mt_codec_compact(int dirfd, const char *name, unsigned mode,
 		     const struct mt_file_hdr *hdr, const uint8_t *recs);
 
 /*
- * A ring file (version 3, mt_format.h) as the version 1 record stream it
- * stands for: its pinned records merged by h.ts with the records of its
- * kept blocks, oldest block first (pinned first on equal times). h is the
+ * A ring file (version 3 or 4, mt_format.h) as the version 1 record
+ * stream it stands for: its pinned records merged by h.ts with the records
+ * of its kept blocks, oldest block first (pinned first on equal times),
+ * the fields their writer left unwritten as 0 (MT_AUX_UNWRITTEN). h is the
  * header as read, data the len bytes read from h->data_off (ring, then
  * pinned area). Blocks numbered below min_seq are left out (a reader of a
  * live file passes those its writer overwrote, or began to, while it

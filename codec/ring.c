@@ -1,6 +1,7 @@
 /*
- * ring.c - a ring file's records (format version 3) in time order: the
- * pinned area merged with the ring's kept blocks, oldest first. The
+ * ring.c - a ring file's records (format versions 3 and 4) in time order:
+ * the pinned area merged with the ring's kept blocks, oldest first, each
+ * as a version 1 file holds it (the fields a writer left unwritten 0). The
  * provider compacts a closed ring file from it, the reader reads every
  * ring file through it; both get the same records.
  */
@@ -101,6 +102,53 @@ static void advance(struct ring_in *in, struct part *r, int ring)
 	}
 }
 
+/*
+ * A ring record copied out (rec, its h.size checked) as a version 1 file
+ * holds it: the fields its writer left unwritten (MT_AUX_UNWRITTEN,
+ * mt_format.h) 0, its aux without the flag's bits.
+ */
+static void clear_unwritten(uint8_t *rec)
+{
+	struct mt_rec_hdr *h = (void *)rec;
+	uint32_t aux = h->aux;
+
+	if (!(aux & MT_AUX_UNWRITTEN))
+		return;
+	if (h->type == MT_REC_OP && h->size >= sizeof(struct mt_rec_op)) {
+		struct mt_rec_op *r = (void *)rec;
+		unsigned lacks;
+
+		h->aux = aux & ~MT_AUX_UNWRITTEN;
+		lacks = mt_op_lacks(h->aux);
+		if (lacks & MT_OPF_TAG)
+			r->tag = 0;
+		if (lacks & MT_OPF_IGNORE)
+			r->ignore = 0;
+		if (lacks & MT_OPF_LEN)
+			r->len = 0;
+		if (lacks & MT_OPF_DATA)
+			r->data = 0;
+		if (lacks & MT_OPF_CONTEXT)
+			r->context = 0;
+		if (lacks & MT_OPF_FLAGS)
+			r->flags = 0;
+		r->retries = 0;
+	} else if (h->type == MT_REC_CQE && h->size >= sizeof(struct mt_rec_cqe)) {
+		struct mt_rec_cqe *r = (void *)rec;
+		unsigned format = (aux & ~MT_AUX_UNWRITTEN) >> MT_AUX_CQ_FORMAT_SHIFT;
+
+		h->aux = aux & ((1u << MT_AUX_CQ_FORMAT_SHIFT) - 1);
+		if (format < MT_CQ_FORMAT_MSG)
+			r->flags = r->len = 0;
+		if (format < MT_CQ_FORMAT_DATA)
+			r->data = 0;
+		if (format < MT_CQ_FORMAT_TAGGED)
+			r->tag = 0;
+		r->olen = 0;
+		r->err = r->prov_errno = 0;
+	}
+}
+
 size_t mt_codec_ring_linear(const struct mt_file_hdr *h, const uint8_t *data,
 			    size_t len, uint64_t min_seq, uint64_t cut,
 			    uint8_t *out, struct mt_codec_ring *st,
@@ -146,6 +194,7 @@ size_t mt_codec_ring_linear(const struct mt_file_hdr *h, const uint8_t *data,
 			if (!st->ring_recs++)
 				st->oldest_ts = b->ts;
 			memcpy(out + n, b, b->size);
+			clear_unwritten(out + n);
 			n += b->size;
 			advance(&in, &ring, 1);
 		}

@@ -28,6 +28,12 @@ static int effective_format(const struct fi_cq_attr *attr)
 	return attr->format;
 }
 
+_Static_assert((int)MT_CQ_FORMAT_CONTEXT == (int)FI_CQ_FORMAT_CONTEXT &&
+	       (int)MT_CQ_FORMAT_MSG == (int)FI_CQ_FORMAT_MSG &&
+	       (int)MT_CQ_FORMAT_DATA == (int)FI_CQ_FORMAT_DATA &&
+	       (int)MT_CQ_FORMAT_TAGGED == (int)FI_CQ_FORMAT_TAGGED,
+	       "the format's mirror of enum fi_cq_format");
+
 static size_t entry_size(int format)
 {
 	switch (format) {

@@ -60,6 +60,7 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 	uint16_t rsize = cq ? sizeof(struct mt_rec_cqe) : sizeof(struct mt_rec_op);
 	size_t osize, size, off, i;
 	struct hook_clone *c;
+	uint32_t aux;
 
 	if (!orig)
 		return;
@@ -82,9 +83,14 @@ void mt_hook_install(struct hook_obj *o, enum hook_slot s, void **slot,
 			memcpy((char *)c->table + off, &mine, sizeof(mine));
 	}
 	c->obj = o;
+	/* In ring mode the records written through these words may leave
+	 * fields unwritten; a CQE's then names the CQ's format. */
+	aux = mt_rec_inline_aux();
+	if (aux && cq)
+		aux |= (uint32_t)o->u.cq.format << MT_AUX_CQ_FORMAT_SHIFT;
 	for (i = 0; i < HOOK_REC_HDRS; i++)
 		c->rec_hdr[i] = mt_rec_hdr_word(type, o->layer, rsize,
-						(uint32_t)i);
+						(uint32_t)i | aux);
 	c->retired = o->clone[s];
 	o->clone[s] = c;
 	o->slot[s] = slot;

@@ -17,12 +17,14 @@
  * leaves the file as it is for the kernel: whole records up to committed,
  * not marked closed, never truncated under the writer.
  *
- * Ring mode (conf.ring, format version 3): the ring of buffer_size bytes
+ * Ring mode (conf.ring, format version 4): the ring of buffer_size bytes
  * is grown like a file on its first lap and split into RING_BLOCKS
  * blocks; the inline paths' limit is the end of the block being written,
  * so the same single compare sends the record that does not fit to the
- * slow path, which closes the block and starts the next, the oldest
- * (zeroed first: the inline paths leave zero fields unwritten, mt_rec.h).
+ * slow path, which closes the block and starts the next, the oldest, as
+ * it is: the inline paths leave zero fields unwritten (mt_rec.h), and
+ * their records say so (MT_AUX_UNWRITTEN), so no byte of the block is
+ * written but by the records that follow.
  * Records analysis needs whatever their age go to a pinned area after the
  * ring (mt_rec_reserve_pinned), which grows by PIN_CHUNK up to PIN_MAX.
  *
@@ -411,42 +413,11 @@ static uint64_t block_records(const struct mt_ring_block *blk)
 }
 
 /*
- * Zeroes a block the ring starts again (len a multiple of 512, 32-byte
- * aligned) with 32-byte stores where the CPU has them: glibc's memset
- * takes 'rep stosb' for a block, whose every byte counts as an
- * instruction under callgrind, by which the ring's cost is measured
- * (bench/overhead.sh); this is about 3 instructions per record.
- */
-typedef char mt_v32 __attribute__((vector_size(32)));
-__attribute__((target("avx2"))) static void zero_avx2(char *p, size_t len)
-{
-	const mt_v32 z = { 0 };
-
-	for (char *end = p + len; p < end; p += 512) {
-		mt_v32 *v = (mt_v32 *)p;
-
-		v[0] = z, v[1] = z, v[2] = z, v[3] = z;
-		v[4] = z, v[5] = z, v[6] = z, v[7] = z;
-		v[8] = z, v[9] = z, v[10] = z, v[11] = z;
-		v[12] = z, v[13] = z, v[14] = z, v[15] = z;
-		/* Not turned back into a memset call. */
-		__asm__ volatile("" : : "r"(p) : "memory");
-	}
-}
-
-static void zero_block(char *p, size_t len)
-{
-	if (__builtin_cpu_supports("avx2"))
-		zero_avx2(p, len);
-	else
-		memset(p, 0, len);
-}
-
-/*
  * The record does not fit in the ring's block: the block is closed (its
  * used bytes), and the next one, the oldest, is started: its records are
- * counted overwritten, ring_seq names it before it is zeroed (a reader
- * then leaves it out), committed moves to its first record. Returns 0, or
+ * counted overwritten, ring_seq names it before any of its bytes change
+ * (a reader then leaves it out), committed moves to its first record.
+ * Returns 0, or
  * 1 + the enum mt_loss cause when the ring could not grow to hold it.
  */
 static int next_block(struct mt_rec_buf *b)
@@ -465,8 +436,8 @@ static int next_block(struct mt_rec_buf *b)
 	if (next->seq)
 		h->overwritten += block_records(next);
 	__atomic_store_n(&h->ring_seq, seq, __ATOMIC_RELEASE);
-	if (next->seq)
-		zero_block((char *)next, bytes);
+	/* ... and the block's stores come after it. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	next->seq = seq;
 	mt_rec_set_committed(h, start + sizeof(*next));
 	b->block_end = start + bytes;
@@ -488,6 +459,11 @@ static int started(const struct mt_rec_buf *b)
 		return pin_fits(b, sizeof(struct mt_rec_proc) + END_RESERVE) &&
 		       b->grown_end >= mt_rec_at(b, g.block);
 	return b->grown_end >= mt_rec_at(b, sizeof(struct mt_rec_proc) + 2 * END_RESERVE);
+}
+
+uint32_t mt_rec_inline_aux(void)
+{
+	return g.conf.ring ? MT_AUX_UNWRITTEN : 0;
 }
 
 /* Creates the calling thread's file; called with g.lock held. */

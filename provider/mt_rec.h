@@ -44,7 +44,7 @@ struct mt_rec_conf {
 	int compact;			/* rewrite each file closed normally in
 					 * the compact form (codec/mt_codec.h) */
 	int ring;			/* flight recorder: buffer_size is a ring
-					 * of the latest records (version 3) */
+					 * of the latest records (version 4) */
 	int ring_sites;			/* OPs carry call sites (mt_rec_op_site) */
 };
 
@@ -199,6 +199,14 @@ static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
 }
 
 /*
+ * Bits the records the hooks write inline carry in h.aux besides the call
+ * (hook_obj.c puts them in each clone's header words): in ring mode
+ * MT_AUX_UNWRITTEN, since a block is written over unzeroed and MT_REC_PUT
+ * leaves out fields (mt_format.h); else 0.
+ */
+uint32_t mt_rec_inline_aux(void);
+
+/*
  * Past committed, a file is zero whenever the inline paths are open: it is
  * created and grown by fallocate, and a record taken back after -FI_EAGAIN
  * (mt_rec_op_again) closes them until an OP of the general path, which
@@ -209,6 +217,9 @@ static inline void mt_rec_set_committed(struct mt_file_hdr *h, uint64_t end)
  * field its CQ format lacks): the inline paths store only what carries
  * something. A live reader never sees the bytes taken back change but by
  * the next record written over them.
+ * A ring's block written over again is not zero: the records the inline
+ * paths write there say so (mt_rec_inline_aux), and a reader takes the
+ * fields left out as 0.
  */
 #define MT_REC_PUT(zero, field, v)					\
 	do {								\

@@ -231,6 +231,20 @@ struct mt_sink_span {
 
 /* The span of process p. */
 void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s);
+/* Where s's records start: a window's start, else its first record. */
+int64_t mt_sink_span_start(const struct mt_sink_span *s);
+/* What s covers in seconds after t0, for a reader: "0.000100 to 1.234567
+ * s", then ", a window: 1234 records overwritten before it" or ", ends
+ * early at 0.9 s: 56 records lost after it" as it is. Returns buf. */
+const char *mt_sink_span_text(const struct mt_sink_span *s, int64_t t0,
+			      char *buf, size_t len);
+/* Whether s needs saying where only some spans are said: it is a window,
+ * or it ends early. */
+int mt_sink_span_partial(const struct mt_sink_span *s);
+/* "rank 3's trace covers " and mt_sink_span_text (from run->t0_ns) of
+ * run's process p when its span is partial, else NULL. */
+const char *mt_sink_span_partial_line(const struct mt_run *run, size_t p,
+				      char *buf, size_t len);
 
 /* Who ran, for a report's first line: "4 ranks", "4 processes in 2 jobs",
  * "6 processes (4 forked)". Returns buf. */

@@ -2,7 +2,8 @@
  * otf2_defs.c - the OTF2 export's definitions, written once every event is
  * out (see sink_otf2.h): clock properties (1 ns resolution, merged trace
  * clock), a system tree of the host names, one location group per process
- * (rank) and one location per traced thread, the fabric operation regions,
+ * (rank), with what time its trace covers as its properties, and one
+ * location per traced thread, the fabric operation regions,
  * the MPI_COMM_WORLD locations group and one communicator per (job, cid)
  * seen.
  */
@@ -77,11 +78,61 @@ static void system_tree(struct defs *d, const struct mt_trace *t,
 	}
 }
 
+/* Names of the properties spans() gives each process. */
+enum { SPAN_TEXT, SPAN_FIRST, SPAN_LAST, SPAN_WINDOW, SPAN_START,
+       SPAN_OVERWRITTEN, SPAN_ENDED, SPAN_LOST, SPAN_PROPS };
+static const char *const span_prop[SPAN_PROPS] = {
+	"msgtrace::span", "msgtrace::first_ns", "msgtrace::last_ns",
+	"msgtrace::window", "msgtrace::window_start_ns", "msgtrace::overwritten",
+	"msgtrace::ended_early", "msgtrace::lost",
+};
+
+/* What time process p's trace covers, as properties of its location
+ * group: in words (s after the run's first record), and first and last
+ * record in ns on the merged clock, whether it is a window (ring: records
+ * overwritten before it) and where its records start (the window's start,
+ * else the first record), whether it ends early (records lost after it). */
+static void prop(struct defs *d, size_t p, OTF2_StringRef name, OTF2_Type type,
+		 OTF2_AttributeValue a)
+{
+	check(d, OTF2_GlobalDefWriter_WriteLocationGroupProperty(d->w, p, name,
+		type, a), "location group property");
+}
+
+static void spans(struct defs *d, const struct otf2_out *o, size_t p,
+		  const OTF2_StringRef *names)
+{
+	struct mt_sink_span sp;
+	char text[192];
+	OTF2_AttributeValue a;
+
+	mt_sink_proc_span(&o->run->trace->procs[p], &sp);
+	a.stringRef = str(d, mt_sink_span_text(&sp, o->run->t0_ns, text, sizeof(text)));
+	prop(d, p, names[SPAN_TEXT], OTF2_TYPE_STRING, a);
+	a.int64 = sp.first_ns;
+	prop(d, p, names[SPAN_FIRST], OTF2_TYPE_INT64, a);
+	a.int64 = sp.last_ns;
+	prop(d, p, names[SPAN_LAST], OTF2_TYPE_INT64, a);
+	a.uint8 = (uint8_t)sp.wrapped;
+	prop(d, p, names[SPAN_WINDOW], OTF2_TYPE_UINT8, a);
+	a.int64 = mt_sink_span_start(&sp);
+	prop(d, p, names[SPAN_START], OTF2_TYPE_INT64, a);
+	a.uint64 = sp.overwritten;
+	prop(d, p, names[SPAN_OVERWRITTEN], OTF2_TYPE_UINT64, a);
+	a.uint8 = (uint8_t)sp.ended;
+	prop(d, p, names[SPAN_ENDED], OTF2_TYPE_UINT8, a);
+	a.uint64 = sp.lost;
+	prop(d, p, names[SPAN_LOST], OTF2_TYPE_UINT64, a);
+}
+
 static void locations(struct defs *d, const struct otf2_out *o,
 		      const OTF2_SystemTreeNodeRef *node_of_proc)
 {
 	const struct mt_trace *t = o->run->trace;
+	OTF2_StringRef names[SPAN_PROPS];
 
+	for (int i = 0; i < SPAN_PROPS; i++)
+		names[i] = str(d, span_prop[i]);
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
 		char label[96], name[160];
@@ -91,6 +142,7 @@ static void locations(struct defs *d, const struct otf2_out *o,
 			str(d, label), OTF2_LOCATION_GROUP_TYPE_PROCESS,
 			node_of_proc[p], OTF2_UNDEFINED_LOCATION_GROUP),
 		      "location group");
+		spans(d, o, p, names);
 		for (size_t f = 0; f < pr->nfiles; f++) {
 			size_t l = o->tr.first[p] + f;
 

@@ -194,3 +194,52 @@ void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s)
 		s->ended = 1;
 	}
 }
+
+int64_t mt_sink_span_start(const struct mt_sink_span *s)
+{
+	return s->wrapped && s->window_ns > s->first_ns ? s->window_ns : s->first_ns;
+}
+
+int mt_sink_span_partial(const struct mt_sink_span *s)
+{
+	return s->wrapped || s->ended;
+}
+
+static double span_sec(int64_t t, int64_t t0)
+{
+	return ((double)t - (double)t0) / 1e9;
+}
+
+const char *mt_sink_span_text(const struct mt_sink_span *s, int64_t t0,
+			      char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%.6f to %.6f s",
+			 span_sec(mt_sink_span_start(s), t0), span_sec(s->last_ns, t0));
+
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	if (s->wrapped)
+		n += snprintf(buf + n, len - (size_t)n, ", a window: %" PRIu64
+			      " records overwritten before it", s->overwritten);
+	if (n >= 0 && (size_t)n < len && s->ended)
+		snprintf(buf + n, len - (size_t)n, ", ends early at %.6f s: %"
+			 PRIu64 " records lost after it", span_sec(s->end_ns, t0),
+			 s->lost);
+	return buf;
+}
+
+const char *mt_sink_span_partial_line(const struct mt_run *run, size_t p,
+				      char *buf, size_t len)
+{
+	const struct mt_trace *t = run->trace;
+	char k[MT_SINK_RANK_LEN], text[192];
+	struct mt_sink_span sp;
+
+	mt_sink_proc_span(&t->procs[p], &sp);
+	if (!mt_sink_span_partial(&sp))
+		return NULL;
+	snprintf(buf, len, "rank %s's trace covers %s",
+		 mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
+		 mt_sink_span_text(&sp, run->t0_ns, text, sizeof(text)));
+	return buf;
+}

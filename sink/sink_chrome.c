@@ -103,6 +103,29 @@ static void l_ev(struct chrome *c, struct line *l)
 	c->any = 1;
 }
 
+/* What time the process's trace covers, as its label (shown beside its
+ * name) and in ns on the merged clock (window_start_ns: where its records
+ * start, the window's start or the first record): whether it is a window
+ * (ring) or ends early (a buffer filled), since no slice lies outside. */
+static void span_meta(struct chrome *c, size_t p)
+{
+	struct mt_sink_span sp;
+	char text[192], label[224];
+
+	mt_sink_proc_span(&c->run->trace->procs[p], &sp);
+	snprintf(label, sizeof(label), "trace %s",
+		 mt_sink_span_text(&sp, c->run->t0_ns, text, sizeof(text)));
+	ev(c);
+	fprintf(c->f, "\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%zu,"
+		"\"args\":{\"labels\":", p);
+	mt_sink_esc_json(c->f, label);
+	fprintf(c->f, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64
+		",\"window\":%s,\"window_start_ns\":%" PRId64 ",\"overwritten\":%"
+		PRIu64 ",\"ended_early\":%s,\"lost\":%" PRIu64 "}}", sp.first_ns,
+		sp.last_ns, sp.wrapped ? "true" : "false", mt_sink_span_start(&sp),
+		sp.overwritten, sp.ended ? "true" : "false", sp.lost);
+}
+
 static void proc_meta(struct chrome *c, size_t p)
 {
 	const struct mt_trace_proc *pr = &c->run->trace->procs[p];
@@ -121,6 +144,7 @@ static void proc_meta(struct chrome *c, size_t p)
 	ev(c);
 	fprintf(c->f, "\"ph\":\"M\",\"name\":\"process_sort_index\","
 		"\"pid\":%zu,\"args\":{\"sort_index\":%zu}}", p, p);
+	span_meta(c, p);
 }
 
 static enum mt_status chrome_init(void **state, FILE *out,

@@ -114,6 +114,18 @@ static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
 	return mt_sink_written(out, 0, err);
 }
 
+/* The messages are those of the traces' spans: a rank whose trace is a
+ * window or ends early is said in a note, since its messages outside
+ * that span are missing from the lines. */
+static void span_notes(const struct mt_run *run)
+{
+	char line[256];
+
+	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++)
+		if (mt_sink_span_partial_line(run, p, line, sizeof(line)))
+			mt_note_say(run->note, "%s (s after the first record)", line);
+}
+
 static enum mt_status csv_finalize(void *state, const struct mt_run *run,
 				   const struct mt_match_summary *sum,
 				   struct mt_err *err)
@@ -121,8 +133,8 @@ static enum mt_status csv_finalize(void *state, const struct mt_run *run,
 	struct csv *c = state;
 	enum mt_status st = mt_sink_written(c->out, 1, err);
 
-	(void)run;
 	(void)sum;
+	span_notes(run);
 	mt_sym_free(c->sym);
 	free(c);
 	return st;

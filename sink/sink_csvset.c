@@ -4,6 +4,10 @@
  *                        sink (sink_csv.c) writes it
  *   PREFIX.pairs.csv     per sender and receiver (ranks) with traffic
  *   PREFIX.sizes.csv     per power-of-two message-size class with traffic
+ *   PREFIX.processes.csv per process what time its trace covers: first and
+ *                        last record (ns, merged clock), whether it is a
+ *                        window (ring: records overwritten before it, where
+ *                        it starts) or ends early (records lost after it)
  * Traffic: messages and bytes, user and internal (report.h's split), and
  * the effective bandwidth of the matched messages (bytes over receive
  * completion minus send post, MB/s = 10^6 B/s).
@@ -19,10 +23,10 @@
 #define TRAFFIC_HEADER "user_msgs,user_bytes,internal_msgs,internal_bytes," \
 	"bw_bytes,bw_ns,bw_mbps\n"
 
-enum { F_MESSAGES, F_PAIRS, F_SIZES, F_COUNT };
+enum { F_MESSAGES, F_PAIRS, F_SIZES, F_PROCS, F_COUNT };
 
 static const char *const suffix[F_COUNT] = { ".messages.csv", ".pairs.csv",
-					     ".sizes.csv" };
+					     ".sizes.csv", ".processes.csv" };
 
 struct csvset {
 	FILE *f[F_COUNT];
@@ -100,6 +104,29 @@ static int empty(const struct report_cell *x)
 	return !x->msgs[REPORT_USER] && !x->msgs[REPORT_INTERNAL];
 }
 
+/* Per process, what time its trace covers; a field that does not apply
+ * is empty. */
+static void spans(FILE *f, const struct mt_trace *t)
+{
+	fputs("rank,first_ns,last_ns,window,window_start_ns,overwritten,"
+	      "ended_early,end_ns,lost\n", f);
+	for (size_t p = 0; t && p < t->nprocs; p++) {
+		char k[MT_SINK_RANK_LEN];
+		struct mt_sink_span sp;
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%d,",
+			mt_sink_rank(t, t->procs[p].key, k, sizeof(k)), sp.first_ns,
+			sp.last_ns, sp.wrapped);
+		if (sp.wrapped)
+			fprintf(f, "%" PRId64, sp.window_ns);
+		fprintf(f, ",%" PRIu64 ",%d,", sp.overwritten, sp.ended);
+		if (sp.ended)
+			fprintf(f, "%" PRId64, sp.end_ns);
+		fprintf(f, ",%" PRIu64 "\n", sp.lost);
+	}
+}
+
 static enum mt_status set_finalize(void *state, const struct mt_run *run,
 				   const struct mt_match_summary *sum,
 				   struct mt_err *err)
@@ -127,6 +154,7 @@ static enum mt_status set_finalize(void *state, const struct mt_run *run,
 				mt_sink_report_class_label(k, label, sizeof(label)));
 			traffic(c->f[F_SIZES], &r->size[k]);
 		}
+	spans(c->f[F_PROCS], run->trace);
 	for (int i = 0; i < F_COUNT; i++) {
 		if (ferror(c->f[i]) || fclose(c->f[i]))
 			rc = MT_ERR_IO;

@@ -282,6 +282,45 @@ static void run_section(FILE *f, const struct mt_run *run,
 	fputs("</dl></section>\n", f);
 }
 
+/* Per process, what time its trace covers (s after the first record):
+ * a window (ring) or a trace that ends early is marked, since nothing of
+ * that process outside it is in any section below. */
+static void spans_section(FILE *f, const struct mt_run *run)
+{
+	const struct mt_trace *t = run->trace;
+
+	if (!t || !t->nprocs)
+		return;
+	fputs("<section id=\"spans\"><h2>What each trace covers</h2>"
+	      "<table class=\"num\"><thead><tr><th>rank</th><th>from s</th>"
+	      "<th>to s</th><th>records overwritten before</th>"
+	      "<th>records lost after</th></tr></thead><tbody>", f);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		char k[MT_SINK_RANK_LEN];
+		struct mt_sink_span sp;
+
+		mt_sink_proc_span(&t->procs[p], &sp);
+		fputs("<tr><td>", f);
+		mt_sink_esc_html(f, mt_sink_rank(t, t->procs[p].key, k, sizeof(k)));
+		fprintf(f, "</td><td>%.6f</td><td>%.6f</td>",
+			((double)mt_sink_span_start(&sp) - (double)run->t0_ns) / 1e9,
+			((double)sp.last_ns - (double)run->t0_ns) / 1e9);
+		if (sp.wrapped)
+			fprintf(f, "<td class=\"warn\">%" PRIu64 " (a window)</td>",
+				sp.overwritten);
+		else
+			fputs("<td>0</td>", f);
+		if (sp.ended)
+			fprintf(f, "<td class=\"warn\">%" PRIu64 " (ends early at "
+				"%.6f s)</td>", sp.lost,
+				((double)sp.end_ns - (double)run->t0_ns) / 1e9);
+		else
+			fprintf(f, "<td>%" PRIu64 "</td>", sp.lost);
+		fputs("</tr>", f);
+	}
+	fputs("</tbody></table></section>\n", f);
+}
+
 static void figure(FILE *f, const char *caption)
 {
 	fputs("<figure><h3>", f);
@@ -586,6 +625,7 @@ static enum mt_status html_finalize(void *state, const struct mt_run *run,
 	}
 	head(f, run, &h->r, sum);
 	run_section(f, run, &h->r, sum);
+	spans_section(f, run);
 	matrix_section(f, &h->r);
 	sizes_section(f, &h->r);
 	time_section(f, &h->r, h);

@@ -92,6 +92,17 @@ static void sends_section(FILE *o, const struct watch *w,
 	}
 }
 
+/* The ranks whose trace is a window (ring) or ends early, with what time
+ * it covers: what is pending is read at that end. */
+static void spans_lines(FILE *o, const struct mt_run *run)
+{
+	char line[256];
+
+	for (size_t p = 0; run->trace && p < run->trace->nprocs; p++)
+		if (mt_sink_span_partial_line(run, p, line, sizeof(line)))
+			fprintf(o, "  %s\n", line);
+}
+
 static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 				     const struct mt_match_summary *sum,
 				     struct mt_err *err)
@@ -115,6 +126,7 @@ static enum mt_status watch_finalize(void *state, const struct mt_run *run,
 		"by a kill,\n  last record %.1f s ago\n",
 		mt_sink_run_who(run, who, sizeof(who)), run->live_files, files,
 		run->unclean_files, ago(now, run->t1_ns));
+	spans_lines(o, run);
 	fprintf(o, "\nPENDING (hang suspects)\n");
 	r.sym = mt_sink_sym(run->trace);	/* call sites, when recorded */
 	if (sum->n_pending)

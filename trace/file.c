@@ -67,13 +67,14 @@ static enum mt_status check_header(struct mt_trace_file *f, struct mt_err *err)
 		return mt_err_set(err, MT_ERR_CORRUPT,
 				  "%s: offset 0: bad magic, not a msgtrace trace file", p);
 	if (h->version != MT_TRACE_VERSION && h->version != MT_TRACE_VERSION_COMPACT &&
-	    h->version != MT_TRACE_VERSION_RING)
+	    !mt_trace_version_ring(h->version))
 		return mt_err_set(err, MT_ERR_VERSION,
 				  "%s: offset %" PRIu64 ": format version %" PRIu32
-				  ", this reader reads versions %u, %u and %u", p,
+				  ", this reader reads versions %u, %u, %u and %u", p,
 				  HDR_FIELD_OFF(version), h->version, MT_TRACE_VERSION,
-				  MT_TRACE_VERSION_COMPACT, MT_TRACE_VERSION_RING);
-	size_t least = h->version == MT_TRACE_VERSION_RING ? sizeof(*h) :
+				  MT_TRACE_VERSION_COMPACT, MT_TRACE_VERSION_RING_ZEROED,
+				  MT_TRACE_VERSION_RING);
+	size_t least = mt_trace_version_ring(h->version) ? sizeof(*h) :
 		       MT_FILE_HDR_SIZE_V1;
 
 	if (h->hdr_size < least || h->hdr_size > h->data_off)
@@ -412,7 +413,7 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 	}
 	/* A header of versions 1 and 2 may end before the ring's fields: what
 	 * pread took past it is records, not header. */
-	if (f->hdr_snap.version != MT_TRACE_VERSION_RING &&
+	if (!mt_trace_version_ring(f->hdr_snap.version) &&
 	    f->hdr_snap.hdr_size < sizeof(f->hdr_snap)) {
 		size_t keep = f->hdr_snap.hdr_size > MT_FILE_HDR_SIZE_V1 ?
 			      f->hdr_snap.hdr_size : MT_FILE_HDR_SIZE_V1;
@@ -420,7 +421,7 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_err *err)
 		memset((char *)&f->hdr_snap + keep, 0, sizeof(f->hdr_snap) - keep);
 	}
 	f->hdr = &f->hdr_snap;
-	if (f->hdr_snap.version == MT_TRACE_VERSION_RING &&
+	if (mt_trace_version_ring(f->hdr_snap.version) &&
 	    !memcmp(f->hdr_snap.magic, MT_TRACE_MAGIC, sizeof(f->hdr_snap.magic))) {
 		enum mt_status s = mt_trace_ring_read(f, fd, (uint64_t)st.st_size, err);
 

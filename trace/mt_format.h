@@ -27,7 +27,7 @@
  * renames it over the version 1 file, so a file is always one or the other,
  * whole; files left open (crash, abandoned at exit) stay version 1.
  *
- * Version 3 (MT_TRACE_VERSION_RING) is a flight recorder's file
+ * Version 4 (MT_TRACE_VERSION_RING) is a flight recorder's file
  * (FI_OFI_HOOK_MSGTRACE_MODE=ring): the same header, then
  *   [ring: ring_size bytes at data_off, ring_size / ring_block blocks]
  *   [pinned: hdr.pinned bytes at data_off + ring_size]
@@ -46,9 +46,15 @@
  * block whose header does not carry the seq its index expects is not
  * (yet, or any more) part of the ring. The records of the file in time
  * order: the pinned records merged by h.ts with the ring's blocks from the
- * oldest kept (mt_codec_ring_linear). A version 3 file closed normally is
- * compacted (version 2) from that order, or, uncompacted, stays version 3;
+ * oldest kept (mt_codec_ring_linear). A block is written over as it is:
+ * bytes of an older lap stay in the fields a record does not write, which
+ * the records the hooks write inline say by MT_AUX_UNWRITTEN (below); the
+ * reader takes those fields as 0. A version 4 file closed normally is
+ * compacted (version 2) from that order, or, uncompacted, stays version 4;
  * either way its header keeps MT_FILE_RING and overwritten.
+ * Version 3 (MT_TRACE_VERSION_RING_ZEROED, still read) is version 4 with
+ * every block zeroed before it was written over, and no record carrying
+ * MT_AUX_UNWRITTEN.
  * All integers are little-endian host order of the recording machine (x86-64).
  */
 #ifndef MT_FORMAT_H
@@ -60,7 +66,8 @@
 #define MT_TRACE_MAGIC "MSGTRACE"	/* 8 bytes, no terminator on disk */
 #define MT_TRACE_VERSION 1u
 #define MT_TRACE_VERSION_COMPACT 2u
-#define MT_TRACE_VERSION_RING 3u
+#define MT_TRACE_VERSION_RING 4u
+#define MT_TRACE_VERSION_RING_ZEROED 3u
 #define MT_FILE_HDR_SIZE 4096u
 #define MT_TRACE_SUFFIX ".mt"
 
@@ -75,8 +82,8 @@ enum mt_loss {
 enum mt_file_flags {
 	MT_FILE_CLOSED = 1u << 0,	/* writer closed the file normally */
 	MT_FILE_ALL_LAYERS = 1u << 1,	/* internal layers were recorded too */
-	MT_FILE_RING = 1u << 2,		/* written as a ring (version 3, or
-					 * compacted from one) */
+	MT_FILE_RING = 1u << 2,		/* written as a ring (versions 3 and
+					 * 4, or compacted from one) */
 };
 
 struct mt_file_hdr {
@@ -109,12 +116,19 @@ struct mt_file_hdr {
 	uint64_t overwritten;		/* ring records overwritten by later ones */
 };
 
+/* A flight recorder's file as written (version 4) or by older writers. */
+static inline int mt_trace_version_ring(uint32_t version)
+{
+	return version == MT_TRACE_VERSION_RING ||
+	       version == MT_TRACE_VERSION_RING_ZEROED;
+}
+
 /* Files of versions 1 and 2 written before the ring's fields were appended
  * hold a header of this many bytes (hdr_size); the reader takes the ring's
  * fields of such a file as 0. */
 #define MT_FILE_HDR_SIZE_V1 offsetof(struct mt_file_hdr, ring_size)
 
-/* The start of every block of a ring (version 3). seq: its number, from 1
+/* The start of every block of a ring (versions 3 and 4). seq: its number, from 1
  * (0: never used); used: bytes of records after this struct, stored when
  * the writer left the block (the block being written: hdr.committed). */
 struct mt_ring_block {
@@ -142,7 +156,7 @@ enum mt_rec_type {
 #undef MT_REC_ENUM
 };
 
-/* Record types a ring keeps whatever their age (version 3: its pinned
+/* Record types a ring keeps whatever their age (its pinned
  * area); every other type, unknown ones included, goes to the ring. */
 static inline int mt_rec_pinned_type(unsigned type)
 {
@@ -294,6 +308,64 @@ struct mt_rec_op {
 };
 
 /*
+ * Ring files (version 4): an OP or CQE record whose h.aux carries
+ * MT_AUX_UNWRITTEN was written where a block of an older lap may have left
+ * bytes, by a writer that stored only the fields its call has: the fields
+ * mt_op_lacks(op) names and retries of an OP; of a CQE, those its CQ's
+ * format (MT_CQ_FORMAT_*, in h.aux bits 8-15 under the flag, the enum
+ * mt_cq_call in bits 0-7) does not carry, and olen, err and prov_errno.
+ * Their bytes are not the record's: a reader takes them as 0 and the aux
+ * without these bits (mt_codec_ring_linear does), which gives the record
+ * as a version 1 file holds it. No other file carries the flag.
+ */
+#define MT_AUX_UNWRITTEN (1u << 31)
+#define MT_AUX_CQ_FORMAT_SHIFT 8
+
+/* Fields of struct mt_rec_op some calls do not have (stored as 0). */
+enum mt_op_field {
+	MT_OPF_TAG = 1u << 0,
+	MT_OPF_IGNORE = 1u << 1,
+	MT_OPF_LEN = 1u << 2,
+	MT_OPF_DATA = 1u << 3,
+	MT_OPF_CONTEXT = 1u << 4,
+	MT_OPF_FLAGS = 1u << 5,
+};
+
+/* The fields of struct mt_rec_op the call op does not have: libfabric's
+ * signatures (fi_tinject has no context, only *msg calls have flags,
+ * untagged calls no tag ...). 0 for an op this header does not know. */
+static inline unsigned mt_op_lacks(unsigned op)
+{
+	const unsigned untagged = MT_OPF_TAG | MT_OPF_IGNORE;
+
+	switch (op) {
+	case MT_OP_TRECV: case MT_OP_TRECVV:
+		return MT_OPF_DATA | MT_OPF_FLAGS;
+	case MT_OP_TRECVMSG:
+		return 0;
+	case MT_OP_TSEND: case MT_OP_TSENDV:
+		return MT_OPF_IGNORE | MT_OPF_DATA | MT_OPF_FLAGS;
+	case MT_OP_TSENDMSG:
+		return MT_OPF_IGNORE;
+	case MT_OP_TINJECT:
+		return MT_OPF_IGNORE | MT_OPF_DATA | MT_OPF_CONTEXT | MT_OPF_FLAGS;
+	case MT_OP_TSENDDATA:
+		return MT_OPF_IGNORE | MT_OPF_FLAGS;
+	case MT_OP_TINJECTDATA:
+		return MT_OPF_IGNORE | MT_OPF_CONTEXT | MT_OPF_FLAGS;
+	case MT_OP_RECV: case MT_OP_RECVV: case MT_OP_RECVMSG: case MT_OP_SEND:
+	case MT_OP_SENDV: case MT_OP_SENDMSG: case MT_OP_INJECT:
+	case MT_OP_SENDDATA: case MT_OP_INJECTDATA:
+		/* fi_recv ... fi_injectdata: fi_trecv ... without a tag */
+		return untagged | mt_op_lacks(op - MT_OP_RECV + MT_OP_TRECV);
+	case MT_OP_CANCEL:
+		return untagged | MT_OPF_LEN | MT_OPF_DATA | MT_OPF_FLAGS;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Call sites (FI_OFI_HOOK_MSGTRACE_CALLSITE=1): every OP record is then
  * struct mt_rec_op_site, h.size 96 instead of 88, and names the call site of
  * the posting call by an index into its own file's MT_REC_SITE records
@@ -351,6 +423,16 @@ struct mt_rec_map {
 	uint32_t pad;
 	uint8_t build_id[32];
 	char path[8];			/* its start: the path runs on to h.size */
+};
+
+/* libfabric's enum fi_cq_format values the CQ hooks record (mirrored:
+ * the reader includes no libfabric header; provider/hook_cq.c asserts
+ * each equals its FI_CQ_FORMAT_* counterpart). */
+enum mt_cq_format {
+	MT_CQ_FORMAT_CONTEXT = 1,
+	MT_CQ_FORMAT_MSG = 2,
+	MT_CQ_FORMAT_DATA = 3,
+	MT_CQ_FORMAT_TAGGED = 4,
 };
 
 enum mt_cq_call { MT_CQ_READ, MT_CQ_READFROM, MT_CQ_READERR, MT_CQ_SREAD,

@@ -103,7 +103,7 @@ enum mt_status mt_trace_file_resume(struct mt_trace_file *f, uint64_t from,
 	got = pread(fd, &h, sizeof(h), 0);
 	/* A ring is read whole, in time order: once its writer wrote on,
 	 * the file is read anew. */
-	if (f->hdr_snap.version == MT_TRACE_VERSION_RING) {
+	if (mt_trace_version_ring(f->hdr_snap.version)) {
 		close(fd);
 		tail->setup = got != (ssize_t)sizeof(h) || mt_trace_ring_moved(f, &h);
 		return MT_OK;

@@ -9,7 +9,8 @@
 #         `msgtrace report` must say first that each rank's trace ends there
 #         while the job went on, and draw no hang conclusion from the
 #         receives pending where the buffers filled (no cause, no wait on
-#         tag 5 or 6); --json marks both processes as ended early.
+#         tag 5 or 6); --json, messages (a note), the CSV processes file
+#         and the Chrome export mark both processes as ended early.
 #   ring  FI_OFI_HOOK_MSGTRACE_MODE=ring: each thread keeps its last
 #         records, windows starting at different times. The report must say
 #         first what time each rank's trace covers and name the root of the
@@ -112,4 +113,15 @@ report_json
 	e2e_fail "--json does not mark both processes as ended early: $(jq -c .run.processes "$E2E_TMP/json")"
 [ "$(jq '.hang.waits | length' "$E2E_TMP/json")" = 0 ] ||
 	e2e_fail "--json lists waits of ranks whose trace ended early: $(jq -c .hang.waits "$E2E_TMP/json")"
-e2e_note "PASS: $trips round trips, both traces end early, no hang concluded"
+# messages and the exports say it too, per rank.
+"$msgtrace" messages "$trace" >/dev/null 2>"$E2E_TMP/messages.err"
+[ "$(grep -Ec "rank [01]'s trace covers [0-9.]+ to [0-9.]+ s, ends early at [0-9.]+ s: [1-9][0-9]* records lost after it" \
+	"$E2E_TMP/messages.err")" = 2 ] || e2e_fail "messages does not say where both traces end: $(cat "$E2E_TMP/messages.err")"
+"$msgtrace" export --csv -o "$E2E_TMP/x" "$trace" 2>/dev/null
+[ "$(awk -F, 'NR > 1 && $7 == 1 && $8 <= $3 && $9 > 0' "$E2E_TMP/x.processes.csv" | wc -l)" = 2 ] ||
+	e2e_fail "processes.csv does not mark both traces as ending early: $(cat "$E2E_TMP/x.processes.csv")"
+"$msgtrace" export --chrome -o "$E2E_TMP/c.json" "$trace" 2>/dev/null
+[ "$(jq '[.traceEvents[] | select(.name == "process_labels" and .args.ended_early and
+	(.args.labels | test("ends early")))] | length' "$E2E_TMP/c.json")" = 2 ] ||
+	e2e_fail "the Chrome export does not label both traces as ending early"
+e2e_note "PASS: $trips round trips, both traces end early (said by the report, --json, messages, CSV and Chrome), no hang concluded"

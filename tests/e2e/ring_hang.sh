@@ -7,10 +7,12 @@
 # 128 KiB ring, then rank 0 waits for tag 99, which rank 1 never sends.
 # Once both wait in the trace the job is killed. The trace must be
 # readable (msgtrace report and dump succeed), every file a ring (version
-# 3) that wrapped and stays within its ring and pinned area, each rank's
+# 4) that wrapped and stays within its ring and pinned area, each rank's
 # pinned records (PROC, EP, AV) intact, the records recorded (kept +
 # overwritten) at least the 2 OPs per round trip each rank counted, and
 # the last records there: the report names rank 0's receive of tag 99.
+# Every output (report, --json, --html, messages, watch, the CSV, Chrome
+# and OTF2 exports) says each rank's trace is a window and what it covers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/e2e/lib.sh
@@ -39,7 +41,7 @@ u32() { od -A n -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
 u64() { od -A n -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 over=0
 for f in "$trace"/*.mt; do
-	[ "$(u32 "$f" 8)" = 3 ] || e2e_fail "$(basename "$f"): format version $(u32 "$f" 8), not a ring (3)"
+	[ "$(u32 "$f" 8)" = 4 ] || e2e_fail "$(basename "$f"): format version $(u32 "$f" 8), not a ring (4)"
 	[ "$(u64 "$f" 112)" = $ring ] || e2e_fail "$(basename "$f"): ring of $(u64 "$f" 112) bytes, want $ring"
 	size=$(stat -c %s "$f")
 	# The header, the ring, the pinned area's first chunk (64 KiB).
@@ -71,4 +73,31 @@ grep -q "rank 0 waits on rank 1: recv user cid 0 tag 99" "$E2E_TMP/report" || {
 	sed -n '/^PENDING/,/^$/p' "$E2E_TMP/report" >&2
 	e2e_fail "the report does not show rank 0 waiting for tag 99: the hang's records are missing"
 }
-e2e_note "ok: $trips round trips, $over records overwritten, $kept OPs kept, hang at the end"
+# Every output says, per rank, what time its trace covers and that it is a
+# window (records overwritten before it): both ranks' rings wrapped.
+win() { # WHAT COUNT: COUNT of 2 ranks said to be a window
+	[ "$2" = 2 ] || e2e_fail "$1: $2 of 2 ranks said to hold a window"
+}
+"$msgtrace" report --json "$trace" >"$E2E_TMP/report.json" 2>/dev/null
+win "report --json" "$(jq '[.run.processes[] | select(.wrapped and .overwritten > 0 and
+	.window_start_ns > .first_ns and .last_ns > .window_start_ns)] | length' "$E2E_TMP/report.json")"
+win report "$(grep -Ec "^  rank [01]'s trace covers [0-9.]+ to [0-9.]+ s; [1-9][0-9]* records overwritten" "$E2E_TMP/report")"
+"$msgtrace" messages "$trace" >/dev/null 2>"$E2E_TMP/messages.err"
+win messages "$(grep -Ec "rank [01]'s trace covers [0-9.]+ to [0-9.]+ s, a window: [1-9][0-9]* records overwritten before it" "$E2E_TMP/messages.err")"
+"$msgtrace" watch --once "$trace" >"$E2E_TMP/watch" 2>/dev/null
+win watch "$(grep -Ec "^  rank [01]'s trace covers [0-9.]+ to [0-9.]+ s, a window: [1-9]" "$E2E_TMP/watch")"
+"$msgtrace" export --csv -o "$E2E_TMP/x" "$trace" 2>/dev/null
+win "export --csv" "$(awk -F, 'NR > 1 && $4 == 1 && $5 > $2 && $6 > 0' "$E2E_TMP/x.processes.csv" | wc -l)"
+"$msgtrace" export --chrome -o "$E2E_TMP/c.json" "$trace" 2>/dev/null
+win "export --chrome" "$(jq '[.traceEvents[] | select(.name == "process_labels" and .args.window and
+	.args.overwritten > 0 and (.args.labels | test("a window")))] | length' "$E2E_TMP/c.json")"
+"$msgtrace" report --html -o "$E2E_TMP/r.html" "$trace" 2>/dev/null
+win "report --html" "$(sed -n 's/.*<section id="spans">\(.*\)<\/section>.*/\1/p' "$E2E_TMP/r.html" |
+	grep -o '<td class="warn">[1-9][0-9]* (a window)</td>' | wc -l)"
+"$msgtrace" export --otf2 -o "$E2E_TMP/o" "$trace" 2>/dev/null
+if command -v otf2-print >/dev/null; then
+	win "export --otf2" "$(otf2-print -G "$E2E_TMP"/o/*.otf2 |
+		grep -c 'Name: "msgtrace::window" <[0-9]*>, Type: UINT8, Value: 1$')"
+fi
+
+e2e_note "ok: $trips round trips, $over records overwritten, $kept OPs kept, hang at the end, windows said by every output"

@@ -1,8 +1,9 @@
 /*
  * test_ring.c - the recording path in ring mode (conf.ring, format
- * version 3) on real files, read back through the trace reader: the ring
+ * version 4) on real files, read back through the trace reader: the ring
  * wraps and keeps the latest records in order, pinned records survive any
- * number of laps, and a writer killed at any step leaves a readable file.
+ * number of laps, blocks written over read as written, and a writer
+ * killed at any step leaves a readable file.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -65,7 +66,8 @@ static void write_ops(uint64_t from, uint64_t to)
 
 		if (r) {
 			mt_rec_op_put(r, h, mt_rec_hdr_word(MT_REC_OP, 0, sizeof(*r),
-							    MT_OP_TSEND), &a);
+							    MT_OP_TSEND | mt_rec_inline_aux()),
+				      &a);
 			mt_rec_op_end(r, 0, 0);
 		} else {
 			mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TSEND, &a), 0, 0);
@@ -186,6 +188,57 @@ Test(ring, unwrapped_ring_loses_nothing)
 	cr_assert_eq(s.ops, 300);
 	cr_assert_eq(s.first_tag, 0);
 	cr_assert(s.in_order);
+	mt_trace_file_close(f);
+}
+
+/*
+ * A block written over keeps the older lap's bytes where the inline path
+ * stores nothing (fi_tsend has no ignore, data or flags; retries 0): a
+ * first lap written whole with every field set, then laps inline. Each
+ * kept OP reads as written, those fields 0, whatever lay under it.
+ */
+Test(ring, written_over_blocks_read_as_written)
+{
+	char path[PATH_MAX + 128];
+	struct mt_rec_conf c = ring_conf(0);
+	struct mt_trace_file *f;
+	struct mt_trace_cursor cur;
+	const struct mt_rec_hdr *r;
+	struct mt_err err;
+	uint64_t i, ops = 0;
+
+	cr_assert_eq(mt_rec_init(&c), 0);
+	for (i = 0; i < RING / sizeof(struct mt_rec_op); i++) {
+		struct mt_rec_opargs a = { 9, 9, i, 9, 9, 9, 9, 9 };
+
+		mt_rec_tls.retries = 9;
+		mt_rec_op_end(mt_rec_op_begin(0, MT_OP_TSENDMSG, &a), 0, 0);
+	}
+	write_ops(0, 3 * RING / sizeof(struct mt_rec_op));
+	mt_rec_thread_close();
+	path_of(path, sizeof(path), getpid(), 0);
+	cr_assert_eq(mt_trace_file_open(path, &f, &err), MT_OK, "%s", err.msg);
+	cr_assert(f->wrapped);
+	mt_trace_cursor_init(&cur, f);
+	while (mt_trace_cursor_next(&cur, &r, &err) == MT_OK) {
+		const struct mt_rec_op *op = (const void *)r;
+
+		if (r->type != MT_REC_OP)
+			continue;
+		ops++;
+		cr_assert_eq(r->aux, MT_OP_TSEND);
+		cr_assert_eq(op->ep, 1);
+		cr_assert_eq(op->addr, 2);
+		cr_assert_eq(op->len, 64);
+		cr_assert_eq(op->context, 7);
+		cr_assert_eq(op->ignore | op->data | op->flags, 0,
+			     "tag %llu: ignore %llx data %llx flags %llx",
+			     (unsigned long long)op->tag, (unsigned long long)op->ignore,
+			     (unsigned long long)op->data, (unsigned long long)op->flags);
+		cr_assert_eq(op->retries, 0);
+	}
+	cr_assert_eq(f->scan_status, MT_OK, "%s", f->scan_err.msg);
+	cr_assert_gt(ops, 0);
 	mt_trace_file_close(f);
 }
 

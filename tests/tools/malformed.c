@@ -171,8 +171,8 @@ int main(int argc, char **argv)
 		check(what, 0, 0, NULL);
 	}
 	/* Named defects (little-endian fields of struct mt_file_hdr / mt_rec_hdr). */
-	patched(seed, size, 8, "\x04\0\0\0", 4, buf);
-	check("version 4", 1, 0, "format version 4");
+	patched(seed, size, 8, "\x05\0\0\0", 4, buf);
+	check("version 5", 1, 0, "format version 5");
 	patched(seed, size, 16, "\xf8\xff\xff\xff\xff\xff\xff\x7f", 8, buf);
 	check("data offset near 2^63", 1, 0, NULL);
 	patched(seed, size, 24, "\0\0\0\0\0\0\0\x40", 8, buf);

@@ -98,8 +98,8 @@ Test(trace_file, wrong_version)
 	struct tw w;
 
 	build_small(&w);
-	tw_hdr(&w)->version = 4;
-	expect(&w, MT_ERR_VERSION, 0, "offset 8: format version 4");
+	tw_hdr(&w)->version = 5;
+	expect(&w, MT_ERR_VERSION, 0, "offset 8: format version 5");
 }
 
 Test(trace_file, header_size_too_small)
