@@ -141,6 +141,22 @@ hosts_up() {
 		in_ns "$n" ip addr add "$HOSTS_NET.$i/24" dev "$HOSTS_IF"
 		in_ns "$n" ip link set "$HOSTS_IF" up
 	done
+	for n in "$@"; do
+		hosts_link_ready "$n"
+	done
+}
+
+# hosts_link_ready NAME: waits until host NAME's interface has its carrier
+# (LOWER_UP) and is up: a job started before then finds no usable interface
+# for libfabric on that host (Open MPI: "No components were able to be
+# opened in the pml framework", or a send failing with MPI_ERR_OTHER).
+hosts_link_ready() {
+	local i
+	for i in $(seq 100); do
+		in_ns "$1" ip -o link show "$HOSTS_IF" | grep -q 'LOWER_UP.* state UP ' && return 0
+		sleep 0.1
+	done
+	e2e_fail "host $1: $HOSTS_IF not up within 10 s: $(in_ns "$1" ip -o link show "$HOSTS_IF")"
 }
 
 hosts_exec() {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# hosts_program.sh PROVIDER_DIR MSGTRACE PROVIDER PROGRAM [ARGS...] - an
+# hosts_program.sh PROVIDER_DIR MSGTRACE FABRIC_VAR PROGRAM [ARGS...] - an
 # mpilog test program (match_patterns, tags_trunc) on two test hosts
-# (hosts_lib.sh), 2 ranks each, over PROVIDER (a libfabric provider list
-# where the program works untraced, fabric.sh) bound to the hosts' own
-# interface:
+# (hosts_lib.sh), 2 ranks each, over the provider list fabric.sh's variable
+# FABRIC_VAR (E2E_TCP, E2E_MPROBE) names, where the program works untraced,
+# bound to the hosts' own interface:
 #   1. it prints the same traced and untraced;
 #   2. each host wrote the files of its own ranks, named after it, into its
 #      own directory;
@@ -20,8 +20,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
-[ $# -ge 4 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE PROVIDER PROGRAM [ARGS...]" >&2; exit 2; }
-E2E_PROVIDER_DIR=$1 msgtrace=$2 provider=$3 prog=$4
+[ $# -ge 4 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE FABRIC_VAR PROGRAM [ARGS...]" >&2; exit 2; }
+E2E_PROVIDER_DIR=$1 msgtrace=$2 provider=${!3:-} prog=$4
+[ -n "$provider" ] || e2e_fail "fabric.sh gives no provider list as $3"
 shift 4
 E2E_NAME="hosts[$(basename "$prog")]"
 e2e_need_file "$prog" "the test program"
