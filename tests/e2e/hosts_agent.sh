@@ -6,8 +6,14 @@
 # launcher inherits: MSGTRACE_HOSTS_PID_<HOST>. The command stays in the
 # launcher's pid namespace (a process may enter only namespaces below its
 # own), the first host's: every process of a job ends with that host.
+# MSGTRACE_HOSTS_ENV_<HOST>, when set, is a list of NAME=VALUE words (no
+# spaces inside one) set for COMMAND on that host only: the remote daemon
+# passes its environment to the ranks it starts, except for what mpirun
+# forwards (-x, MCA parameters), which the ranks get on every host.
 host=$1
 shift
 eval "pid=\${MSGTRACE_HOSTS_PID_$host:-}"
 [ -n "$pid" ] || { echo "hosts_agent.sh: no test host named '$host'" >&2; exit 255; }
-exec nsenter -t "$pid" -n -u -m /bin/sh -c "$*"
+eval "vars=\${MSGTRACE_HOSTS_ENV_$host:-}"
+# shellcheck disable=SC2086 # one word per NAME=VALUE
+exec nsenter -t "$pid" -n -u -m env $vars /bin/sh -c "$*"
