@@ -49,6 +49,12 @@ struct mt_run {
 	struct mt_tag_layout layout;	/* of the first endpoint */
 	enum mt_tag_confidence layout_conf;
 	size_t layouts_differ;		/* endpoints using another layout */
+	/* Endpoints on another provider than the first endpoint's (provider):
+	 * how many, the first one's provider and host, and whether others
+	 * differ from that one's in provider or host. */
+	size_t providers_differ;
+	char other_provider[32], other_provider_host[64];
+	uint8_t other_providers_more;
 	/* Per endpoint (index in trace->eps): the layout in force, with
 	 * mem_tag_format applied, and the evidence for it. */
 	const struct mt_tag_layout *ep_layout;

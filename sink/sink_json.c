@@ -120,6 +120,15 @@ static void jrun(FILE *o, const struct mt_run *run)
 	mt_sink_esc_json(o, run->provider);
 	fputs(",\"fabric\":", o);
 	mt_sink_esc_json(o, run->fabric);
+	fprintf(o, ",\"endpoints_with_other_provider\":%zu", run->providers_differ);
+	if (run->providers_differ) {
+		fputs(",\"other_provider\":", o);
+		mt_sink_esc_json(o, run->other_provider);
+		fputs(",\"other_provider_host\":", o);
+		mt_sink_esc_json(o, run->other_provider_host);
+		fprintf(o, ",\"other_providers_more\":%s",
+			run->other_providers_more ? "true" : "false");
+	}
 	fputs(",\"layout\":{\"name\":", o);
 	mt_sink_esc_json(o, l->name);
 	fprintf(o, ",\"confidence\":\"%s\",\"cid_bits\":%u,\"cid_usable_bits\":%u,"

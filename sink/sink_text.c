@@ -220,6 +220,12 @@ static void run_section(FILE *o, const struct mt_run *run)
 		layout_line(o, run, l);
 	if (run->layouts_differ)
 		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
+	if (run->providers_differ)
+		fprintf(o, "  %zu endpoint%s use%s another provider: %s on %s%s\n",
+			run->providers_differ, run->providers_differ == 1 ? "" : "s",
+			run->providers_differ == 1 ? "s" : "", run->other_provider,
+			run->other_provider_host[0] ? run->other_provider_host : "?",
+			run->other_providers_more ? " and others" : "");
 	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",
 		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events,
 		run->lost);
