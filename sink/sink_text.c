@@ -105,6 +105,45 @@ static void missing_lines(FILE *o, const struct mt_trace *t)
 	}
 }
 
+#define NOSITE_ROWS 4		/* processes listed that recorded no call site */
+
+/* When some processes recorded call sites and others none (the option set
+ * on some hosts only): which recorded none, so that a message naming one
+ * side's call site alone is read right. */
+static void nosite_line(FILE *o, const struct mt_trace *t)
+{
+	unsigned char *has;
+	size_t without = 0, shown = 0;
+
+	if (!t->nsites || !(has = calloc(t->nprocs, 1)))
+		return;
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].proc < t->nprocs)
+			has[t->sites[i].proc] = 1;
+	for (size_t p = 0; p < t->nprocs; p++)
+		without += !has[p];
+	if (without)
+		fprintf(o, "  no call sites recorded by %zu of %zu processes:", without,
+			t->nprocs);
+	for (size_t p = 0; p < t->nprocs && without; p++) {
+		char k[MT_SINK_RANK_LEN], h[MT_NAME_TEXT_LEN(t->procs[p].host)];
+
+		if (has[p])
+			continue;
+		if (shown++ == NOSITE_ROWS) {
+			fputs(", ...", o);
+			break;
+		}
+		fprintf(o, "%s rank %s on %s", shown > 1 ? "," : "",
+			mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
+			mt_sink_name_text(h, sizeof(h), t->procs[p].host,
+					  sizeof(t->procs[p].host)));
+	}
+	if (without)
+		fputc('\n', o);
+	free(has);
+}
+
 #define SPAN_ROWS 8		/* ranks listed whose trace ends early, or
 				 * is a window */
 
@@ -239,6 +278,7 @@ static void run_section(FILE *o, const struct mt_run *run)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
 			"were skipped\n", run->skipped);
 	missing_lines(o, t);
+	nosite_line(o, t);
 }
 
 /* Receives posted and no send in the trace, explained by the MPI the
