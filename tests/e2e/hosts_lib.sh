@@ -20,6 +20,14 @@
 # through hosts_agent.sh (nsenter into the other host's namespaces). Needs
 # root, iproute2, util-linux's unshare and nsenter.
 #
+# A setting for one host only: export MSGTRACE_HOSTS_ENV_<HOST>="NAME=VALUE
+# ..." (words without spaces) before hosts_run; hosts_agent.sh sets them for
+# the daemon it starts on that host, whose ranks inherit them. Only for
+# hosts other than the first (whose ranks mpirun starts itself, in its own
+# environment), and only for variables mpirun does not forward (not -x, not
+# MCA parameters: those reach every host): e.g. FI_PROVIDER,
+# FI_OFI_HOOK_MSGTRACE_CALLSITE.
+#
 #   hosts_up NAME...     makes the hosts (2 to 4); sets HOSTS_TRACE
 #   hosts_exec NAME CMD  runs CMD inside host NAME
 #   hosts_run OUT TRACE PROVIDER TAGMODE HOSTSPEC PROGRAM [ARGS...]
