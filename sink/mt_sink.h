@@ -205,6 +205,11 @@ int mt_sink_rank_joins(const struct mt_trace *t, int64_t a, int64_t b);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
+/* When some processes recorded call sites and others none (the option set
+ * on some hosts only): a calloc'ed array, per process of t, 1 for those
+ * that recorded one, and in *without how many did not; else NULL (no
+ * process recorded any, or every one did, or out of memory). */
+unsigned char *mt_sink_site_procs(const struct mt_trace *t, size_t *without);
 /* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
  * NULL when the trace has none (or memory ran out: shown without). */
 struct mt_sym *mt_sink_sym(const struct mt_trace *t);

@@ -112,20 +112,14 @@ static void missing_lines(FILE *o, const struct mt_trace *t)
  * side's call site alone is read right. */
 static void nosite_line(FILE *o, const struct mt_trace *t)
 {
-	unsigned char *has;
-	size_t without = 0, shown = 0;
+	size_t without, shown = 0;
+	unsigned char *has = mt_sink_site_procs(t, &without);
 
-	if (!t->nsites || !(has = calloc(t->nprocs, 1)))
+	if (!has)
 		return;
-	for (size_t i = 0; i < t->nsites; i++)
-		if (t->sites[i].proc < t->nprocs)
-			has[t->sites[i].proc] = 1;
-	for (size_t p = 0; p < t->nprocs; p++)
-		without += !has[p];
-	if (without)
-		fprintf(o, "  no call sites recorded by %zu of %zu processes:", without,
-			t->nprocs);
-	for (size_t p = 0; p < t->nprocs && without; p++) {
+	fprintf(o, "  no call sites recorded by %zu of %zu processes:", without,
+		t->nprocs);
+	for (size_t p = 0; p < t->nprocs; p++) {
 		char k[MT_SINK_RANK_LEN], h[MT_NAME_TEXT_LEN(t->procs[p].host)];
 
 		if (has[p])
@@ -139,8 +133,7 @@ static void nosite_line(FILE *o, const struct mt_trace *t)
 			mt_sink_name_text(h, sizeof(h), t->procs[p].host,
 					  sizeof(t->procs[p].host)));
 	}
-	if (without)
-		fputc('\n', o);
+	fputc('\n', o);
 	free(has);
 }
 

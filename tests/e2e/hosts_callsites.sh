@@ -11,7 +11,7 @@
 #      (callsite.c writes it) in the CSV, the report's truncation warning
 #      and `msgtrace tags`, and every side of a message rank 1 posted has
 #      one; where they were not, none is made up (no side rank 0 posted has
-#      one), and the report's RUN section says which process
+#      one), and the report's RUN section (and --json) says which process
 #      recorded none: rank 0 on hA.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +22,7 @@ E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 E2E_NAME=hosts_callsites
 e2e_need_file "$prog" callsite
 e2e_need_subcommand "$msgtrace" report
+command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
 e2e_setup
 hosts_up hA hB
 a=$(hosts_dir hA) b=$(hosts_dir hB)
@@ -57,6 +58,10 @@ awk -F, 'NR > 1 && (($1 == 0) != ($13 == "") || ($2 == 0) != ($14 == "")) { prin
 grep -qx '  no call sites recorded by 1 of 2 processes: rank 0 on hA' "$E2E_TMP/report" ||
 	{ sed -n '/^RUN/,/^$/p' "$E2E_TMP/report" >&2
 	  e2e_fail "report: the RUN section does not say that rank 0 on hA recorded no call sites"; }
+"$msgtrace" report --json "$b" "$a" >"$E2E_TMP/json" 2>"$E2E_TMP/json.err" ||
+	{ cat "$E2E_TMP/json.err" >&2; e2e_fail "msgtrace report --json failed"; }
+jq -e '.run.processes_without_call_sites == [{"rank": 0, "host": "hA"}]' "$E2E_TMP/json" >/dev/null ||
+	e2e_fail "JSON: processes_without_call_sites is not rank 0 on hA: $(jq -c .run.processes_without_call_sites "$E2E_TMP/json")"
 sed -n '/^WARNINGS/,/^PENDING/p' "$E2E_TMP/report" >"$E2E_TMP/warnings"
 grep -Eq "^ +received at $received$" "$E2E_TMP/warnings" && ! grep -q 'sent at' "$E2E_TMP/warnings" ||
 	{ sed 's/^/    /' "$E2E_TMP/warnings" >&2
