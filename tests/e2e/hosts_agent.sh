@@ -15,5 +15,5 @@ shift
 eval "pid=\${MSGTRACE_HOSTS_PID_$host:-}"
 [ -n "$pid" ] || { echo "hosts_agent.sh: no test host named '$host'" >&2; exit 255; }
 eval "vars=\${MSGTRACE_HOSTS_ENV_$host:-}"
-# shellcheck disable=SC2086 # one word per NAME=VALUE
+# shellcheck disable=SC2086,SC2154 # one word per NAME=VALUE; vars set by eval
 exec nsenter -t "$pid" -n -u -m env $vars /bin/sh -c "$*"

@@ -17,6 +17,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
+. "$here/hosts_check.sh"
 [ $# -eq 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE CALLSITE" >&2; exit 2; }
 E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 E2E_NAME=hosts_callsites
@@ -32,11 +33,8 @@ export MSGTRACE_HOSTS_ENV_hB="FI_OFI_HOOK_MSGTRACE_CALLSITE=1"
 mkdir "$E2E_TMP/plain.log" "$E2E_TMP/log"
 hosts_run_ok "$E2E_TMP/plain.out" - "$E2E_TCP" full hA:1,hB:1 "$prog" trunc "$E2E_TMP/plain.log"
 hosts_run_ok "$E2E_TMP/traced.out" trace "$E2E_TCP" full hA:1,hB:1 "$prog" trunc "$E2E_TMP/log"
-sort "$E2E_TMP/plain.out" >"$E2E_TMP/p.sorted"
-sort "$E2E_TMP/traced.out" >"$E2E_TMP/t.sorted"
-e2e_same_output "$E2E_TMP/p.sorted" "$E2E_TMP/t.sorted" "traced and untraced output differ"
-e2e_check_trace "$a" 1
-e2e_check_trace "$b" 1
+hosts_same_output "$E2E_TMP/plain.out" "$E2E_TMP/traced.out"
+hosts_own_files 1
 recv=$(awk '$1 == "recv" { print $2; exit }' "$E2E_TMP/log/lines.1")
 [ -n "$recv" ] || e2e_fail "callsite.c logged no 'recv' line for rank 1"
 received="callsite\.c:$recv \(trunc_job\) via MPI_Recv"

@@ -16,6 +16,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
+. "$here/hosts_check.sh"
+. "$here/fork_fabric_lib.sh"
 [ $# -eq 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE FORK_FABRIC" >&2; exit 2; }
 E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 E2E_NAME=hosts_fork
@@ -31,26 +33,10 @@ a=$(hosts_dir hA) b=$(hosts_dir hB)
 # (fork_fabric's "hostname": the name /etc/hosts gives each test host).
 hosts_run_ok "$E2E_TMP/plain.out" - "$E2E_FORK" full hA:1,hB:1 "$prog" "$E2E_FORK" hostname
 hosts_run_ok "$E2E_TMP/traced.out" trace "$E2E_FORK" full hA:1,hB:1 "$prog" "$E2E_FORK" hostname
-sort "$E2E_TMP/plain.out" >"$E2E_TMP/p.sorted"
-sort "$E2E_TMP/traced.out" >"$E2E_TMP/t.sorted"
-e2e_same_output "$E2E_TMP/p.sorted" "$E2E_TMP/t.sorted" "traced and untraced output differ"
-# What the program says it did (its constants: 4 MPI messages, 3 between
-# the children, 2 each way between a child and its grandchild).
-for r in 0 1; do
-	p=$((1 - r))
-	for line in "rank $r: sent 4 messages tag 1 to rank $p, received 4" \
-		"rank $r child: sent 3 messages tag 1$r to rank $p's child, received 3, sent 2 tag 20 to its grandchild, received 2 back" \
-		"rank $r grandchild: received 2 messages tag 20 from its parent, sent 2 tag 21 back"; do
-		grep -qxF "$line" "$E2E_TMP/traced.out" || e2e_fail "the program did not say: $line"
-	done
-done
+hosts_same_output "$E2E_TMP/plain.out" "$E2E_TMP/traced.out"
+fork_fabric_said "$E2E_TMP/traced.out"
 
-for h in hA hB; do
-	d=$(hosts_dir $h)
-	e2e_check_trace "$d" 3
-	others=$(find "$d" -name '*.mt' ! -name "$h.*" -printf '%f ')
-	[ -z "$others" ] || e2e_fail "host $h's directory holds files of other hosts: $others"
-done
+hosts_own_files 3
 
 "$msgtrace" report "$b" "$a" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
 	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report $b $a failed"; }
@@ -65,9 +51,7 @@ awk -F, 'NR > 1 && $12 != "matched" && $12 != "ambiguous" { print; bad = 1 } END
 	"$E2E_TMP/ab.csv" >&2 || e2e_fail "messages without both sides (above)"
 awk -F, 'NR > 1 && $6 == "user" { n[$1 " " $2]++ } END { for (p in n) print p, n[p] }' \
 	"$E2E_TMP/ab.csv" | sort >"$E2E_TMP/got"
-# Each rank: 4 MPI messages + the address swap to its peer; the children's.
-printf '%s\n' "0 1 5" "0+f1 0+f2 2" "0+f1 1+f1 3" "0+f2 0+f1 2" "1 0 5" \
-	"1+f1 0+f1 3" "1+f1 1+f2 2" "1+f2 1+f1 2" | sort >"$E2E_TMP/want"
+fork_fabric_pairs >"$E2E_TMP/want"
 e2e_same_output "$E2E_TMP/want" "$E2E_TMP/got" "user messages not between the right processes"
 
 "$msgtrace" report --json "$a" "$b" >"$E2E_TMP/json" 2>"$E2E_TMP/json.err" ||

@@ -8,7 +8,7 @@
 # fails untraced (libfabric 1.17, Open MPI 4.1.4: a rank on hB takes
 # SIGSEGV in the MTL's progress), which this test shows first.
 #   1. Untraced the job fails; traced it fails with the same exit status.
-#   2. Each host's directory holds its 2 ranks' files.
+#   2. Each host's directory holds its 2 ranks' files, named after it.
 #   3. The report does not give the first endpoint's provider as the run's
 #      one: it says that hB's 2 endpoints use another provider, net;ofi_rxm
 #      (text and --json), whichever directory is given first.
@@ -19,6 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
+. "$here/hosts_check.sh"
 [ $# -eq 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE MATCH_PATTERNS" >&2; exit 2; }
 E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 E2E_NAME=hosts_providers
@@ -49,8 +50,7 @@ FI_PROVIDER=tcp hosts_run "$E2E_TMP/traced.out" trace "$both" full hA:2,hB:2 "$p
 [ $traced -eq $plain ] ||
 	{ sed 's/^/    /' "$E2E_TMP/traced.out.err" | tail -n 20 >&2
 	  e2e_fail "traced, the job exited with status $traced, untraced with $plain"; }
-e2e_check_trace "$a" 2
-e2e_check_trace "$b" 2
+hosts_own_files 2
 
 for order in "$a $b" "$b $a"; do
 	# shellcheck disable=SC2086 # two directories

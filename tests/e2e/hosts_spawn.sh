@@ -19,6 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
+. "$here/hosts_check.sh"
 [ $# -eq 3 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE SPAWN" >&2; exit 2; }
 E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 E2E_NAME=hosts_spawn
@@ -32,9 +33,7 @@ a=$(hosts_dir hA) b=$(hosts_dir hB)
 # 2 parents in 4 slots: the children's 2 go where the program asks.
 E2E_NP=2 hosts_run_ok "$E2E_TMP/plain.out" - "$E2E_TCP" full hA:2,hB:2 "$prog" hB
 E2E_NP=2 hosts_run_ok "$E2E_TMP/traced.out" trace "$E2E_TCP" full hA:2,hB:2 "$prog" hB
-sort "$E2E_TMP/plain.out" >"$E2E_TMP/p.sorted"
-sort "$E2E_TMP/traced.out" >"$E2E_TMP/t.sorted"
-e2e_same_output "$E2E_TMP/p.sorted" "$E2E_TMP/t.sorted" "traced and untraced output differ"
+hosts_same_output "$E2E_TMP/plain.out" "$E2E_TMP/traced.out"
 for line in "parent 0 of 2 runs on hA" "parent 1 of 2 runs on hA" \
 	"child 0 of 2 runs on hB" "child 1 of 2 runs on hB" \
 	"parent 0 of 2: sent 64 bytes tag 7 to child 1" \
@@ -43,12 +42,7 @@ for line in "parent 0 of 2 runs on hA" "parent 1 of 2 runs on hA" \
 		{ sed 's/^/    /' "$E2E_TMP/traced.out" >&2; e2e_fail "the program did not say: $line"; }
 done
 
-for h in hA hB; do
-	d=$(hosts_dir $h)
-	e2e_check_trace "$d" 2
-	others=$(find "$d" -name '*.mt' ! -name "$h.*" -printf '%f ')
-	[ -z "$others" ] || e2e_fail "host $h's directory holds files of other hosts: $others"
-done
+hosts_own_files 2
 
 "$msgtrace" report "$b" "$a" >"$E2E_TMP/report" 2>"$E2E_TMP/report.err" ||
 	{ cat "$E2E_TMP/report.err" >&2; e2e_fail "msgtrace report $b $a failed"; }
