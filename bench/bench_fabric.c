@@ -109,7 +109,7 @@ struct fab {
 static void open_fabric(struct fab *f, const char *prov)
 {
 	const char *what;
-	int ret = fabep_open(&f->ep, prov, FI_SELECTIVE_COMPLETION, &what);
+	int ret = fabep_open(&f->ep, prov, NULL, FI_SELECTIVE_COMPLETION, &what);
 
 	if (ret)
 		die(what, ret);

@@ -20,6 +20,35 @@
 _Static_assert(MT_PIPE_PROGRESS_EVERY % DRAIN_EVERY == 0,
 	       "a progress tick falls where a run of records ends");
 
+/* The endpoints whose provider is not the first endpoint's: the ranks of
+ * one host can be run on another provider than those of another (their
+ * messages between the hosts then do not reach each other), and the RUN
+ * line's one provider would hide that. */
+static void other_providers(struct mt_run *run, const struct mt_trace *t)
+{
+	const char *first = t->eps[0].rec->prov_name, *other = NULL, *host = NULL;
+	size_t len = sizeof(t->eps[0].rec->prov_name);
+
+	for (size_t i = 1; i < t->neps; i++) {
+		const char *p = t->eps[i].rec->prov_name;
+		const char *h = t->procs[t->eps[i].proc].host;
+
+		if (!strncmp(p, first, len))
+			continue;
+		if (!run->providers_differ++) {
+			other = p;
+			host = h;
+			mt_sink_name_text(run->other_provider, sizeof(run->other_provider),
+					  p, len);
+			mt_sink_name_text(run->other_provider_host,
+					  sizeof(run->other_provider_host), h,
+					  sizeof(t->procs[0].host));
+		} else if (strncmp(p, other, len) || strcmp(h, host)) {
+			run->other_providers_more = 1;
+		}
+	}
+}
+
 void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 		      const struct feed *fd, const struct mt_note *note)
 {
@@ -69,6 +98,7 @@ void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 		run->layout_conf = fd->conf[0];
 		for (size_t i = 1; i < t->neps; i++)
 			run->layouts_differ += fd->lay[i].id != fd->lay[0].id;
+		other_providers(run, t);
 	} else {
 		mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &run->layout);
 	}

@@ -49,6 +49,12 @@ struct mt_run {
 	struct mt_tag_layout layout;	/* of the first endpoint */
 	enum mt_tag_confidence layout_conf;
 	size_t layouts_differ;		/* endpoints using another layout */
+	/* Endpoints on another provider than the first endpoint's (provider):
+	 * how many, the first one's provider and host, and whether others
+	 * differ from that one's in provider or host. */
+	size_t providers_differ;
+	char other_provider[32], other_provider_host[64];
+	uint8_t other_providers_more;
 	/* Per endpoint (index in trace->eps): the layout in force, with
 	 * mem_tag_format applied, and the evidence for it. */
 	const struct mt_tag_layout *ep_layout;
@@ -199,6 +205,11 @@ int mt_sink_rank_joins(const struct mt_trace *t, int64_t a, int64_t b);
 /* key as a JSON value: a number for the first job's ranks, a "JOB:RANK"
  * string for the others, null when key < 0. */
 void mt_sink_rank_json(FILE *o, const struct mt_trace *t, int64_t key);
+/* When some processes recorded call sites and others none (the option set
+ * on some hosts only): a calloc'ed array, per process of t, 1 for those
+ * that recorded one, and in *without how many did not; else NULL (no
+ * process recorded any, or every one did, or out of memory). */
+unsigned char *mt_sink_site_procs(const struct mt_trace *t, size_t *without);
 /* A resolver of t's call sites (mt_sym.h) for a sink that shows them, or
  * NULL when the trace has none (or memory ran out: shown without). */
 struct mt_sym *mt_sink_sym(const struct mt_trace *t);

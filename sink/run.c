@@ -4,8 +4,27 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mt_sink.h"
+
+unsigned char *mt_sink_site_procs(const struct mt_trace *t, size_t *without)
+{
+	unsigned char *has;
+
+	*without = 0;
+	if (!t || !t->nsites || !(has = calloc(t->nprocs, 1)))
+		return NULL;
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].proc < t->nprocs)
+			has[t->sites[i].proc] = 1;
+	for (size_t p = 0; p < t->nprocs; p++)
+		*without += !has[p];
+	if (*without)
+		return has;
+	free(has);
+	return NULL;
+}
 
 /* Without a trace (a sink's unit test) every key is a rank of one job. */
 static int key_rank(const struct mt_trace *t, int64_t key, uint32_t *job,

@@ -198,6 +198,13 @@ static void head(FILE *f, const struct mt_run *run, const struct report *r,
 	fputs(mt_sink_run_who(run, who, sizeof(who)), f);
 	fprintf(f, " on %zu host%s, provider ", run->nhosts, run->nhosts == 1 ? "" : "s");
 	mt_sink_esc_html(f, run->provider[0] ? run->provider : "?");
+	if (run->providers_differ) {
+		fprintf(f, " (%zu endpoints: ", run->providers_differ);
+		mt_sink_esc_html(f, run->other_provider);
+		fputs(" on ", f);
+		mt_sink_esc_html(f, run->other_provider_host[0] ? run->other_provider_host : "?");
+		fputs(run->other_providers_more ? " and others)" : ")", f);
+	}
 	fputs(", fabric ", f);
 	mt_sink_esc_html(f, run->fabric[0] ? run->fabric : "?");
 	fputs(", tag layout ", f);

@@ -3,6 +3,7 @@
  * one JSON object. Unknown numbers are null; strings are escaped.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -100,6 +101,29 @@ static void jspans(FILE *o, const struct mt_trace *t)
 	fputc(']', o);
 }
 
+/* ,"processes_without_call_sites":[{"rank":..,"host":".."},...] when some
+ * processes recorded call sites and others none. */
+static void jnosites(FILE *o, const struct mt_trace *t)
+{
+	size_t without, n = 0;
+	unsigned char *has = mt_sink_site_procs(t, &without);
+
+	if (!has)
+		return;
+	fputs(",\"processes_without_call_sites\":[", o);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		if (has[p])
+			continue;
+		fputs(n++ ? ",{\"rank\":" : "{\"rank\":", o);
+		mt_sink_rank_json(o, t, t->procs[p].key);
+		fputs(",\"host\":", o);
+		mt_sink_esc_json(o, t->procs[p].host);
+		fputc('}', o);
+	}
+	fputc(']', o);
+	free(has);
+}
+
 static void jrun(FILE *o, const struct mt_run *run)
 {
 	const struct mt_tag_layout *l = &run->layout;
@@ -120,6 +144,15 @@ static void jrun(FILE *o, const struct mt_run *run)
 	mt_sink_esc_json(o, run->provider);
 	fputs(",\"fabric\":", o);
 	mt_sink_esc_json(o, run->fabric);
+	fprintf(o, ",\"endpoints_with_other_provider\":%zu", run->providers_differ);
+	if (run->providers_differ) {
+		fputs(",\"other_provider\":", o);
+		mt_sink_esc_json(o, run->other_provider);
+		fputs(",\"other_provider_host\":", o);
+		mt_sink_esc_json(o, run->other_provider_host);
+		fprintf(o, ",\"other_providers_more\":%s",
+			run->other_providers_more ? "true" : "false");
+	}
 	fputs(",\"layout\":{\"name\":", o);
 	mt_sink_esc_json(o, l->name);
 	fprintf(o, ",\"confidence\":\"%s\",\"cid_bits\":%u,\"cid_usable_bits\":%u,"
@@ -142,6 +175,7 @@ static void jrun(FILE *o, const struct mt_run *run)
 	if (run->trace->njobs > 1)
 		jjobs(o, run->trace);
 	jspans(o, run->trace);
+	jnosites(o, run->trace);
 	fputc('}', o);
 }
 

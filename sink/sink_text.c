@@ -105,6 +105,38 @@ static void missing_lines(FILE *o, const struct mt_trace *t)
 	}
 }
 
+#define NOSITE_ROWS 4		/* processes listed that recorded no call site */
+
+/* When some processes recorded call sites and others none (the option set
+ * on some hosts only): which recorded none, so that a message naming one
+ * side's call site alone is read right. */
+static void nosite_line(FILE *o, const struct mt_trace *t)
+{
+	size_t without, shown = 0;
+	unsigned char *has = mt_sink_site_procs(t, &without);
+
+	if (!has)
+		return;
+	fprintf(o, "  no call sites recorded by %zu of %zu processes:", without,
+		t->nprocs);
+	for (size_t p = 0; p < t->nprocs; p++) {
+		char k[MT_SINK_RANK_LEN], h[MT_NAME_TEXT_LEN(t->procs[p].host)];
+
+		if (has[p])
+			continue;
+		if (shown++ == NOSITE_ROWS) {
+			fputs(", ...", o);
+			break;
+		}
+		fprintf(o, "%s rank %s on %s", shown > 1 ? "," : "",
+			mt_sink_rank(t, t->procs[p].key, k, sizeof(k)),
+			mt_sink_name_text(h, sizeof(h), t->procs[p].host,
+					  sizeof(t->procs[p].host)));
+	}
+	fputc('\n', o);
+	free(has);
+}
+
 #define SPAN_ROWS 8		/* ranks listed whose trace ends early, or
 				 * is a window */
 
@@ -220,6 +252,12 @@ static void run_section(FILE *o, const struct mt_run *run)
 		layout_line(o, run, l);
 	if (run->layouts_differ)
 		fprintf(o, "  %zu endpoints use another layout\n", run->layouts_differ);
+	if (run->providers_differ)
+		fprintf(o, "  %zu endpoint%s use%s another provider: %s on %s%s\n",
+			run->providers_differ, run->providers_differ == 1 ? "" : "s",
+			run->providers_differ == 1 ? "s" : "", run->other_provider,
+			run->other_provider_host[0] ? run->other_provider_host : "?",
+			run->other_providers_more ? " and others" : "");
 	fprintf(o, "  duration %.6f s, %" PRIu64 " records, %" PRIu64 " lost\n",
 		((double)run->t1_ns - (double)run->t0_ns) / 1e9, run->events,
 		run->lost);
@@ -233,6 +271,7 @@ static void run_section(FILE *o, const struct mt_run *run)
 		fprintf(o, "  %" PRIu64 " operations on endpoints never enabled "
 			"were skipped\n", run->skipped);
 	missing_lines(o, t);
+	nosite_line(o, t);
 }
 
 /* Receives posted and no send in the trace, explained by the MPI the

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: fab_post PROVIDER N [open]\n");
 		return 2;
 	}
-	ret = fabep_open(&e, argv[1], 0, &what);
+	ret = fabep_open(&e, argv[1], NULL, 0, &what);
 	if (ret) {
 		fprintf(stderr, "fab_post: %s: %s\n", what, fi_strerror(-ret));
 		return 1;

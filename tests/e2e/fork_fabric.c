@@ -11,8 +11,10 @@
  * grandchild, which sends as many back (tag 21). Every process prints what
  * it did, so the test can hold the trace against it.
  *
- * Usage: mpirun -np 2 fork_fabric PROVIDER
+ * Usage: mpirun -np 2 fork_fabric PROVIDER [hostname]
  *   PROVIDER  the children's libfabric provider list ("tcp", "tcp;ofi_rxm")
+ *   hostname  children bind to the address of their host's name, for ranks
+ *             on different hosts (default: 127.0.0.1, both on this one)
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -34,6 +36,7 @@
 
 static const char *who = "?";
 static const char *provider;
+static char node[256];		/* "": 127.0.0.1 */
 
 static void die(const char *what, long ret)
 {
@@ -45,7 +48,7 @@ static void die(const char *what, long ret)
 static void open_fabric(struct fabep *f)
 {
 	const char *what;
-	int ret = fabep_open(f, provider, 0, &what);
+	int ret = fabep_open(f, provider, node[0] ? node : NULL, 0, &what);
 
 	if (ret)
 		die(what, ret);
@@ -181,8 +184,10 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (size != 2 || argc != 2) {
-		fprintf(stderr, "usage: mpirun -np 2 fork_fabric PROVIDER\n");
+	if (size != 2 || argc < 2 || argc > 3 ||
+	    (argc == 3 && (strcmp(argv[2], "hostname") ||
+			   gethostname(node, sizeof(node) - 1)))) {
+		fprintf(stderr, "usage: mpirun -np 2 fork_fabric PROVIDER [hostname]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	provider = argv[1];

@@ -21,6 +21,14 @@
 # keeps a chroot's root, such as scripts/debian13's, for the job). Needs
 # root, iproute2, util-linux's unshare and nsenter.
 #
+# A setting for one host only: export MSGTRACE_HOSTS_ENV_<HOST>="NAME=VALUE
+# ..." (words without spaces) before hosts_run; hosts_agent.sh sets them for
+# the daemon it starts on that host, whose ranks inherit them. Only for
+# hosts other than the first (whose ranks mpirun starts itself, in its own
+# environment), and only for variables mpirun does not forward (not -x, not
+# MCA parameters: those reach every host): e.g. FI_PROVIDER,
+# FI_OFI_HOOK_MSGTRACE_CALLSITE.
+#
 #   hosts_up NAME...     makes the hosts (2 to 4); sets HOSTS_TRACE
 #   hosts_exec NAME CMD  runs CMD inside host NAME
 #   hosts_run OUT TRACE PROVIDER TAGMODE HOSTSPEC PROGRAM [ARGS...]
@@ -173,7 +181,8 @@ hosts_dir() {
 # e2e_run, over the hosts of HOSTSPEC (mpirun's --host, e.g. hA:2,hB:2),
 # started on the first of HOSTS_NAMES. TRACE "-" runs untraced; anything
 # else traces into $HOSTS_TRACE, each host's files in its own directory.
-# Extra mpirun options come from HOSTS_MPIRUN_EXTRA (an array).
+# Extra mpirun options come from HOSTS_MPIRUN_EXTRA (an array); E2E_NP, when
+# set, starts fewer ranks than HOSTSPEC has slots (MPI_Comm_spawn's room).
 hosts_run() {
 	local out=$1 trace=$2 provider=$3 mode=$4 spec=$5
 	shift 5
@@ -187,7 +196,7 @@ hosts_run() {
 	for n in "${HOSTS_NAMES[@]}"; do
 		env+=("MSGTRACE_HOSTS_PID_$n=${HOSTS_PID[$n]}")
 	done
-	mapfile -t args < <(E2E_NP=$(hosts_np "$spec") e2e_mpirun_args "$provider" "$mode")
+	mapfile -t args < <(E2E_NP=${E2E_NP:-$(hosts_np "$spec")} e2e_mpirun_args "$provider" "$mode")
 	args=(--host "$spec" --mca plm_rsh_agent "$(dirname "${BASH_SOURCE[0]}")/hosts_agent.sh"
 		--mca oob_tcp_if_include "$HOSTS_IF" --mca btl_tcp_if_include "$HOSTS_IF"
 		-x FI_TCP_IFACE -x FI_SOCKETS_IFACE "${HOSTS_MPIRUN_EXTRA[@]}" "${args[@]}")

@@ -20,6 +20,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/hosts_lib.sh"
+. "$here/hosts_check.sh"
 [ $# -ge 4 ] || { echo "usage: $0 PROVIDER_DIR MSGTRACE FABRIC_VAR PROGRAM [ARGS...]" >&2; exit 2; }
 E2E_PROVIDER_DIR=$1 msgtrace=$2 provider=${!3:-} prog=$4
 [ -n "$provider" ] || e2e_fail "fabric.sh gives no provider list as $3"
@@ -36,16 +37,9 @@ hosts_run_ok "$E2E_TMP/plain.out" - "$provider" full hA:2,hB:2 "$prog" "$@"
 mkdir "$E2E_TMP/log"
 hosts_run_ok "$E2E_TMP/traced.out" trace "$provider" full hA:2,hB:2 "$prog" \
 	--log "$E2E_TMP/log" "$@"
-sort "$E2E_TMP/plain.out" >"$E2E_TMP/p.sorted"
-sort "$E2E_TMP/traced.out" >"$E2E_TMP/t.sorted"
-e2e_same_output "$E2E_TMP/p.sorted" "$E2E_TMP/t.sorted" "traced and untraced output differ"
+hosts_same_output "$E2E_TMP/plain.out" "$E2E_TMP/traced.out"
 
-for h in hA hB; do
-	d=$(hosts_dir $h)
-	e2e_check_trace "$d" 2
-	others=$(find "$d" -name '*.mt' ! -name "$h.*" -printf '%f ')
-	[ -z "$others" ] || e2e_fail "host $h's directory holds files of other hosts: $others"
-done
+hosts_own_files 2
 
 "$msgtrace" messages "$a" "$b" --csv >"$E2E_TMP/ab.csv" 2>"$E2E_TMP/ab.err" ||
 	{ cat "$E2E_TMP/ab.err" >&2; e2e_fail "msgtrace messages $a $b failed"; }

@@ -3,8 +3,12 @@
  * children (this program again, argument "child"); parent rank 0 sends one
  * message of BYTES bytes with tag TAG to child rank 1 over the
  * intercommunicator, then every process leaves through a barrier and a
- * disconnect. Each process prints what it did, so the test can hold the
- * trace's report against it.
+ * disconnect. Each process prints its host and what it did, so the test
+ * can hold the trace's report against it.
+ *
+ * Usage: spawn [HOST]  - HOST: where the children go (MPI_Info "host"),
+ *                        e.g. another test host; default: the launcher's
+ *                        choice.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -18,16 +22,26 @@ int main(int argc, char **argv)
 	int child = argc > 1 && !strcmp(argv[1], "child");
 	char buf[BYTES];
 	MPI_Comm inter;
-	int rank, size;
+	int rank, size, len;
+	char host[MPI_MAX_PROCESSOR_NAME];
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Get_processor_name(host, &len);
+	printf("%s %d of %d runs on %s\n", child ? "child" : "parent", rank, size, host);
 	if (!child) {
 		char *args[] = { "child", NULL };
+		MPI_Info info = MPI_INFO_NULL;
 
-		MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+		if (argc > 1) {
+			MPI_Info_create(&info);
+			MPI_Info_set(info, "host", argv[1]);
+		}
+		MPI_Comm_spawn(argv[0], args, 2, info, 0, MPI_COMM_WORLD,
 			       &inter, MPI_ERRCODES_IGNORE);
+		if (info != MPI_INFO_NULL)
+			MPI_Info_free(&info);
 		if (rank == 0) {
 			memset(buf, 0x5a, sizeof(buf));
 			MPI_Send(buf, BYTES, MPI_BYTE, 1, TAG, inter);

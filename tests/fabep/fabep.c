@@ -20,8 +20,8 @@
 		}				\
 	} while (0)
 
-int fabep_open(struct fabep *e, const char *prov, uint64_t tx_flags,
-	       const char **what)
+int fabep_open(struct fabep *e, const char *prov, const char *node,
+	       uint64_t tx_flags, const char **what)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
@@ -39,8 +39,8 @@ int fabep_open(struct fabep *e, const char *prov, uint64_t tx_flags,
 	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 	hints->mode = FI_CONTEXT;
 	hints->fabric_attr->prov_name = strdup(prov);	/* fi_freeinfo frees it */
-	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE, hints,
-			 &e->info);
+	ret = fi_getinfo(FI_VERSION(1, 17), node ? node : "127.0.0.1", NULL,
+			 FI_SOURCE, hints, &e->info);
 	fi_freeinfo(hints);
 	if (ret) {
 		*what = "fi_getinfo";

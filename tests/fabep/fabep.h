@@ -29,15 +29,16 @@ struct fabep {
 
 /*
  * fabep_open() opens e on provider prov (e.g. "tcp;ofi_rxm"), bound to
- * 127.0.0.1. The CQ takes receive completions and transmit ones with
+ * node (an address or host name; NULL: 127.0.0.1, for a peer on this
+ * host). The CQ takes receive completions and transmit ones with
  * tx_flags (FI_SELECTIVE_COMPLETION: sends complete only when asked, as
  * the MTL binds it). Returns 0, or a negative libfabric error code with
  * *what naming the call that failed; what is open then stays open (the
  * programs exit).
  * fabep_close() closes what fabep_open() opened.
  */
-int fabep_open(struct fabep *e, const char *prov, uint64_t tx_flags,
-	       const char **what);
+int fabep_open(struct fabep *e, const char *prov, const char *node,
+	       uint64_t tx_flags, const char **what);
 void fabep_close(struct fabep *e);
 
 #endif /* FABEP_H */

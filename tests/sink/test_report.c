@@ -3,7 +3,8 @@
  * by its tag (the layout's internal tags) or by its kind (Ssend ACKs,
  * untagged protocol), so a collective's synchronous send counts as internal
  * and a user's MPI_Ssend as user. And the pieces of the hang's view: rank
- * ranges, group lines, a view with nothing waiting.
+ * ranges, group lines, a view with nothing waiting. Which processes
+ * recorded no call site while others did.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -121,4 +122,26 @@ Test(report, receives_without_any_send_bypassed_the_fabric)
 	mt_sink_report_add(&r, &sent, 1);
 	cr_expect_eq(mt_sink_report_bypassed(&r, &s), 0, "a send reached the fabric");
 	mt_sink_report_fini(&r);
+}
+
+/* Call sites recorded by some processes only: those without are marked,
+ * and counted; none or all recorded: nothing to say (NULL). */
+Test(report, processes_without_call_sites)
+{
+	struct mt_trace_proc procs[3] = { { .key = 0 }, { .key = 1 }, { .key = 2 } };
+	struct mt_trace_site sites[3] = { { .proc = 0 }, { .proc = 2 }, { .proc = 0 } };
+	struct mt_trace t = { .procs = procs, .nprocs = 3, .sites = sites, .nsites = 3 };
+	size_t without = 99;
+	unsigned char *has = mt_sink_site_procs(&t, &without);
+
+	cr_assert_not_null(has);
+	cr_expect_eq(without, 1);
+	cr_expect(has[0] && !has[1] && has[2]);
+	free(has);
+	sites[2].proc = 1;
+	cr_expect_null(mt_sink_site_procs(&t, &without), "every process recorded call sites");
+	cr_expect_eq(without, 0);
+	t.nsites = 0;
+	cr_expect_null(mt_sink_site_procs(&t, &without), "no process recorded call sites");
+	cr_expect_eq(without, 0);
 }
