@@ -13,9 +13,8 @@
 #      one: it says that hB's 2 endpoints use another provider, net;ofi_rxm
 #      (text and --json), whichever directory is given first.
 # Registered on a libfabric where tcp;ofi_rxm is the MPI's provider (1.x,
-# tests/e2e/CMakeLists.txt); where
-# the two interoperate one day, the test fails saying so, to be made one
-# that checks their messages instead.
+# tests/e2e/CMakeLists.txt); where the two interoperate one day, the test
+# fails saying so, to be made one that checks their messages instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
