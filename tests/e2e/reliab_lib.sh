@@ -67,8 +67,10 @@ reliab_same_as_plain() {
 	local p=$1 t=$2
 	[ "$(cat "$p.rc")" = "$(cat "$t.rc")" ] ||
 		e2e_fail "exit status $(cat "$t.rc") with the hook, $(cat "$p.rc") without"
-	sort "$p" >"$p.sorted"
-	sort "$t" >"$t.sorted"
+	# Open MPI 5.0.7's launcher at times writes a NUL byte before the line
+	# of a rank that calls MPI_Abort, untraced too: not the program's output.
+	tr -d '\000' <"$p" | sort >"$p.sorted"
+	tr -d '\000' <"$t" | sort >"$t.sorted"
 	e2e_same_output "$p.sorted" "$t.sorted" \
 		"output differs with the msgtrace hook (- without, + with)"
 }
