@@ -70,6 +70,9 @@
 #define PIN_MAX (64ull << 20)
 #define PIN_CHUNK (64ull << 10)
 
+/* The boundary files are mapped at: one huge page (map_file). */
+#define MAP_ALIGN (2ull << 20)
+
 /* Room kept free at the end of every file for the closing CLOCK END. */
 #define END_RESERVE sizeof(struct mt_rec_clock)
 
@@ -276,6 +279,42 @@ static void touch(const char *p, uint64_t len)
 {
 	for (uint64_t o = 0; o < len; o += page_size())
 		(void)*(const volatile char *)(p + o);
+}
+
+/*
+ * Maps len bytes of fd at a MAP_ALIGN boundary, advised MADV_HUGEPAGE:
+ * where the page cache holds the file in 2 MiB folios (ext4 from Linux
+ * 6.16, tmpfs mounted huge=) one mapping entry then covers 512 pages, and
+ * the first access touch() pays is paid per 2 MiB, not per 4 KiB (under
+ * shadow page tables, populating and first touching a page measured
+ * 17-32 us per 4 KiB without, 1.5-2 us with, in one run). Elsewhere the
+ * advice changes nothing. Returns MAP_FAILED with errno set on failure.
+ */
+static void *map_file(int fd, size_t len)
+{
+	size_t span = len + MAP_ALIGN;
+	char *r = mmap(NULL, span, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p, *end;
+	int err;
+
+	if (r == MAP_FAILED)
+		return MAP_FAILED;
+	p = (char *)round_up((uintptr_t)r, MAP_ALIGN);
+	end = (char *)round_up((uintptr_t)(p + len), page_size());
+	if (mmap(p, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 0) == MAP_FAILED) {
+		err = errno;
+		munmap(r, span);
+		errno = err;
+		return MAP_FAILED;
+	}
+	if (p > r)
+		munmap(r, (size_t)(p - r));
+	if (r + span > end)
+		munmap(end, (size_t)(r + span - end));
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
 }
 
 /* Extends the file's region whose backed part ends at *grown by len bytes
@@ -491,7 +530,7 @@ static struct mt_rec_buf *create_buf(void)
 	}
 	/* The umask must not decide who can read a trace. */
 	fchmod(fd, g.conf.file_mode);
-	map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = map_file(fd, map_len);
 	b = calloc(1, sizeof(*b));
 	if (map == MAP_FAILED || !b) {
 		warn_once(W_CREATE, "msgtrace: cannot map trace file '%s/%s': %s",
