@@ -44,8 +44,8 @@ while [ "$(find "$work/ready" -name 'ready.*' | wc -l)" -lt 2 ]; do
 	sleep 1
 done
 sleep "$hang_wait"
-t=$(pgrep -P "$job" -x timeout || true)
-[ -z "$t" ] || kill -TERM "$t" 2>/dev/null || true
+# $job is timeout itself, which passes the TERM on to mpirun.
+kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 cat "$work/out"
 
