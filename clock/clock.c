@@ -171,6 +171,8 @@ static enum mt_status run(struct clk *c, enum mt_clock_mode mode)
 			return st;
 	}
 	st = mt_clock_domains(c);
+	if (st == MT_OK)
+		st = mt_clock_agreement(c);
 	if (st != MT_OK)
 		return st;
 	if (mode == MT_CLOCK_MODE_LINEAR || mode == MT_CLOCK_MODE_CLC ||

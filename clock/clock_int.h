@@ -95,6 +95,8 @@ enum mt_status mt_clock_linear_map(struct clk *c);
 /* Minimum latency per ordered pair of domains (res->links, c->msg_link),
  * measured on c->out; counts res->viol_linear on the way. */
 enum mt_status mt_clock_links(struct clk *c);
+/* res->domains[].agree_*: how well a held domain's processes agree. */
+enum mt_status mt_clock_agreement(struct clk *c);
 /* Stage 3: the controlled logical clock on c->out. */
 enum mt_status mt_clock_clc(struct clk *c);
 /* Messages whose receive is not after the send, on c->out. */

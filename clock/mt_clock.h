@@ -117,6 +117,17 @@ struct mt_clock_domain {
 	double gamma;			/* forward amortization rate used */
 	uint64_t intra_msgs;		/* messages inside the declared domain */
 	uint64_t intra_violations;	/* ... received more than noise_ns early */
+	/* How well the processes of a domain that held agree: for each pair
+	 * of them with messages both ways, half the difference of the
+	 * smallest delays each way estimates b's clock minus a's (exact when
+	 * the fastest message each way took as long), and the data bound it
+	 * to [agree_lo_ns, agree_hi_ns] (minus the smallest delay b -> a,
+	 * plus the smallest a -> b). The pair with the largest estimate;
+	 * agree_pairs 0: no pair measured both ways. */
+	uint32_t agree_pairs;
+	uint32_t agree_a, agree_b;
+	double agree_ns;
+	int64_t agree_lo_ns, agree_hi_ns;
 };
 
 /* Minimum one-way latency used by the CLC for messages from one domain to

@@ -224,6 +224,41 @@ Test(clock, domain_verified_or_split)
 	mt_clock_result_free(&g.res);
 }
 
+/* Three processes of one host kept on one clock: how far apart the data
+ * allow each pair, from the fastest message each way. Process 1's fastest
+ * from 0 took 400 ns, to 0 took 600: it reads 100 ns behind, within
+ * [-600, 400]. Process 2 talks to 0 one way only: not measured. */
+Test(clock, domain_agreement_from_fastest_messages)
+{
+	struct graph g;
+
+	clc_setup(&g);
+	proc(&g, 0, "a", 4, (int64_t[]){ 0, 2200, 3000, 5000 });
+	proc(&g, 1, "a", 3, (int64_t[]){ 400, 1600, 2000 });
+	proc(&g, 2, "a", 1, (int64_t[]){ 5900 });
+	msg(&g, 0, 0, 1, 0);	/* 0 -> 1 in 400 */
+	msg(&g, 1, 1, 0, 1);	/* 1 -> 0 in 600 */
+	msg(&g, 1, 2, 0, 2);	/* 1 -> 0 in 1000 */
+	msg(&g, 0, 3, 2, 0);	/* 0 -> 2 in 900, one way */
+	cr_assert_eq(correct(&g, MT_CLOCK_MODE_AUTO), MT_OK, "%s", g.err.msg);
+	cr_assert_eq(g.res.ndomains, 1);
+	cr_expect_eq(g.res.domains[0].agree_pairs, 1);
+	cr_expect_eq(g.res.domains[0].agree_a, 0);
+	cr_expect_eq(g.res.domains[0].agree_b, 1);
+	cr_expect_float_eq(g.res.domains[0].agree_ns, -100.0, 1e-9);
+	cr_expect_eq(g.res.domains[0].agree_lo_ns, -600);
+	cr_expect_eq(g.res.domains[0].agree_hi_ns, 400);
+	mt_clock_result_free(&g.res);
+
+	/* Split (a message arrives before it left): nothing to agree on. */
+	g.t[1][0] = -1000;
+	cr_assert_eq(correct(&g, MT_CLOCK_MODE_AUTO), MT_OK, "%s", g.err.msg);
+	cr_expect_gt(g.res.ndomains, 1);
+	for (uint32_t d = 0; d < g.res.ndomains; d++)
+		cr_expect_eq(g.res.domains[d].agree_pairs, 0);
+	mt_clock_result_free(&g.res);
+}
+
 /* Host b's clock is 1000 ns ahead; messages take 100 ns both ways. The
  * envelopes give the offset exactly and the minimum latency as 100. */
 Test(clock, linear_offset_from_two_way_traffic)

@@ -1,0 +1,93 @@
+/*
+ * clock_agree.c - how well the processes of one clock domain agree, on the
+ * data: a domain that held (no message received before it left) only shows
+ * that no two of its processes differ by more than a latency. The smallest
+ * delays both ways between two processes narrow it: if b's clock runs
+ * delta ahead of a's, the fastest a -> b message appears delta longer and
+ * the fastest b -> a one delta shorter, so half their difference estimates
+ * delta, and each delay bounds it. Reported, never applied: the domain's
+ * processes keep one map (clock_domain.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "clock_int.h"
+
+/* Largest estimate over the pairs of processes of held multi-process
+ * domains that exchanged messages both ways; mind[k] is the smallest delay
+ * of the k-th ordered pair in map. */
+static void agreement(struct clk *c, const struct clk_pairs *map,
+		      const uint64_t *keys, const int64_t *mind)
+{
+	struct mt_clock_result *r = c->res;
+
+	for (uint32_t k = 0; k < map->n; k++) {
+		uint32_t a = (uint32_t)(keys[k] >> 32), b = (uint32_t)keys[k];
+		uint32_t back = mt_clock_pairs_find(map, clk_pair_key(b, a));
+		struct mt_clock_domain *d = &r->domains[r->proc_domain[a]];
+		double est;
+
+		if (a > b || back == UINT32_MAX)
+			continue;	/* each pair once, measured both ways */
+		est = ((double)mind[k] - (double)mind[back]) / 2;
+		if (!d->agree_pairs++ || fabs(est) > fabs(d->agree_ns)) {
+			d->agree_a = a;
+			d->agree_b = b;
+			d->agree_ns = est;
+			d->agree_lo_ns = -mind[back];
+			d->agree_hi_ns = mind[k];
+		}
+	}
+}
+
+enum mt_status mt_clock_agreement(struct clk *c)
+{
+	const struct mt_clock_result *r = c->res;
+	struct clk_pairs map;
+	uint32_t cap = 16;
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	int64_t *mind = malloc(cap * sizeof(*mind));
+
+	if (!keys || !mind || mt_clock_pairs_init(&map, 64, c->np) != MT_OK)
+		goto nomem;
+	for (uint64_t i = 0; i < c->nm; i++) {
+		const struct mt_clock_msg *m = &c->msgs[i];
+		uint32_t s = m->send_proc, t = m->recv_proc;
+		const struct mt_clock_domain *d = &r->domains[r->proc_domain[s]];
+		int64_t delay = c->procs[t].t[m->recv_ev] - c->procs[s].t[m->send_ev];
+		uint32_t had = map.n, k;
+
+		if (s == t || r->proc_domain[s] != r->proc_domain[t] || d->nprocs < 2)
+			continue;
+		k = mt_clock_pairs_get(&map, clk_pair_key(s, t));
+		if (k == UINT32_MAX)
+			goto nomem_map;
+		if (k >= cap) {
+			void *nk = realloc(keys, 2 * cap * sizeof(*keys));
+			void *nm = nk ? realloc(mind, 2 * cap * sizeof(*mind)) : NULL;
+
+			if (nk)
+				keys = nk;
+			if (!nm)
+				goto nomem_map;
+			mind = nm;
+			cap *= 2;
+		}
+		if (map.n != had) {
+			keys[k] = clk_pair_key(s, t);
+			mind[k] = delay;
+		}
+		mind[k] = delay < mind[k] ? delay : mind[k];
+	}
+	agreement(c, &map, keys, mind);
+	mt_clock_pairs_free(&map);
+	free(keys);
+	free(mind);
+	return MT_OK;
+nomem_map:
+	mt_clock_pairs_free(&map);
+nomem:
+	free(keys);
+	free(mind);
+	return mt_err_set(c->err, MT_ERR_NOMEM, "clock agreement: out of memory");
+}
