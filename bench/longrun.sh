@@ -79,3 +79,6 @@ awk -v a="$start" -v b="$end" 'BEGIN { printf "msgtrace report: %.3f s\n", b - a
 echo
 echo "report, its hang section:"
 sed -n '/^PENDING/,/^$/p' "$work/report"
+echo
+echo "report, its CLOCKS section (one host: how far apart its processes are):"
+sed -n "/^CLOCKS/,/^\$/p" "$work/report"

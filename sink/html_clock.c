@@ -10,11 +10,12 @@
 static void domains(FILE *f, const struct mt_trace *t, const struct mt_run_clock *c)
 {
 	const struct mt_clock_result *r = c->res;
-	char rk[64];
+	char rk[64], a[32], b[32];
 
 	fputs("<table class=\"num\"><thead><tr><th>domain</th><th>ranks</th>"
 	      "<th>host</th><th>map from</th><th>offset ns (sd)</th>"
-	      "<th>drift ppm (sd)</th></tr></thead><tbody>", f);
+	      "<th>drift ppm (sd)</th><th>inside: most apart, ns (allowed)</th>"
+	      "</tr></thead><tbody>", f);
 	for (uint32_t d = 0; d < r->ndomains; d++) {
 		const struct mt_clock_domain *m = &r->domains[d];
 		const char *host = c->procs[m->first_proc].host;
@@ -26,8 +27,14 @@ static void domains(FILE *f, const struct mt_trace *t, const struct mt_run_clock
 			mt_sink_clock_ranks(c, t, d, rk, sizeof(rk)));
 		mt_sink_esc_html(f, host);
 		fprintf(f, "</td><td>%s</td><td>%.0f (%.0f)</td><td>%+.3f (%.3f)"
-			"</td></tr>", mt_clock_est_name(m->est), m->offset_ns,
+			"</td><td>", mt_clock_est_name(m->est), m->offset_ns,
 			m->offset_sd_ns, m->drift_ppm, m->drift_sd_ppm);
+		if (m->agree_pairs)	/* rank b's clock minus rank a's */
+			fprintf(f, "%s&minus;%s: %+.0f (%" PRId64 " to %" PRId64 ")",
+				mt_sink_rank(t, m->agree_b, b, sizeof(b)),
+				mt_sink_rank(t, m->agree_a, a, sizeof(a)),
+				m->agree_ns, m->agree_lo_ns, m->agree_hi_ns);
+		fputs("</td></tr>", f);
 	}
 	fputs("</tbody></table><table class=\"num\"><thead><tr><th>link</th>"
 	      "<th>messages</th><th>minimum latency ns</th><th>from</th></tr>"

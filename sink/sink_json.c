@@ -422,9 +422,19 @@ static void jdomain(FILE *o, const struct mt_trace *t, const struct mt_run_clock
 	fprintf(o, ",\"split\":%s,\"estimate\":\"%s\",\"ref\":%u,"
 		"\"offset_ns\":%.1f,\"offset_sd_ns\":%.1f,\"drift_ppm\":%.4f,"
 		"\"drift_sd_ppm\":%.4f,\"intra_messages\":%" PRIu64
-		",\"intra_violations\":%" PRIu64 "}", m->split ? "true" : "false",
+		",\"intra_violations\":%" PRIu64 ",\"agreement\":", m->split ? "true" : "false",
 		mt_clock_est_name(m->est), m->ref, m->offset_ns, m->offset_sd_ns,
 		m->drift_ppm, m->drift_sd_ppm, m->intra_msgs, m->intra_violations);
+	if (!m->agree_pairs) {
+		fputs("null}", o);
+		return;
+	}
+	fprintf(o, "{\"pairs\":%u,\"ranks\":[", m->agree_pairs);
+	mt_sink_rank_json(o, t, m->agree_a);
+	fputc(',', o);
+	mt_sink_rank_json(o, t, m->agree_b);
+	fprintf(o, "],\"offset_ns\":%.1f,\"min_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}}",
+		m->agree_ns, m->agree_lo_ns, m->agree_hi_ns);
 }
 
 /* The clock stage: every key always present, null when it did not run. */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -786,6 +787,30 @@ static const char *ns_str(double ns, char *buf, size_t len)
 	return buf;
 }
 
+/* How well the processes of each domain of several agree (mt_clock.h). */
+static void clock_agreement(FILE *o, const struct mt_trace *t,
+			    const struct mt_clock_result *r)
+{
+	char a[32], b[32], est[24], lo[24], hi[24];
+
+	for (uint32_t d = 0, shown = 0; d < r->ndomains; d++) {
+		const struct mt_clock_domain *m = &r->domains[d];
+
+		if (!m->agree_pairs || shown++ == CLOCK_ROWS)
+			continue;
+		fprintf(o, "  inside domain %u: rank %s's clock reads %s %s rank %s's, the "
+			"most of %u pair%s\n    (half the difference of the fastest "
+			"message each way; the data allow\n    %s to %s)\n", d,
+			mt_sink_rank(t, m->agree_b, b, sizeof(b)),
+			ns_str(fabs(m->agree_ns), est, sizeof(est)),
+			m->agree_ns < 0 ? "behind" : "ahead of",
+			mt_sink_rank(t, m->agree_a, a, sizeof(a)), m->agree_pairs,
+			m->agree_pairs == 1 ? "" : "s",
+			ns_str((double)m->agree_lo_ns, lo, sizeof(lo)),
+			ns_str((double)m->agree_hi_ns, hi, sizeof(hi)));
+	}
+}
+
 static void clock_domains(FILE *o, const struct mt_trace *t,
 			  const struct mt_run_clock *c)
 {
@@ -812,6 +837,7 @@ static void clock_domains(FILE *o, const struct mt_trace *t,
 	}
 	if (shown > CLOCK_ROWS)
 		fprintf(o, "  ... %u more domains (see --json)\n", shown - CLOCK_ROWS);
+	clock_agreement(o, t, r);
 	fprintf(o, "  links: minimum one-way latency the correction keeps\n");
 	for (uint32_t i = 0; i < r->nlinks && i < CLOCK_ROWS; i++) {
 		const struct mt_clock_link *l = &r->links[i];
