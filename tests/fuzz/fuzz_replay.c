@@ -5,9 +5,11 @@
  * hand it, so every command it runs must return 0, 1 or 2, name the trace
  * it rejects, and end within 10 s in 1 GiB of address space (RSS, checked
  * by ASan, in sanitizer builds); a failure names the input and stops.
- * `--stride N` takes every Nth file of each directory (in name order).
+ * `--share K/N` takes share K of N of each directory's files (those whose
+ * index in name order is K modulo N), so that N tests replay a corpus
+ * together, each well within a test's time.
  *
- * Usage: fuzz_replay [--stride N] FILE_OR_DIR...
+ * Usage: fuzz_replay [--share K/N] FILE_OR_DIR...
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -46,7 +48,7 @@ static int replay_file(const char *path)
 	return 0;
 }
 
-static int replay_dir(const char *dir, long stride)
+static int replay_dir(const char *dir, long share, long shares)
 {
 	struct dirent **ents;
 	int n = scandir(dir, &ents, NULL, alphasort), bad = 0;
@@ -61,7 +63,7 @@ static int replay_dir(const char *dir, long stride)
 		struct stat st;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-		if (!bad && !stat(path, &st) && S_ISREG(st.st_mode) && k++ % stride == 0)
+		if (!bad && !stat(path, &st) && S_ISREG(st.st_mode) && k++ % shares == share)
 			bad = replay_file(path);
 		free(ents[i]);
 	}
@@ -71,15 +73,17 @@ static int replay_dir(const char *dir, long stride)
 
 int main(int argc, char **argv)
 {
-	long stride = 1;
+	long share = 0, shares = 1;
+	char *end = NULL;
 	int i = 1;
 
-	if (argc > 2 && !strcmp(argv[1], "--stride")) {
-		stride = strtol(argv[2], NULL, 10);
+	if (argc > 2 && !strcmp(argv[1], "--share")) {
+		share = strtol(argv[2], &end, 10);
+		shares = *end == '/' ? strtol(end + 1, &end, 10) : 0;
 		i = 3;
 	}
-	if (i >= argc || stride < 1) {
-		fprintf(stderr, "usage: fuzz_replay [--stride N] FILE_OR_DIR...\n");
+	if (i >= argc || (end && *end) || shares < 1 || share < 0 || share >= shares) {
+		fprintf(stderr, "usage: fuzz_replay [--share K/N] FILE_OR_DIR...\n");
 		return 2;
 	}
 	if (inproc_init(LIMIT_MB) || LLVMFuzzerInitialize(&argc, &argv)) {
@@ -91,7 +95,7 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (stat(argv[i], &st) ||
-		    (S_ISDIR(st.st_mode) ? replay_dir(argv[i], stride) : replay_file(argv[i]))) {
+		    (S_ISDIR(st.st_mode) ? replay_dir(argv[i], share, shares) : replay_file(argv[i]))) {
 			fprintf(stderr, "fuzz_replay: cannot replay '%s'\n", argv[i]);
 			return 1;
 		}
