@@ -27,9 +27,6 @@ command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
 e2e_setup
 hosts_up hA hB
 a=$(hosts_dir hA) b=$(hosts_dir hB)
-# One rank per host: Open MPI 5 (PRRTE) with --oversubscribe otherwise puts
-# both on the first host.
-HOSTS_MPIRUN_EXTRA=(--map-by node)
 unset FI_OFI_HOOK_MSGTRACE_CALLSITE
 export MSGTRACE_HOSTS_ENV_hB="FI_OFI_HOOK_MSGTRACE_CALLSITE=1"
 

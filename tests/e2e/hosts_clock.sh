@@ -30,9 +30,7 @@ e2e_setup
 hosts_up hA hB
 # job NAME ITERS: a traced ping-pong, its hosts' files moved to NAME.hA and
 # NAME.hB. trace_perturb edits records in place: recorded uncompacted.
-# One rank per host: Open MPI 5 (PRRTE) with --oversubscribe otherwise puts
-# both on the first host.
-HOSTS_MPIRUN_EXTRA=(-x FI_OFI_HOOK_MSGTRACE_COMPACT --map-by node)
+HOSTS_MPIRUN_EXTRA=(-x FI_OFI_HOOK_MSGTRACE_COMPACT)
 job() {
 	local h
 	FI_OFI_HOOK_MSGTRACE_COMPACT=0 hosts_run_ok "$E2E_TMP/$1.out" trace \

@@ -27,9 +27,6 @@ command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
 e2e_setup
 hosts_up hA hB
 a=$(hosts_dir hA) b=$(hosts_dir hB)
-# One rank per host: Open MPI 5 (PRRTE) with --oversubscribe otherwise puts
-# both on the first host.
-HOSTS_MPIRUN_EXTRA=(--map-by node)
 
 # The children use the ranks' provider, one where a forked child can use
 # libfabric (E2E_FORK, fabric.sh), each bound to its host's address

@@ -183,6 +183,8 @@ hosts_dir() {
 # else traces into $HOSTS_TRACE, each host's files in its own directory.
 # Extra mpirun options come from HOSTS_MPIRUN_EXTRA (an array); E2E_NP, when
 # set, starts fewer ranks than HOSTSPEC has slots (MPI_Comm_spawn's room).
+# One slot per host maps by node: Open MPI 5 (PRRTE) with --oversubscribe
+# otherwise puts every rank on the first host.
 hosts_run() {
 	local out=$1 trace=$2 provider=$3 mode=$4 spec=$5
 	shift 5
@@ -197,6 +199,7 @@ hosts_run() {
 		env+=("MSGTRACE_HOSTS_PID_$n=${HOSTS_PID[$n]}")
 	done
 	mapfile -t args < <(E2E_NP=${E2E_NP:-$(hosts_np "$spec")} e2e_mpirun_args "$provider" "$mode")
+	[[ ",$spec" =~ ^(,[^,:]+:1)+$ ]] && args=(--map-by node "${args[@]}")
 	args=(--host "$spec" --mca plm_rsh_agent "$(dirname "${BASH_SOURCE[0]}")/hosts_agent.sh"
 		--mca oob_tcp_if_include "$HOSTS_IF" --mca btl_tcp_if_include "$HOSTS_IF"
 		-x FI_TCP_IFACE -x FI_SOCKETS_IFACE "${HOSTS_MPIRUN_EXTRA[@]}" "${args[@]}")
