@@ -9,8 +9,9 @@
 # recorded (kept + overwritten, from each file's header) against the round
 # trips the program counted, the time `msgtrace report` takes on the
 # trace, and the report's first lines (its hang section).
-# Not a test: it takes DURATION seconds (default 600). The instruction
-# cost of ring mode against the default mode is bench/overhead.sh's.
+# Last, the instruction cost of ring mode against the default mode, from
+# bench/overhead.sh's callgrind runs in the same invocation.
+# Not a test: it takes DURATION seconds (default 600) and a few minutes.
 #
 # Usage: bench/longrun.sh BUILD_DIR
 #   env: DURATION (s, default 600) RING (default 4M) PROV (default
@@ -82,3 +83,6 @@ sed -n '/^PENDING/,/^$/p' "$work/report"
 echo
 echo "report, its CLOCKS section (one host: how far apart its processes are):"
 sed -n "/^CLOCKS/,/^\$/p" "$work/report"
+echo
+echo "instructions per record, ring mode against the default mode (bench/overhead.sh, callgrind):"
+RUNS=1 ITERS=20000 "$(dirname "$0")/overhead.sh" "$build" | grep 'ring vs default'
