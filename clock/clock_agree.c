@@ -5,30 +5,43 @@
  * delays both ways between two processes narrow it: if b's clock runs
  * delta ahead of a's, the fastest a -> b message appears delta longer and
  * the fastest b -> a one delta shorter, so half their difference estimates
- * delta, and each delay bounds it. Reported, never applied: the domain's
- * processes keep one map (clock_domain.c).
+ * delta, and each delay bounds it. Only pairs whose fastest messages both
+ * ways are latency-bound count (within LATENCY_BOUND times the domain's
+ * fastest message): the fastest of a few messages that waited (a sparse
+ * collective) says nothing about the clocks. Reported, never applied: the
+ * domain's processes keep one map (clock_domain.c).
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "clock_int.h"
 
+/* A delay at most this many times the domain's smallest is latency. */
+#define LATENCY_BOUND 2
+
 /* Largest estimate over the pairs of processes of held multi-process
- * domains that exchanged messages both ways; mind[k] is the smallest delay
- * of the k-th ordered pair in map. */
+ * domains that exchanged latency-bound messages both ways; mind[k] is the
+ * smallest delay of the k-th ordered pair in map, dmin[d] domain d's. */
 static void agreement(struct clk *c, const struct clk_pairs *map,
-		      const uint64_t *keys, const int64_t *mind)
+		      const uint64_t *keys, const int64_t *mind,
+		      const int64_t *dmin)
 {
 	struct mt_clock_result *r = c->res;
 
 	for (uint32_t k = 0; k < map->n; k++) {
 		uint32_t a = (uint32_t)(keys[k] >> 32), b = (uint32_t)keys[k];
 		uint32_t back = mt_clock_pairs_find(map, clk_pair_key(b, a));
-		struct mt_clock_domain *d = &r->domains[r->proc_domain[a]];
+		uint32_t dom = r->proc_domain[a];
+		struct mt_clock_domain *d = &r->domains[dom];
+		int64_t floor = dmin[dom] < 1 ? 1 : dmin[dom];
+		int64_t bound = floor > INT64_MAX / LATENCY_BOUND ? INT64_MAX :
+				LATENCY_BOUND * floor;
 		double est;
 
 		if (a > b || back == UINT32_MAX)
 			continue;	/* each pair once, measured both ways */
+		if (mind[k] > bound || mind[back] > bound)
+			continue;	/* messages that waited */
 		est = ((double)mind[k] - (double)mind[back]) / 2;
 		if (!d->agree_pairs++ || fabs(est) > fabs(d->agree_ns)) {
 			d->agree_a = a;
@@ -47,9 +60,12 @@ enum mt_status mt_clock_agreement(struct clk *c)
 	uint32_t cap = 16;
 	uint64_t *keys = malloc(cap * sizeof(*keys));
 	int64_t *mind = malloc(cap * sizeof(*mind));
+	int64_t *dmin = malloc((r->ndomains + 1) * sizeof(*dmin));
 
-	if (!keys || !mind || mt_clock_pairs_init(&map, 64, c->np) != MT_OK)
+	if (!keys || !mind || !dmin || mt_clock_pairs_init(&map, 64, c->np) != MT_OK)
 		goto nomem;
+	for (uint32_t d = 0; d < r->ndomains; d++)
+		dmin[d] = INT64_MAX;
 	for (uint64_t i = 0; i < c->nm; i++) {
 		const struct mt_clock_msg *m = &c->msgs[i];
 		uint32_t s = m->send_proc, t = m->recv_proc;
@@ -78,16 +94,20 @@ enum mt_status mt_clock_agreement(struct clk *c)
 			mind[k] = delay;
 		}
 		mind[k] = delay < mind[k] ? delay : mind[k];
+		dmin[r->proc_domain[s]] = delay < dmin[r->proc_domain[s]] ? delay :
+					  dmin[r->proc_domain[s]];
 	}
-	agreement(c, &map, keys, mind);
+	agreement(c, &map, keys, mind, dmin);
 	mt_clock_pairs_free(&map);
 	free(keys);
 	free(mind);
+	free(dmin);
 	return MT_OK;
 nomem_map:
 	mt_clock_pairs_free(&map);
 nomem:
 	free(keys);
 	free(mind);
+	free(dmin);
 	return mt_err_set(c->err, MT_ERR_NOMEM, "clock agreement: out of memory");
 }

@@ -118,7 +118,8 @@ struct mt_clock_domain {
 	uint64_t intra_msgs;		/* messages inside the declared domain */
 	uint64_t intra_violations;	/* ... received more than noise_ns early */
 	/* How well the processes of a domain that held agree: for each pair
-	 * of them with messages both ways, half the difference of the
+	 * of them with messages both ways at latency (the fastest each way
+	 * within twice the domain's fastest), half the difference of the
 	 * smallest delays each way estimates b's clock minus a's (exact when
 	 * the fastest message each way took as long), and the data bound it
 	 * to [agree_lo_ns, agree_hi_ns] (minus the smallest delay b -> a,

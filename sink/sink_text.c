@@ -798,9 +798,10 @@ static void clock_agreement(FILE *o, const struct mt_trace *t,
 
 		if (!m->agree_pairs || shown++ == CLOCK_ROWS)
 			continue;
-		fprintf(o, "  inside domain %u: rank %s's clock reads %s %s rank %s's, the "
-			"most of %u pair%s\n    (half the difference of the fastest "
-			"message each way; the data allow\n    %s to %s)\n", d,
+		fprintf(o, "  inside domain %u: rank %s's clock estimated %s %s rank %s's,\n"
+			"    the most of %u pair%s measured both ways at latency (half the\n"
+			"    difference of the fastest message each way, exact if both took\n"
+			"    as long; the data allow %s to %s)\n", d,
 			mt_sink_rank(t, m->agree_b, b, sizeof(b)),
 			ns_str(fabs(m->agree_ns), est, sizeof(est)),
 			m->agree_ns < 0 ? "behind" : "ahead of",

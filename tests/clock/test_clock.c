@@ -224,10 +224,11 @@ Test(clock, domain_verified_or_split)
 	mt_clock_result_free(&g.res);
 }
 
-/* Three processes of one host kept on one clock: how far apart the data
+/* Four processes of one host kept on one clock: how far apart the data
  * allow each pair, from the fastest message each way. Process 1's fastest
  * from 0 took 400 ns, to 0 took 600: it reads 100 ns behind, within
- * [-600, 400]. Process 2 talks to 0 one way only: not measured. */
+ * [-600, 400]. Process 2 talks to 0 one way only, and with 3 by messages
+ * that waited (more than twice the domain's fastest, 400): not measured. */
 Test(clock, domain_agreement_from_fastest_messages)
 {
 	struct graph g;
@@ -235,11 +236,14 @@ Test(clock, domain_agreement_from_fastest_messages)
 	clc_setup(&g);
 	proc(&g, 0, "a", 4, (int64_t[]){ 0, 2200, 3000, 5000 });
 	proc(&g, 1, "a", 3, (int64_t[]){ 400, 1600, 2000 });
-	proc(&g, 2, "a", 1, (int64_t[]){ 5900 });
+	proc(&g, 2, "a", 2, (int64_t[]){ 100, 5900 });
+	proc(&g, 3, "a", 1, (int64_t[]){ 4000 });
 	msg(&g, 0, 0, 1, 0);	/* 0 -> 1 in 400 */
 	msg(&g, 1, 1, 0, 1);	/* 1 -> 0 in 600 */
 	msg(&g, 1, 2, 0, 2);	/* 1 -> 0 in 1000 */
-	msg(&g, 0, 3, 2, 0);	/* 0 -> 2 in 900, one way */
+	msg(&g, 0, 3, 2, 1);	/* 0 -> 2 in 900, one way */
+	msg(&g, 2, 0, 3, 0);	/* 2 <-> 3 both ways, but one waited: */
+	msg(&g, 3, 0, 2, 1);	/* 3900 and 1900 > twice 400 */
 	cr_assert_eq(correct(&g, MT_CLOCK_MODE_AUTO), MT_OK, "%s", g.err.msg);
 	cr_assert_eq(g.res.ndomains, 1);
 	cr_expect_eq(g.res.domains[0].agree_pairs, 1);
