@@ -9,7 +9,9 @@
  * communicator's ranks reach locations through its group definitions.
  * Each point-to-point message is keyed by (communicator, MPI tag) in a
  * 64-bit tag of its own (MT_OTF2IN_CID_SHIFT), its source identity the
- * sending location. Sends post at their MpiSend/MpiIsend and complete at
+ * sending location. An archive msgtrace exported also names each
+ * receive's filter on its request (tag or any, source or any), untagged
+ * traffic and synchronous-send ACKs: those post as the fabric's did. Sends post at their MpiSend/MpiIsend and complete at
  * the Leave of their MPI call (blocking) or at MpiIsendComplete;
  * receives enter the matcher in the order they were posted (MpiRecv,
  * MpiIrecvRequest), each once its completion (MpiRecv, MpiIrecv,
@@ -32,6 +34,7 @@
 #include "mt_trace.h"
 
 #define MT_OTF2IN_CID_SHIFT 32	/* tag = communicator << 32 | MPI tag */
+#define MT_OTF2IN_ACK_BIT (1ull << 63)	/* set in a synchronous send's ACK */
 
 struct mt_otf2in;
 
