@@ -37,9 +37,8 @@ static struct oi_loc *loc_of(struct mt_otf2in *in, OTF2_LocationRef ref, int32_t
 	return &in->loc[l];
 }
 
-/* Communicator index, and the location of its rank r (-1: none). */
-static uint32_t comm_peer(struct mt_otf2in *in, int32_t self, OTF2_CommRef comm,
-			  uint32_t r, int32_t *peer)
+uint32_t mt_otf2in_comm_peer(struct mt_otf2in *in, int32_t self, OTF2_CommRef comm,
+			     uint32_t r, int32_t *peer)
 {
 	uint32_t c = mt_otf2in_map_get(&in->comm_map, comm);
 	const struct oi_comm *cm = c == OI_NONE ? NULL : &in->comms[c];
@@ -126,7 +125,7 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 {
 	struct mt_match_op o;
 	int32_t peer;
-	uint32_t c = comm_peer(in, ep, comm, receiver, &peer);
+	uint32_t c = mt_otf2in_comm_peer(in, ep, comm, receiver, &peer);
 
 	if (c == OI_NONE || peer < 0) {
 		in->facts.skipped++;
@@ -382,7 +381,7 @@ static struct oi_recv *rq_find(struct oi_loc *lo, uint64_t req)
 static int recv_from(struct mt_otf2in *in, int32_t ep, struct oi_recv *r,
 		     uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	r->comm = comm_peer(in, ep, comm, sender, &r->peer);
+	r->comm = mt_otf2in_comm_peer(in, ep, comm, sender, &r->peer);
 	if (r->comm == OI_NONE ||
 	    (r->peer < 0 && !(r->fab.has && sender == OTF2_UNDEFINED_UINT32))) {
 		in->facts.skipped++;

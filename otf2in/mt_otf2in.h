@@ -119,4 +119,39 @@ int mt_otf2in_unrecorded(const struct mt_otf2in *in, const struct mt_match_op *o
  * clock correction may move events before the first). */
 uint64_t mt_otf2in_ns(const struct mt_otf2in *in, uint64_t ticks);
 
+/* An MPI call: a region named MPI_* on one location (thread), with the
+ * first size recorded inside it. Times as mt_otf2in_ns. */
+struct mt_otf2in_call {
+	uint64_t enter_ns, leave_ns;	/* leave UINT64_MAX: never left */
+	uint64_t bytes;			/* message length or collective bytes */
+	const char *name;		/* region name, valid until close */
+	int64_t parent;			/* the MPI call around it, -1: none */
+	int32_t proc;			/* process (location group) */
+	int32_t thread;			/* location index */
+	uint32_t sends;			/* MpiSend/MpiIsend events inside */
+	uint8_t has_bytes;
+};
+
+/* A point-to-point send (MpiSend, MpiIsend) inside a call. */
+struct mt_otf2in_send {
+	size_t call;			/* index in mt_otf2in_calls.call */
+	uint64_t len;
+	int32_t dest;			/* receiver's process */
+	int32_t tag;			/* MPI tag */
+};
+
+struct mt_otf2in_calls {
+	struct mt_otf2in_call *call;	/* in the order they were entered */
+	size_t n;
+	struct mt_otf2in_send *send;	/* in the order they were made */
+	size_t nsend;
+};
+
+/* Reads the whole archive of a freshly opened in for its MPI calls and
+ * their sends (instead of mt_otf2in_read: one or the other). Free with
+ * mt_otf2in_calls_free. Errors name the file. */
+enum mt_status mt_otf2in_calls(struct mt_otf2in *in, struct mt_otf2in_calls *out,
+			       struct mt_err *err);
+void mt_otf2in_calls_free(struct mt_otf2in_calls *c);
+
 #endif /* MT_OTF2IN_H */

@@ -68,7 +68,7 @@ static int run(int argc, char **argv)
 	static const struct mt_cmd_pipe cli = {
 		.cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
-		.html = &mt_sink_html,
+		.html = &mt_sink_html, .joined = mt_cmd_report_joined,
 	};
 
 	return mt_cmd_pipe_main(&cli, argc, argv);
