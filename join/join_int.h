@@ -26,11 +26,11 @@ struct mt_join {
 
 /* align.c: every rank's offset, or MT_ERR_ARG naming the rank. */
 enum mt_status mt_join_align_all(struct mt_join *j, struct mt_err *err);
+/* settle.c: rank r's offset in [lo, hi] (MT_ERR_NOMEM). */
+enum mt_status mt_join_settle(struct mt_join *j, int32_t r, int64_t lo, int64_t hi,
+			      int64_t *offset);
 /* kinds.c: the kind of every call (MT_ERR_NOMEM), then each message
  * counted where its calls are. */
 enum mt_status mt_join_kinds(struct mt_join *j);
-/* join.c: the innermost call of rank around fabric time t, or NULL. */
-const struct mt_otf2in_call *mt_join_call_at(const struct mt_join *j,
-					      int32_t rank, uint64_t t);
 
 #endif /* JOIN_INT_H */

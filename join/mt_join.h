@@ -9,7 +9,11 @@
  * user or ssend) of that receiver, tag and length, inside the send's MPI
  * call; the offset lies in the intersection of [post - leave, post -
  * enter] over all of them; its middle is taken and half its width is the
- * uncertainty. Fabric sends the archive does not hold (a tracer's own
+ * uncertainty. The receives of MPI_Recv calls (MpiRecv: sender, tag and
+ * length) narrow it the same way, with the receive posts of matched
+ * messages. Within that range, the offset is the one that puts the most
+ * data receive posts inside an MPI call (MPI_Irecv's, recorded without
+ * source or tag), the range's middle when none helps. Fabric operations the archive does not hold (a tracer's own
  * messages, calls it does not record) are left over, never used. Then each fabric message is tied to
  * the innermost MPI call of its sender around its send post, and of its
  * receiver around its receive post, and counted per call kind (name and
@@ -33,8 +37,9 @@
 /* One rank's clock alignment. */
 struct mt_join_align {
 	int64_t offset_ns;		/* fabric time = archive time + offset */
-	uint64_t uncertainty_ns;	/* half the width of the offset's range */
-	uint64_t anchors;		/* sends it rests on */
+	uint64_t uncertainty_ns;	/* half the width of the range of
+					 * offsets that fit the sends */
+	uint64_t anchors;		/* sends and receives it rests on */
 	uint8_t ok;			/* 0: no send to rest on, not aligned */
 };
 
@@ -71,6 +76,11 @@ enum mt_status mt_join_add(struct mt_join *j, const struct mt_match_msg *m, size
  * a rank's sends cannot be put inside their calls (the fabric trace lacks
  * some, or no single offset fits them all): err names the rank. */
 enum mt_status mt_join_finish(struct mt_join *j, struct mt_err *err);
+
+/* After mt_join_finish: the innermost MPI call of rank around fabric
+ * time t (an operation's post), NULL when in none or rank not aligned. */
+const struct mt_otf2in_call *mt_join_call_at(const struct mt_join *j,
+					      int32_t rank, uint64_t t);
 
 size_t mt_join_nranks(const struct mt_join *j);
 const struct mt_join_align *mt_join_align(const struct mt_join *j, size_t rank);

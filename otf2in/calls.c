@@ -4,8 +4,8 @@
  * is a region named MPI_* entered and left on one location; its size is
  * the first message length (MpiSend, MpiIsend, MpiRecv) or collective
  * byte count (MpiCollectiveEnd: sent, else received) recorded inside it.
- * Each point-to-point send is kept too (its call, receiver's process, tag
- * and length): what the join aligns the clocks on.
+ * Each point-to-point send and blocking receive is kept too (its call,
+ * peer's process, tag and length): what the join aligns the clocks on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +18,8 @@ struct calls {
 	struct mt_otf2in *in;
 	struct mt_otf2in_call *v;
 	size_t n, cap;
-	struct mt_otf2in_send *snd;
-	size_t nsnd, cap_snd;
+	struct mt_otf2in_p2p *p2p[2];	/* sends, receives */
+	size_t np2p[2], cap_p2p[2];
 	/* per location: the stack of open MPI calls (indices in v) */
 	uint32_t (*open)[OI_DEPTH];
 	uint32_t *depth;	/* regions entered, MPI or not */
@@ -129,34 +129,40 @@ static void sized(struct calls *c, OTF2_LocationRef loc, uint64_t bytes, int sen
 	}
 }
 
-static OTF2_CallbackCode cl_send(OTF2_LocationRef loc, OTF2_TimeStamp time, void *arg,
-				 OTF2_AttributeList *al, uint32_t receiver,
-				 OTF2_CommRef comm, uint32_t tag, uint64_t len)
+/* A send (recv 0) or receive of length len with rank r of comm, inside
+ * the call open on loc. */
+static OTF2_CallbackCode p2p(struct calls *c, OTF2_LocationRef loc, int recv,
+			     OTF2_CommRef comm, uint32_t r, uint32_t tag, uint64_t len)
 {
-	struct calls *c = arg;
 	int32_t l = loc_index(c, loc), peer;
 	const struct mt_otf2in_call *k = l < 0 ? NULL : open_call(c, l);
 
-	(void)time, (void)al;
-	sized(c, loc, len, 1);
-	if (!k || mt_otf2in_comm_peer(c->in, l, comm, receiver, &peer) == OI_NONE ||
-	    peer < 0)
+	sized(c, loc, len, !recv);
+	if (!k || mt_otf2in_comm_peer(c->in, l, comm, r, &peer) == OI_NONE || peer < 0)
 		return CB_OK;
-	if (c->nsnd == c->cap_snd) {
-		size_t cap = c->cap_snd ? c->cap_snd * 2 : 1024;
-		struct mt_otf2in_send *v = realloc(c->snd, cap * sizeof(*v));
+	if (c->np2p[recv] == c->cap_p2p[recv]) {
+		size_t cap = c->cap_p2p[recv] ? c->cap_p2p[recv] * 2 : 1024;
+		struct mt_otf2in_p2p *v = realloc(c->p2p[recv], cap * sizeof(*v));
 
 		if (!v) {
 			c->nomem = 1;
 			return OTF2_CALLBACK_INTERRUPT;
 		}
-		c->snd = v;
-		c->cap_snd = cap;
+		c->p2p[recv] = v;
+		c->cap_p2p[recv] = cap;
 	}
-	c->snd[c->nsnd++] = (struct mt_otf2in_send){
+	c->p2p[recv][c->np2p[recv]++] = (struct mt_otf2in_p2p){
 		.call = (size_t)(k - c->v), .len = len,
-		.dest = (int32_t)c->in->loc[peer].proc, .tag = (int32_t)tag };
+		.peer = (int32_t)c->in->loc[peer].proc, .tag = (int32_t)tag };
 	return CB_OK;
+}
+
+static OTF2_CallbackCode cl_send(OTF2_LocationRef loc, OTF2_TimeStamp time, void *arg,
+				 OTF2_AttributeList *al, uint32_t receiver,
+				 OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+	(void)time, (void)al;
+	return p2p(arg, loc, 0, comm, receiver, tag, len);
 }
 
 static OTF2_CallbackCode cl_isend(OTF2_LocationRef loc, OTF2_TimeStamp time, void *arg,
@@ -172,9 +178,8 @@ static OTF2_CallbackCode cl_recv(OTF2_LocationRef loc, OTF2_TimeStamp time, void
 				 OTF2_AttributeList *al, uint32_t sender,
 				 OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	(void)time, (void)al, (void)sender, (void)comm, (void)tag;
-	sized(arg, loc, len, 0);
-	return CB_OK;
+	(void)time, (void)al;
+	return p2p(arg, loc, 1, comm, sender, tag, len);
 }
 
 static OTF2_CallbackCode cl_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp time,
@@ -219,15 +224,17 @@ enum mt_status mt_otf2in_calls(struct mt_otf2in *in, struct mt_otf2in_calls *out
 		s = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	*out = (struct mt_otf2in_calls){ .call = c.v, .n = c.n, .send = c.snd,
-					 .nsend = c.nsnd };
+	*out = (struct mt_otf2in_calls){ .call = c.v, .n = c.n,
+		.send = c.p2p[0], .nsend = c.np2p[0],
+		.recv = c.p2p[1], .nrecv = c.np2p[1] };
 	c.v = NULL;
-	c.snd = NULL;
+	c.p2p[0] = c.p2p[1] = NULL;
 out:
 	if (cb)
 		OTF2_GlobalEvtReaderCallbacks_Delete(cb);
 	free(c.v);
-	free(c.snd);
+	free(c.p2p[0]);
+	free(c.p2p[1]);
 	free(c.depth);
 	free(c.mpi_at);
 	return s;
@@ -237,5 +244,6 @@ void mt_otf2in_calls_free(struct mt_otf2in_calls *c)
 {
 	free(c->call);
 	free(c->send);
+	free(c->recv);
 	memset(c, 0, sizeof(*c));
 }

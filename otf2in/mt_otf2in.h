@@ -132,23 +132,26 @@ struct mt_otf2in_call {
 	uint8_t has_bytes;
 };
 
-/* A point-to-point send (MpiSend, MpiIsend) inside a call. */
-struct mt_otf2in_send {
+/* A point-to-point send (MpiSend, MpiIsend) or blocking receive
+ * (MpiRecv) inside a call. */
+struct mt_otf2in_p2p {
 	size_t call;			/* index in mt_otf2in_calls.call */
 	uint64_t len;
-	int32_t dest;			/* receiver's process */
+	int32_t peer;			/* receiver's / sender's process */
 	int32_t tag;			/* MPI tag */
 };
 
 struct mt_otf2in_calls {
 	struct mt_otf2in_call *call;	/* in the order they were entered */
 	size_t n;
-	struct mt_otf2in_send *send;	/* in the order they were made */
+	struct mt_otf2in_p2p *send;	/* in the order they were made */
 	size_t nsend;
+	struct mt_otf2in_p2p *recv;	/* MpiRecv, in order */
+	size_t nrecv;
 };
 
-/* Reads the whole archive of a freshly opened in for its MPI calls and
- * their sends (instead of mt_otf2in_read: one or the other). Free with
+/* Reads the whole archive of a freshly opened in for its MPI calls, their
+ * sends and blocking receives (instead of mt_otf2in_read: one or the other). Free with
  * mt_otf2in_calls_free. Errors name the file. */
 enum mt_status mt_otf2in_calls(struct mt_otf2in *in, struct mt_otf2in_calls *out,
 			       struct mt_err *err);

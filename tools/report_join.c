@@ -14,8 +14,12 @@
 #include "mt_join.h"
 #include "mt_otf2in.h"
 
+#define PENDING_SHOWN 8	/* pending operations listed with their calls */
+
 struct tee {
 	const struct mt_sink_ops *sink;	/* the report's */
+	struct mt_match_pending pending[PENDING_SHOWN];	/* the first ones */
+	size_t npending, pending_total;
 	void *state;
 	struct mt_join *j;
 	const struct mt_otf2in_calls *calls;
@@ -56,6 +60,10 @@ static enum mt_status tee_finalize(void *state, const struct mt_run *run,
 {
 	struct tee *t = state;
 
+	/* Kept for the joined view, which is made after the run. */
+	t->pending_total = sum->n_pending;
+	t->npending = sum->n_pending < PENDING_SHOWN ? sum->n_pending : PENDING_SHOWN;
+	memcpy(t->pending, sum->pending, t->npending * sizeof(*t->pending));
 	return t->sink->finalize(t->state, run, sum, err);
 }
 
@@ -77,10 +85,10 @@ static void print_align(FILE *out, const struct mt_join *j)
 
 		if (!a->ok)
 			fprintf(out, "  rank %zu: not aligned (no point-to-point send "
-				"to rest on): its fabric operations are in no call\n", r);
+				"or receive to rest on): its fabric operations are in no call\n", r);
 		else
 			fprintf(out, "  rank %zu: offset %+.9f s +- %.3f us (%" PRIu64
-				" sends inside their calls)\n", r,
+				" operations inside their calls)\n", r,
 				(double)a->offset_ns / 1e9,
 				(double)a->uncertainty_ns / 1e3, a->anchors);
 	}
@@ -144,7 +152,28 @@ static void print_problems(FILE *out, const struct mt_join *j)
 	}
 }
 
-static void print_joined(FILE *out, const struct mt_join *j, const char *archive)
+/* The operations pending at the end (a hang's, or the library's own left
+ * posted), each with the MPI call it was posted in. */
+static void print_pending(FILE *out, const struct mt_join *j, const struct tee *t)
+{
+	fprintf(out, "\nFabric operations pending at the end, with their MPI calls: "
+		"%zu%s\n", t->pending_total, t->pending_total ? "" : " (none)");
+	for (size_t i = 0; i < t->npending; i++) {
+		const struct mt_match_pending *p = &t->pending[i];
+		char c[96], tag[16] = "any";
+
+		if (p->op.f.has_tag)
+			snprintf(tag, sizeof(tag), "%d", p->op.f.tag);
+		fprintf(out, "  rank %d %s %s %" PRIu64 " B %s rank %d tag %s, posted in %s\n",
+			p->rank, p->op.dir == MT_MATCH_DIR_SEND ? "send" : "receive",
+			mt_match_kind_str(p->op.f.kind), p->op.len,
+			p->op.dir == MT_MATCH_DIR_SEND ? "to" : "from", p->peer_rank, tag,
+			call_name(mt_join_call_at(j, p->rank, p->op.ts), c, sizeof(c)));
+	}
+}
+
+static void print_joined(FILE *out, const struct mt_join *j, const struct tee *t,
+			 const char *archive)
 {
 	fprintf(out, "\nJOINED VIEW  (MPI calls of %s)\n", archive);
 	print_align(out, j);
@@ -153,6 +182,7 @@ static void print_joined(FILE *out, const struct mt_join *j, const char *archive
 		"those; on wire: receive completion minus send post, matched ones; "
 		"recvs: fabric receives posted inside)\n");
 	print_problems(out, j);
+	print_pending(out, j, t);
 }
 
 int mt_cmd_report_joined(const char *cmd, struct mt_pipe_opts *o,
@@ -192,7 +222,7 @@ int mt_cmd_report_joined(const char *cmd, struct mt_pipe_opts *o,
 		rc = MT_EXIT_BAD_INPUT;
 		goto out;
 	}
-	print_joined(out, t.j, archive);
+	print_joined(out, t.j, &t, archive);
 out:
 	mt_join_free(t.j);
 	mt_otf2in_calls_free(&calls);

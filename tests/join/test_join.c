@@ -12,7 +12,7 @@
 #define MAXM 16
 
 static struct mt_otf2in_call call[MAXC];
-static struct mt_otf2in_send snd[MAXC];
+static struct mt_otf2in_p2p snd[MAXC];
 static struct mt_otf2in_calls calls;
 static struct mt_match_msg msg[MAXM];
 static size_t nmsg;
@@ -43,8 +43,8 @@ static size_t add_call(int32_t proc, const char *name, uint64_t enter, uint64_t 
 static void add_send(size_t c, int32_t dest, int32_t tag, uint64_t len)
 {
 	call[c].sends++;
-	snd[calls.nsend++] = (struct mt_otf2in_send){ .call = c, .len = len,
-						       .dest = dest, .tag = tag };
+	snd[calls.nsend++] = (struct mt_otf2in_p2p){ .call = c, .len = len,
+						       .peer = dest, .tag = tag };
 }
 
 /* A fabric message on the fabric's clock. */
@@ -210,5 +210,29 @@ Test(join, no_offset_fits_refused)
 	cr_assert_eq(mt_join_add(j, msg, nmsg), MT_OK);
 	cr_expect_eq(mt_join_finish(j, &err), MT_ERR_ARG);
 	cr_expect(strstr(err.msg, "rank 0: no clock offset"), "%s", err.msg);
+	mt_join_free(j);
+}
+
+Test(join, receive_posts_settle_the_offset_in_its_range)
+{
+	size_t s0 = add_call(0, "MPI_Send", 100, 200, 64, -1);
+
+	add_call(0, "MPI_Irecv", 300, 310, 0, -1);
+	add_call(1, "MPI_Recv", 0, 1000, 64, -1);
+	add_send(s0, 1, 7, 64);
+	/* Offsets 4950..5050 put the send at 5150 inside [100, 200]; only
+	 * 5035..5045 put the receive posted at 5345 inside the MPI_Irecv. */
+	add_msg(0, 1, 7, MT_MATCH_USER, 64, 5150, 500, 600, MT_MATCH_ST_MATCHED);
+	add_msg(1, 0, 9, MT_MATCH_USER, 8, 900, 5345, 5400, MT_MATCH_ST_UNMATCHED_RECV);
+	msg[1].t_send_post = MT_MATCH_NOTIME;
+	struct mt_join *j = join_ok(2);
+	const struct mt_join_align *a0 = mt_join_align(j, 0);
+	const struct mt_join_kind *irecv = find_kind(j, "MPI_Irecv", 0);
+
+	cr_assert(a0->ok);
+	cr_expect_eq(a0->offset_ns, 5040);
+	cr_expect_eq(a0->uncertainty_ns, 50);
+	cr_assert(irecv);
+	cr_expect_eq(irecv->recvs, 1);
 	mt_join_free(j);
 }
