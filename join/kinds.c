@@ -18,21 +18,16 @@ static uint32_t kind_of(struct mt_join *j, const char *name, int has, uint64_t b
 		    (x->name == name || (x->name && name && !strcmp(x->name, name))))
 			return (uint32_t)k;
 	}
-	if (j->nkinds == j->cap_kinds) {
-		size_t cap = j->cap_kinds ? j->cap_kinds * 2 : 16;
-		struct mt_join_kind *v = realloc(j->kinds, cap * sizeof(*v));
+	long k = mt_otf2in_push((void **)&j->kinds, &j->nkinds, &j->cap_kinds,
+			      sizeof(*j->kinds));
 
-		if (!v)
-			return UINT32_MAX;
-		j->kinds = v;
-		j->cap_kinds = cap;
-	}
-	memset(&j->kinds[j->nkinds], 0, sizeof(j->kinds[0]));
-	j->kinds[j->nkinds].name = name;
-	j->kinds[j->nkinds].has_bytes = (uint8_t)has;
-	j->kinds[j->nkinds].bytes = bytes;
-	j->kinds[j->nkinds].min_bytes = UINT64_MAX;
-	return (uint32_t)j->nkinds++;
+	if (k < 0)
+		return UINT32_MAX;
+	j->kinds[k].name = name;
+	j->kinds[k].has_bytes = (uint8_t)has;
+	j->kinds[k].bytes = bytes;
+	j->kinds[k].min_bytes = UINT64_MAX;
+	return (uint32_t)k;
 }
 
 static struct mt_join_kind *kind_at(struct mt_join *j, const struct mt_otf2in_call *c,

@@ -58,17 +58,11 @@ static enum mt_status post_steps(const struct mt_join *j, int32_t r, uint64_t p,
 		y = y < hi ? y : hi;
 		if (x > y)
 			continue;
-		if (*n + 2 > *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct step *nv = realloc(*v, nc * sizeof(*nv));
-
-			if (!nv)
-				return MT_ERR_NOMEM;
-			*v = nv;
-			*cap = nc;
-		}
-		(*v)[(*n)++] = (struct step){ x, +1 };
-		(*v)[(*n)++] = (struct step){ y, -1 };
+		if (mt_otf2in_push((void **)v, n, cap, sizeof(**v)) < 0 ||
+		    mt_otf2in_push((void **)v, n, cap, sizeof(**v)) < 0)
+			return MT_ERR_NOMEM;
+		(*v)[*n - 2] = (struct step){ x, +1 };
+		(*v)[*n - 1] = (struct step){ y, -1 };
 	}
 	return MT_OK;
 }

@@ -68,28 +68,22 @@ static OTF2_CallbackCode cl_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, voi
 	name = region_name(c->in, region);
 	if (!name || strncmp(name, "MPI_", 4))
 		return CB_OK;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 1024;
-		struct mt_otf2in_call *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v) {
-			c->nomem = 1;
-			return OTF2_CALLBACK_INTERRUPT;
-		}
-		c->v = v;
-		c->cap = cap;
-	}
 	const struct mt_otf2in_call *outer = open_call(c, l);
-	struct mt_otf2in_call *k = &c->v[c->n];
+	int64_t outer_at = outer ? outer - c->v : -1;
 
-	memset(k, 0, sizeof(*k));
+	if (mt_otf2in_push((void **)&c->v, &c->n, &c->cap, sizeof(*c->v)) < 0) {
+		c->nomem = 1;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
+	struct mt_otf2in_call *k = &c->v[c->n - 1];
+
 	k->proc = (int32_t)c->in->loc[l].proc;
 	k->thread = l;
 	k->enter_ns = mt_otf2in_ns(c->in, time);
 	k->leave_ns = UINT64_MAX;
 	k->name = name;
-	k->parent = outer ? (int64_t)(outer - c->v) : -1;
-	c->mpi_at[(size_t)l * OI_DEPTH + d] = (uint32_t)++c->n;
+	k->parent = outer_at;
+	c->mpi_at[(size_t)l * OI_DEPTH + d] = (uint32_t)c->n;
 	return CB_OK;
 }
 
@@ -140,19 +134,15 @@ static OTF2_CallbackCode p2p(struct calls *c, OTF2_LocationRef loc, int recv,
 	sized(c, loc, len, !recv);
 	if (!k || mt_otf2in_comm_peer(c->in, l, comm, r, &peer) == OI_NONE || peer < 0)
 		return CB_OK;
-	if (c->np2p[recv] == c->cap_p2p[recv]) {
-		size_t cap = c->cap_p2p[recv] ? c->cap_p2p[recv] * 2 : 1024;
-		struct mt_otf2in_p2p *v = realloc(c->p2p[recv], cap * sizeof(*v));
+	size_t call = (size_t)(k - c->v);
 
-		if (!v) {
-			c->nomem = 1;
-			return OTF2_CALLBACK_INTERRUPT;
-		}
-		c->p2p[recv] = v;
-		c->cap_p2p[recv] = cap;
+	if (mt_otf2in_push((void **)&c->p2p[recv], &c->np2p[recv], &c->cap_p2p[recv],
+			   sizeof(*c->p2p[recv])) < 0) {
+		c->nomem = 1;
+		return OTF2_CALLBACK_INTERRUPT;
 	}
-	c->p2p[recv][c->np2p[recv]++] = (struct mt_otf2in_p2p){
-		.call = (size_t)(k - c->v), .len = len,
+	c->p2p[recv][c->np2p[recv] - 1] = (struct mt_otf2in_p2p){
+		.call = call, .len = len,
 		.peer = (int32_t)c->in->loc[peer].proc, .tag = (int32_t)tag };
 	return CB_OK;
 }

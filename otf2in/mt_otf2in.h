@@ -157,4 +157,9 @@ enum mt_status mt_otf2in_calls(struct mt_otf2in *in, struct mt_otf2in_calls *out
 			       struct mt_err *err);
 void mt_otf2in_calls_free(struct mt_otf2in_calls *c);
 
+/* Appends one zeroed element to a growing array (*arr of *n, room for
+ * *cap): its index, or -1 when out of memory. For the arrays built from
+ * an archive, here and in the libraries that take its calls (join/). */
+long mt_otf2in_push(void **arr, size_t *n, size_t *cap, size_t elem);
+
 #endif /* MT_OTF2IN_H */
