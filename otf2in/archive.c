@@ -175,7 +175,7 @@ int mt_otf2in_one_clock(const struct mt_otf2in *in)
 void mt_otf2in_match_cfg(struct mt_match_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->field_mask[MT_MATCH_F_CID] = ~0ull << MT_OTF2IN_CID_SHIFT;
+	cfg->field_mask[MT_MATCH_F_CID] = ~0ull << MT_OTF2IN_CID_SHIFT & ~MT_OTF2IN_ACK_BIT;
 	cfg->field_mask[MT_MATCH_F_TAG] = ~(~0ull << MT_OTF2IN_CID_SHIFT);
 }
 

@@ -16,8 +16,7 @@
 
 #include "otf2in_int.h"
 
-/* Appends one zeroed element to a growing array: its index, or -1. */
-static long push(void **arr, size_t *n, size_t *cap, size_t elem)
+long mt_otf2in_push(void **arr, size_t *n, size_t *cap, size_t elem)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 16;
@@ -32,7 +31,7 @@ static long push(void **arr, size_t *n, size_t *cap, size_t elem)
 	return (long)(*n)++;
 }
 
-#define PUSH(in, a) push((void **)&(in)->a, &(in)->n##a, &(in)->cap_##a, sizeof(*(in)->a))
+#define PUSH(in, a) mt_otf2in_push((void **)&(in)->a, &(in)->n##a, &(in)->cap_##a, sizeof(*(in)->a))
 
 static OTF2_CallbackCode nomem(struct mt_otf2in *in)
 {

@@ -37,9 +37,8 @@ static struct oi_loc *loc_of(struct mt_otf2in *in, OTF2_LocationRef ref, int32_t
 	return &in->loc[l];
 }
 
-/* Communicator index, and the location of its rank r (-1: none). */
-static uint32_t comm_peer(struct mt_otf2in *in, int32_t self, OTF2_CommRef comm,
-			  uint32_t r, int32_t *peer)
+uint32_t mt_otf2in_comm_peer(struct mt_otf2in *in, int32_t self, OTF2_CommRef comm,
+			     uint32_t r, int32_t *peer)
 {
 	uint32_t c = mt_otf2in_map_get(&in->comm_map, comm);
 	const struct oi_comm *cm = c == OI_NONE ? NULL : &in->comms[c];
@@ -77,9 +76,25 @@ static void fields(const struct mt_otf2in *in, uint32_t c, int32_t comm_src,
 	f->kind = f->internal ? MT_MATCH_COLL : MT_MATCH_USER;
 }
 
-static uint64_t wire_tag(const struct mt_otf2in *in, uint32_t c, uint32_t tag)
+/* msgtrace's export names untagged fabric traffic by its kind: sent and
+ * received untagged, as on the fabric, so that its receives, which take
+ * any untagged message, hold no tagged one back. */
+static uint8_t fab_tagged(const struct oi_fab *x)
 {
-	return in->comms[c].ref << MT_OTF2IN_CID_SHIFT | tag;
+	return !(x && x->has && (x->f.kind == MT_MATCH_UNTAGGED ||
+				 x->f.kind == MT_MATCH_HANDSHAKE));
+}
+
+/* The matcher's tag of a message of communicator c; x: msgtrace's
+ * attributes, or NULL. A synchronous send's ACK keeps a tag space of its
+ * own, as on the fabric: a receive posted for data never waits on one. */
+static uint64_t wire_tag(const struct mt_otf2in *in, uint32_t c, uint32_t tag,
+			 const struct oi_fab *x)
+{
+	uint64_t ack = x && x->has && x->f.kind == MT_MATCH_SSEND_ACK ?
+		       MT_OTF2IN_ACK_BIT : 0;
+
+	return ack | in->comms[c].ref << MT_OTF2IN_CID_SHIFT | tag;
 }
 
 static uint64_t block_ctx(struct oi_loc *lo)
@@ -110,7 +125,7 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 {
 	struct mt_match_op o;
 	int32_t peer;
-	uint32_t c = comm_peer(in, ep, comm, receiver, &peer);
+	uint32_t c = mt_otf2in_comm_peer(in, ep, comm, receiver, &peer);
 
 	if (c == OI_NONE || peer < 0) {
 		in->facts.skipped++;
@@ -119,14 +134,14 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	memset(&o, 0, sizeof(o));
 	o.ts = ts;
 	o.context = ctx;
-	o.tag = wire_tag(in, c, tag);
+	o.tag = wire_tag(in, c, tag, x);
 	o.len = len;
 	o.src_id = (uint64_t)ep;
 	o.addr = receiver;
 	o.ep = ep;
 	o.peer = peer;
 	o.dir = MT_MATCH_DIR_SEND;
-	o.tagged = 1;
+	o.tagged = fab_tagged(x);
 	fields(in, c, comm_rank(in, c, ep), tag, &o.f);
 	if (x && x->has) {
 		o.f = x->f;
@@ -236,10 +251,10 @@ static enum mt_status post_recv(struct mt_otf2in *in, int32_t ep,
 	o.len = r->fab.has_buf ? r->fab.recv_buf : r->len;
 	o.ep = ep;
 	o.dir = MT_MATCH_DIR_RECV;
-	o.tagged = 1;
+	o.tagged = fab_tagged(&r->fab);
 	o.src_id = MT_MATCH_NOSRC;
 	if (r->posted) {
-		o.tag = wire_tag(in, r->comm, (uint32_t)r->fab.f.tag);
+		o.tag = wire_tag(in, r->comm, (uint32_t)r->fab.f.tag, &r->fab);
 		o.ignore = r->fab.f.has_tag ? 0 : ~(~0ull << MT_OTF2IN_CID_SHIFT);
 		o.peer = r->fab.f.any_src ? -1 : loc_of_proc(in, r->fab.peer);
 		o.addr = r->fab.f.any_src ? UINT64_MAX : (uint64_t)r->fab.f.comm_src;
@@ -250,7 +265,7 @@ static enum mt_status post_recv(struct mt_otf2in *in, int32_t ep,
 		o.addr = UINT64_MAX;
 		o.f = (struct mt_match_fields){ .cid = -1, .comm_src = -1, .any_src = 1 };
 	} else {
-		o.tag = wire_tag(in, r->comm, r->tag);
+		o.tag = wire_tag(in, r->comm, r->tag, &r->fab);
 		o.peer = r->peer;
 		o.addr = (uint64_t)r->comm_src;
 		fields(in, r->comm, r->comm_src, r->tag, &o.f);
@@ -284,7 +299,7 @@ static enum mt_status done_recv(struct mt_otf2in *in, int32_t ep,
 		c.err = FI_ECANCELED;
 		return mt_match_complete(in->m, &c);
 	}
-	c.tag = wire_tag(in, r->comm, r->tag);
+	c.tag = wire_tag(in, r->comm, r->tag, &r->fab);
 	c.len = r->len;
 	c.src_id = (uint64_t)r->peer;
 	c.src_ep = r->peer;
@@ -366,7 +381,7 @@ static struct oi_recv *rq_find(struct oi_loc *lo, uint64_t req)
 static int recv_from(struct mt_otf2in *in, int32_t ep, struct oi_recv *r,
 		     uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	r->comm = comm_peer(in, ep, comm, sender, &r->peer);
+	r->comm = mt_otf2in_comm_peer(in, ep, comm, sender, &r->peer);
 	if (r->comm == OI_NONE ||
 	    (r->peer < 0 && !(r->fab.has && sender == OTF2_UNDEFINED_UINT32))) {
 		in->facts.skipped++;
@@ -411,6 +426,7 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	struct mt_otf2in *in = arg;
 	struct oi_recv *r;
 	struct oi_loc *lo;
+	enum mt_status s;
 	int32_t ep;
 
 	if (!(lo = loc_of(in, loc, &ep)))
@@ -424,11 +440,9 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp time,
 	 * as the fabric trace did, its completion given when it comes. */
 	if (mt_otf2in_fab(in, al, &r->fab) && r->fab.has_comm &&
 	    (r->comm = mt_otf2in_map_get(&in->comm_map, r->fab.comm)) != OI_NONE) {
-		enum mt_status s = post_recv(in, ep, r);
-
-		if (s)
+		r->posted = 1;	/* before post_recv: it posts r's filter */
+		if ((s = post_recv(in, ep, r)))
 			return failed(in, s);
-		r->posted = 1;
 	}
 	return CB_OK;
 }

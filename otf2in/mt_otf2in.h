@@ -9,7 +9,9 @@
  * communicator's ranks reach locations through its group definitions.
  * Each point-to-point message is keyed by (communicator, MPI tag) in a
  * 64-bit tag of its own (MT_OTF2IN_CID_SHIFT), its source identity the
- * sending location. Sends post at their MpiSend/MpiIsend and complete at
+ * sending location. An archive msgtrace exported also names each
+ * receive's filter on its request (tag or any, source or any), untagged
+ * traffic and synchronous-send ACKs: those post as the fabric's did. Sends post at their MpiSend/MpiIsend and complete at
  * the Leave of their MPI call (blocking) or at MpiIsendComplete;
  * receives enter the matcher in the order they were posted (MpiRecv,
  * MpiIrecvRequest), each once its completion (MpiRecv, MpiIrecv,
@@ -32,6 +34,7 @@
 #include "mt_trace.h"
 
 #define MT_OTF2IN_CID_SHIFT 32	/* tag = communicator << 32 | MPI tag */
+#define MT_OTF2IN_ACK_BIT (1ull << 63)	/* set in a synchronous send's ACK */
 
 struct mt_otf2in;
 
@@ -115,5 +118,48 @@ int mt_otf2in_unrecorded(const struct mt_otf2in *in, const struct mt_match_op *o
  * by 1000 s when the clock starts below that (times are unsigned, and
  * clock correction may move events before the first). */
 uint64_t mt_otf2in_ns(const struct mt_otf2in *in, uint64_t ticks);
+
+/* An MPI call: a region named MPI_* on one location (thread), with the
+ * first size recorded inside it. Times as mt_otf2in_ns. */
+struct mt_otf2in_call {
+	uint64_t enter_ns, leave_ns;	/* leave UINT64_MAX: never left */
+	uint64_t bytes;			/* message length or collective bytes */
+	const char *name;		/* region name, valid until close */
+	int64_t parent;			/* the MPI call around it, -1: none */
+	int32_t proc;			/* process (location group) */
+	int32_t thread;			/* location index */
+	uint32_t sends;			/* MpiSend/MpiIsend events inside */
+	uint8_t has_bytes;
+};
+
+/* A point-to-point send (MpiSend, MpiIsend) or blocking receive
+ * (MpiRecv) inside a call. */
+struct mt_otf2in_p2p {
+	size_t call;			/* index in mt_otf2in_calls.call */
+	uint64_t len;
+	int32_t peer;			/* receiver's / sender's process */
+	int32_t tag;			/* MPI tag */
+};
+
+struct mt_otf2in_calls {
+	struct mt_otf2in_call *call;	/* in the order they were entered */
+	size_t n;
+	struct mt_otf2in_p2p *send;	/* in the order they were made */
+	size_t nsend;
+	struct mt_otf2in_p2p *recv;	/* MpiRecv, in order */
+	size_t nrecv;
+};
+
+/* Reads the whole archive of a freshly opened in for its MPI calls, their
+ * sends and blocking receives (instead of mt_otf2in_read: one or the other). Free with
+ * mt_otf2in_calls_free. Errors name the file. */
+enum mt_status mt_otf2in_calls(struct mt_otf2in *in, struct mt_otf2in_calls *out,
+			       struct mt_err *err);
+void mt_otf2in_calls_free(struct mt_otf2in_calls *c);
+
+/* Appends one zeroed element to a growing array (*arr of *n, room for
+ * *cap): its index, or -1 when out of memory. For the arrays built from
+ * an archive, here and in the libraries that take its calls (join/). */
+long mt_otf2in_push(void **arr, size_t *n, size_t *cap, size_t elem);
 
 #endif /* MT_OTF2IN_H */

@@ -168,5 +168,9 @@ void mt_otf2in_def_kind(struct mt_otf2in *in, uint32_t ref, const char *s);
 /* events.c */
 void mt_otf2in_set_callbacks(OTF2_GlobalEvtReaderCallbacks *cb);
 enum mt_status mt_otf2in_flush_all(struct mt_otf2in *in);
+/* Communicator index of comm, and the location of its rank r (-1: none);
+ * self: the location asking (MPI_COMM_SELF). */
+uint32_t mt_otf2in_comm_peer(struct mt_otf2in *in, int32_t self, OTF2_CommRef comm,
+			     uint32_t r, int32_t *peer);
 
 #endif /* OTF2IN_INT_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "mt_otf2in.h"
 #include "progress.h"
 
 #define PIPE_BASE_OPTS 7	/* mt_cmd_pipe_main's own options */
@@ -122,7 +123,10 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 			strerror(errno));
 		return MT_EXIT_USAGE;
 	}
-	rc = mt_cmd_pipe_run(cmd, &o, sink, out);
+	if (cli->joined && o.npaths > 1 && mt_otf2in_is_archive(o.paths[o.npaths - 1]))
+		rc = cli->joined(cmd, &o, sink, out);
+	else
+		rc = mt_cmd_pipe_run(cmd, &o, sink, out);
 	if (out != stdout && fclose(out) && !rc) {
 		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
 		rc = MT_EXIT_BAD_INPUT;

@@ -65,7 +65,17 @@ struct mt_cmd_pipe {
 	const struct option *extra;
 	int (*opt)(int val, const char *arg, void *sink_arg);
 	void *sink_arg;			/* mt_pipe_opts.sink_arg */
+	/* Given fabric traces then an OTF2 archive of the same run, NULL:
+	 * not offered (the pipeline refuses the mix). Runs instead of
+	 * mt_cmd_pipe_run, with the archive last in o->paths. */
+	int (*joined)(const char *cmd, struct mt_pipe_opts *o,
+		      const struct mt_sink_ops *sink, FILE *out);
 };
+
+/* msgtrace report FABRIC... ARCHIVE: the report of the fabric trace and
+ * the joined view (report_join.c). */
+int mt_cmd_report_joined(const char *cmd, struct mt_pipe_opts *o,
+			 const struct mt_sink_ops *sink, FILE *out);
 
 /* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --clock
  * MODE --help and runs the pipeline; returns the exit status. */
