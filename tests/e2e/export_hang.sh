@@ -20,7 +20,7 @@ e2e_setup
 status=0
 E2E_NP=3 E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-10} \
 	e2e_run "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" ofi_tag_1 "$prog" || status=$?
-[ "$status" -eq 124 ] || e2e_fail "the job should hang until killed (status $status)"
+e2e_timed_out "$status" || e2e_fail "the job should hang until killed (status $status)"
 e2e_check_trace "$E2E_TMP/trace" 3
 
 "$msgtrace" export --otf2 -o "$E2E_TMP/otf2" "$E2E_TMP/trace" ||

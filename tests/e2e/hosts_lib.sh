@@ -209,7 +209,7 @@ hosts_run() {
 			FI_OFI_HOOK_MSGTRACE_DIR="$HOSTS_TRACE")
 		args=(-x FI_PROVIDER_PATH -x FI_HOOK -x FI_OFI_HOOK_MSGTRACE_DIR "${args[@]}")
 	fi
-	env "${env[@]}" timeout --kill-after=5 "${E2E_TIMEOUT:-60}" \
+	env "${env[@]}" timeout --kill-after=15 "${E2E_TIMEOUT:-60}" \
 		nsenter -t "${HOSTS_PID[${HOSTS_NAMES[0]}]}" -n -u -m -p --root --wd="$PWD" \
 		"${E2E_MPIRUN:-mpirun}" "${args[@]}" "$@" >"$out" 2>"$out.err" \
 		{HOSTS_ALIVE_FD}>&-
@@ -221,7 +221,7 @@ hosts_run_ok() {
 	hosts_run "$@" || status=$?
 	[ $status -eq 0 ] && return 0
 	[ -r "$out.err" ] && sed 's/^/    /' "$out.err" | tail -n 30 >&2
-	[ $status -eq 124 ] && e2e_fail "mpirun timed out after ${E2E_TIMEOUT:-60} s: ${*:6}"
+	e2e_timed_out $status && e2e_fail "mpirun timed out after ${E2E_TIMEOUT:-60} s: ${*:6}"
 	e2e_fail "mpirun exited with status $status: ${*:6}"
 }
 

@@ -76,7 +76,7 @@ crashed() {
 	fi
 	if ! grep -Eaq "$crash_re" "$out.err"; then
 		# fork: the child can also hang in libfabric instead.
-		if [ "$defect" = fork ] && [ "$status" = 124 ]; then
+		if [ "$defect" = fork ] && e2e_timed_out "$status"; then
 			e2e_note "$what: hung (no crash printed; ended after ${E2E_TIMEOUT} s)"
 			return 0
 		fi
