@@ -56,58 +56,44 @@ static void agreement(struct clk *c, const struct clk_pairs *map,
 enum mt_status mt_clock_agreement(struct clk *c)
 {
 	const struct mt_clock_result *r = c->res;
-	struct clk_pairs map;
-	uint32_t cap = 16;
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	int64_t *mind = malloc(cap * sizeof(*mind));
+	struct clk_pairs map = { 0 };
+	/* One new pair at most per message: indices stay below nm, and only
+	 * the pages of the pairs met are touched. */
+	uint64_t *keys = mt_clock_alloc_big((c->nm + 1) * sizeof(*keys));
+	int64_t *mind = mt_clock_alloc_big((c->nm + 1) * sizeof(*mind));
 	int64_t *dmin = malloc((r->ndomains + 1) * sizeof(*dmin));
+	int ok = keys && mind && dmin &&
+		 mt_clock_pairs_init(&map, 64, c->np) == MT_OK;
 
-	if (!keys || !mind || !dmin || mt_clock_pairs_init(&map, 64, c->np) != MT_OK)
-		goto nomem;
-	for (uint32_t d = 0; d < r->ndomains; d++)
+	for (uint32_t d = 0; ok && d < r->ndomains; d++)
 		dmin[d] = INT64_MAX;
-	for (uint64_t i = 0; i < c->nm; i++) {
+	for (uint64_t i = 0; ok && i < c->nm; i++) {
 		const struct mt_clock_msg *m = &c->msgs[i];
-		uint32_t s = m->send_proc, t = m->recv_proc;
-		const struct mt_clock_domain *d = &r->domains[r->proc_domain[s]];
+		uint32_t s = m->send_proc, t = m->recv_proc, dom = r->proc_domain[s];
 		int64_t delay = c->procs[t].t[m->recv_ev] - c->procs[s].t[m->send_ev];
-		uint32_t had = map.n, k;
+		uint32_t had, k;
 
-		if (s == t || r->proc_domain[s] != r->proc_domain[t] || d->nprocs < 2)
+		if (s == t || dom != r->proc_domain[t] || r->domains[dom].nprocs < 2)
 			continue;
+		had = map.n;
 		k = mt_clock_pairs_get(&map, clk_pair_key(s, t));
-		if (k == UINT32_MAX)
-			goto nomem_map;
-		if (k >= cap) {
-			void *nk = realloc(keys, 2 * cap * sizeof(*keys));
-			void *nm = nk ? realloc(mind, 2 * cap * sizeof(*mind)) : NULL;
-
-			if (nk)
-				keys = nk;
-			if (!nm)
-				goto nomem_map;
-			mind = nm;
-			cap *= 2;
+		if (k == UINT32_MAX) {
+			ok = 0;
+			break;
 		}
 		if (map.n != had) {
 			keys[k] = clk_pair_key(s, t);
 			mind[k] = delay;
 		}
 		mind[k] = delay < mind[k] ? delay : mind[k];
-		dmin[r->proc_domain[s]] = delay < dmin[r->proc_domain[s]] ? delay :
-					  dmin[r->proc_domain[s]];
+		dmin[dom] = delay < dmin[dom] ? delay : dmin[dom];
 	}
-	agreement(c, &map, keys, mind, dmin);
+	if (ok)
+		agreement(c, &map, keys, mind, dmin);
 	mt_clock_pairs_free(&map);
 	free(keys);
 	free(mind);
 	free(dmin);
-	return MT_OK;
-nomem_map:
-	mt_clock_pairs_free(&map);
-nomem:
-	free(keys);
-	free(mind);
-	free(dmin);
-	return mt_err_set(c->err, MT_ERR_NOMEM, "clock agreement: out of memory");
+	return ok ? MT_OK :
+	       mt_err_set(c->err, MT_ERR_NOMEM, "clock agreement: out of memory");
 }
