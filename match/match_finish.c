@@ -63,18 +63,19 @@ static int near_field(const struct mt_match *m, const struct op *s,
 	return 0;
 }
 
-/* The unmatched sends sorted by destination endpoint, then posting order
- * (op index): a receive's candidates are one run, found by bisection, so a
- * hang of N ranks costs N log N, not N pending receives times N sends. */
+/* The unmatched sends sorted by destination endpoint, then posting order:
+ * a receive's candidates are one run, found by bisection, so a hang of N
+ * ranks costs N log N, not N pending receives times N sends. Posting
+ * order, not the pool's: a matcher given part of the operations (each
+ * receiver's, msgtrace-mpi) names the same near misses. */
 static int by_dest(const void *a, const void *b, void *arg)
 {
 	const struct mt_match *m = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int32_t px = m->op[x].p.peer, py = m->op[y].p.peer;
+	const struct op *x = &m->op[*(const uint32_t *)a], *y = &m->op[*(const uint32_t *)b];
 
-	if (px != py)
-		return px < py ? -1 : 1;
-	return (x > y) - (x < y);
+	if (x->p.peer != y->p.peer)
+		return x->p.peer < y->p.peer ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static void find_near(struct mt_match *m, struct mt_match_pending *p,
@@ -102,13 +103,21 @@ static void find_near(struct mt_match *m, struct mt_match_pending *p,
 	}
 }
 
-static int cmp_pending(const void *a, const void *b)
+/* Three-way comparison of two integers. */
+#define CMP3(x, y) (((x) > (y)) - ((x) < (y)))
+
+int mt_match_pending_cmp(const void *a, const void *b)
 {
 	const struct mt_match_pending *x = a, *y = b;
+	int c;
 
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->op.ts < y->op.ts ? -1 : x->op.ts > y->op.ts;
+	if ((c = CMP3(x->rank, y->rank)) || (c = CMP3(x->op.ts, y->op.ts)) ||
+	    (c = CMP3(x->op.ep, y->op.ep)) || (c = CMP3(x->op.dir, y->op.dir)) ||
+	    (c = CMP3(x->op.peer, y->op.peer)) ||
+	    (c = CMP3(x->op.context, y->op.context)) ||
+	    (c = CMP3(x->op.tag, y->op.tag)))
+		return c;
+	return CMP3(x->op.len, y->op.len);
 }
 
 /*
@@ -190,7 +199,7 @@ static int diagnose(struct mt_match *m, uint32_t **sends, size_t *n_sends)
 		rc = pending_recvs(m, *sends, *n_sends, &cap);
 	if (m->sum.n_pending)
 		qsort(m->sum.pending, m->sum.n_pending, sizeof(*m->sum.pending),
-		      cmp_pending);
+		      mt_match_pending_cmp);
 	return rc;
 }
 
@@ -242,21 +251,73 @@ static int sent_before_window(const struct mt_match *m, const struct op *o)
 	return 0;
 }
 
-enum mt_status mt_match_finish(struct mt_match *m)
+enum mt_status mt_match_finish_posted(struct mt_match *m)
 {
-	uint32_t *sends = NULL;
-	size_t n_sends = 0;
 	int rc = MT_OK;
 
+	if (m->posted_ended)
+		return MT_OK;
+	m->posted_ended = 1;
 	/* Receives still posted will never complete: they block no one. */
 	for (uint32_t e = 0; e < m->n_ep && !rc; e++)
 		rc = mt_match_order_end(m, (int32_t)e);
+	return rc;
+}
+
+/* Ops left at the end in the order they leave: by post time, endpoint,
+ * then posting order (the pool's order is its history's). */
+static int by_post(const void *a, const void *b, void *arg)
+{
+	const struct mt_match *m = arg;
+	const struct op *x = &m->op[*(const uint32_t *)a], *y = &m->op[*(const uint32_t *)b];
+	int c;
+
+	if ((c = CMP3(x->p.ts, y->p.ts)) || (c = CMP3(x->p.ep, y->p.ep)))
+		return c;
+	return CMP3(x->seq, y->seq);
+}
+
+/* The ops that leave at the end (paired or waiting for a partner), sorted
+ * by by_post: *out (free it), *n of them. */
+static int leaving(struct mt_match *m, uint32_t **out, size_t *n)
+{
+	uint32_t *v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (uint32_t i = 1; i < m->n_op; i++) {
+		if (!(m->op[i].state & (OP_PAIRED | OP_QUEUED)))
+			continue;
+		if (k == cap) {
+			uint32_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*nv));
+
+			if (!nv)
+				return free(v), MT_ERR_NOMEM;
+			v = nv;
+		}
+		v[k++] = i;
+	}
+	if (k)
+		qsort_r(v, k, sizeof(*v), by_post, m);
+	*out = v;
+	*n = k;
+	return MT_OK;
+}
+
+enum mt_status mt_match_finish(struct mt_match *m)
+{
+	uint32_t *sends = NULL, *left = NULL;
+	size_t n_sends = 0, n_left = 0;
+	int rc = mt_match_finish_posted(m);
+
 	if (!rc)
 		rc = diagnose(m, &sends, &n_sends);
-	for (uint32_t i = 1; i < m->n_op && !rc; i++) {
+	if (!rc)
+		rc = leaving(m, &left, &n_left);
+	for (size_t k = 0; k < n_left && !rc; k++) {
+		uint32_t i = left[k];
 		struct op *o = &m->op[i];
 
-		if (!o->state)
+		if (!o->state)		/* left with its partner */
 			continue;
 		if (o->state & OP_PAIRED) {
 			uint32_t j = o->peer_op;
@@ -266,18 +327,18 @@ enum mt_status mt_match_finish(struct mt_match *m)
 				m->sum.pending_delivered_sends++;
 			rc = o->p.dir == MT_MATCH_DIR_SEND ? mt_match_flush_pair(m, i, j) :
 				mt_match_flush_pair(m, j, i);
-		} else if (o->state & OP_QUEUED && m->windowed &&
-			   sent_before_window(m, o)) {
+		} else if (m->windowed && sent_before_window(m, o)) {
 			mt_match_unqueue(m, i);
 			m->sum.before_window++;
 			m->ended_recvs++;	/* as retire() counts it */
 			mt_match_op_free(m, i);
-		} else if (o->state & OP_QUEUED) {
+		} else {
 			rc = mt_match_emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?
 					MT_MATCH_ST_UNMATCHED_SEND :
 					MT_MATCH_ST_UNMATCHED_RECV);
 		}
 	}
+	free(left);
 	free(sends);
 	return rc;
 }

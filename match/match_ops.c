@@ -73,6 +73,12 @@ static int post_claim(struct mt_match *m, const struct mt_match_op *op,
 	return mt_match_ctx_push(m, i);
 }
 
+int mt_match_op_waits(const struct mt_match_op *op)
+{
+	return op->dir != MT_MATCH_DIR_SEND ||
+	       !(op->inject || (op->selective && !(op->flags & FI_COMPLETION)));
+}
+
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 {
 	int32_t proc = ep_proc(m, op->ep);
@@ -100,7 +106,7 @@ enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op)
 	o->rsrc_ep = -1;
 	if (op->dir == MT_MATCH_DIR_SEND) {
 		m->posted_sends++;
-		if (op->inject || (op->selective && !(op->flags & FI_COMPLETION))) {
+		if (!mt_match_op_waits(op)) {
 			o->state |= OP_DONE;
 			o->done_ts = op->ts;
 		} else if (mt_match_ctx_push(m, i)) {

@@ -179,6 +179,7 @@ struct mt_match {
 	uint32_t seq;
 	struct mt_match_summary sum;
 	int windowed;		/* some endpoint's trace starts late */
+	int posted_ended;	/* mt_match_finish_posted ran */
 	/* check mode: posting seqs already paired, one bit each */
 	uint8_t *paired_bits;
 	size_t paired_cap;

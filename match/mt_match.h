@@ -291,8 +291,27 @@ size_t mt_match_take(struct mt_match *m, struct mt_match_msg *out, size_t max);
 /* The same without a copy: *out points at them in m's own queue, in order,
  * for the caller to read or correct in place until its next call on m. */
 size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t max);
-/* End of input: everything still waiting becomes unmatched or pending. */
+/*
+ * End of input: everything still waiting becomes unmatched or pending. It
+ * happens in two steps, the first of which a caller may take alone
+ * (mt_match_finish_posted) to take its messages apart: receives still
+ * posted will never complete, so the completed receives they held back
+ * enter matching, endpoint by endpoint (each message is its receive's
+ * endpoint's). Then the pending operations are diagnosed and what is left
+ * leaves, by post time, endpoint, then posting order of its earlier
+ * operation: a message depends on its own operations only, so matchers
+ * that each took some receivers' operations (msgtrace-mpi) can order their
+ * messages as one would.
+ */
+enum mt_status mt_match_finish_posted(struct mt_match *m);
 enum mt_status mt_match_finish(struct mt_match *m);
+/* The order of a summary's pending operations: by rank, post time, then
+ * the operation's own fields (qsort's comparison). */
+int mt_match_pending_cmp(const void *a, const void *b);
+/* Whether a posted operation waits for a completion (pairs with a CQ
+ * entry of its process by context): all but sends that complete at post
+ * (inject, selective completion without FI_COMPLETION). */
+int mt_match_op_waits(const struct mt_match_op *op);
 /*
  * A view of the input so far, for a trace still being written: *sum is the
  * summary with the operations pending now (as mt_match_finish would list
