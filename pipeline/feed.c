@@ -411,6 +411,8 @@ feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
 	decode_memo(fd, e, r, k, &o);
+	if (fd->route)
+		return fd->route->post(fd->route->arg, &o);
 	return mt_match_post(fd->m, &o);
 }
 
@@ -497,6 +499,8 @@ feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	c.src_id = r->flags & FI_SEND ? MT_MATCH_NOSRC :
 		op_src_id(l, mt_tag_decode_source(l, r->tag, r->data, cqe_in(l, r->tag)),
 			  cqe_tagged(r->flags), r->len);
+	if (fd->route)
+		return fd->route->complete(fd->route->arg, &c);
 	return mt_match_complete(fd->m, &c);
 }
 
@@ -560,7 +564,11 @@ feed_event(struct feed *fd, const struct mt_trace_event *ev)
 		int32_t e = r->h.aux == MT_FID_CLASS_EP ?
 			ep_index(fd, ev->proc, r->id) : -1;
 
-		return e < 0 ? MT_OK : mt_match_close(fd->m, e, ts);
+		if (e < 0)
+			return MT_OK;
+		if (fd->route)
+			return fd->route->close(fd->route->arg, e, ts);
+		return mt_match_close(fd->m, e, ts);
 	}
 	default:
 		return MT_OK;

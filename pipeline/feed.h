@@ -48,6 +48,7 @@ struct feed_memo {
 struct feed {
 	const struct mt_trace *t;
 	struct mt_match *m;
+	const struct mt_pipe_route *route; /* NULL: operations go to m */
 	struct mt_tag_layout *lay;	/* per endpoint (index in t->eps) */
 	enum mt_tag_confidence *conf;
 	struct mt_tag_detect_result *det; /* per endpoint: with the evidence */

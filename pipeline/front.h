@@ -11,13 +11,14 @@
 #include <stdio.h>
 
 #include "clockstage.h"
+#include "feed.h"
 #include "mt_match.h"
 #include "mt_pipe.h"
 
 /* Where the finished messages go: the sink, or, while times wait for
  * their correction, the clock stage (times) and the spill file (the
  * messages, in order). */
-struct dest {
+struct mt_pipe_dest {
 	struct clockstage *cs;
 	const struct mt_sink_ops *sink;
 	void *st;
@@ -26,7 +27,7 @@ struct dest {
 };
 
 /* Hands every finished message of m on to d, a batch at a time. */
-enum mt_status mt_pipe_drain(struct mt_match *m, struct dest *d, struct mt_err *err);
+enum mt_status mt_pipe_drain(struct mt_match *m, struct mt_pipe_dest *d, struct mt_err *err);
 
 /* The progress callbacks of o, when it has them. */
 void mt_pipe_progress_start(const struct mt_pipe_opts *o, uint64_t total);
@@ -43,8 +44,11 @@ struct front_ops {
 	/* Every event through m into d (drained as it goes), run->events and
 	 * run->skipped counted; the pass calls mt_match_finish after it. */
 	enum mt_status (*stream)(void *fe, const struct mt_pipe_opts *o,
-				 struct mt_match *m, struct dest *d,
+				 struct mt_match *m, struct mt_pipe_dest *d,
 				 struct mt_run *run, struct mt_err *err);
+	/* stream finished the matcher itself (mt_match_finish) and put its
+	 * last messages into d: the pass does not. */
+	int finishes;
 	/* The summary the sinks get (s itself, or fe's own copy). NULL when
 	 * out of memory. */
 	const struct mt_match_summary *(*summary)(void *fe,
@@ -52,12 +56,28 @@ struct front_ops {
 	void (*fini)(void *fe);
 };
 
+/* The fabric front end (pipeline.c): the trace's merged records through
+ * feed.c. Its init, attach and describe serve the divided pass too
+ * (split.c). */
+struct fabric_front {
+	const struct mt_trace *t;
+	struct feed fd;
+};
+
+enum mt_status mt_pipe_fabric_init(void *fe, const struct mt_pipe_opts *o,
+				   struct mt_match_cfg *cfg, struct mt_err *err);
+enum mt_status mt_pipe_fabric_attach(void *fe, struct mt_match *m);
+void mt_pipe_fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note);
+/* The fabric trace o names (paths that are no OTF2 archive), opened. */
+enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o,
+				   struct mt_trace **t, struct mt_err *err);
+
 /* The OTF2 front end: an archive at path, run through the pass. */
 enum mt_status mt_pipe_otf2_run(const struct mt_pipe_opts *o, const char *path,
 				const struct mt_sink_ops *sink, FILE *out,
 				struct mt_err *err);
 /* The pass over one input, shared by the front ends (pipeline.c). */
 enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops *fo,
-			    void *fe, struct dest *d, FILE *out, struct mt_err *err);
+			    void *fe, struct mt_pipe_dest *d, FILE *out, struct mt_err *err);
 
 #endif /* MT_FRONT_H */

@@ -54,6 +54,84 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 			   struct mt_err *err);
 
 /*
+ * The pipeline divided by traced process (msgtrace-mpi, par/): every
+ * analysis rank opens the whole trace (the same processes, endpoints and
+ * layouts everywhere, as the serial pass has them) and reads the records
+ * of its own processes only, each record's operation handed to a route
+ * instead of a matcher; the caller pairs them where it chooses, and the
+ * rank that writes runs the pass (clock stage, sink) on the messages it is
+ * given, in order.
+ */
+struct mt_pipe_split;
+struct mt_pipe_dest;			/* where the pass's messages go */
+
+/* Where a record's operation goes (a record gives at most one). */
+struct mt_pipe_route {
+	enum mt_status (*post)(void *arg, const struct mt_match_op *op);
+	enum mt_status (*complete)(void *arg, const struct mt_match_cqe *c);
+	enum mt_status (*close)(void *arg, int32_t ep, uint64_t ts);
+	void *arg;
+};
+
+/*
+ * A record's place in the merge of every file: records of any subsets of
+ * the files, each subset read in the order its merge gives, sorted by
+ * (key, where) come in the order of the merge of every file. key is the
+ * latest merge time of the record's file so far (its own time, unless the
+ * file went back in time), order-preserving as an unsigned.
+ */
+struct mt_pipe_at {
+	uint64_t key;
+	uint64_t where;			/* file slot << 40 | record index */
+};
+
+/* The trace of o opened for a divided run. MT_END without a message when
+ * o names an MPI-level OTF2 archive (run mt_pipe_run on it). */
+enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
+				  struct mt_pipe_split **out, struct mt_err *err);
+void mt_pipe_split_close(struct mt_pipe_split *s);
+const struct mt_trace *mt_pipe_split_trace(const struct mt_pipe_split *s);
+/* A matcher of every endpoint of the trace, as the pass makes it. */
+enum mt_status mt_pipe_split_matcher(struct mt_pipe_split *s, struct mt_match **out);
+/* From now on mt_pipe_split_next reads the records of the processes p with
+ * keep[p] set (t->nprocs entries), through route. */
+enum mt_status mt_pipe_split_start(struct mt_pipe_split *s, const uint8_t *keep,
+				   const struct mt_pipe_route *route);
+/* The next record read: its operation through the route; *skipped set when
+ * it was an operation on an endpoint never enabled (the pass counts them).
+ * MT_OK, MT_END, or the reader's error for a bad record (err). */
+enum mt_status mt_pipe_split_next(struct mt_pipe_split *s, struct mt_pipe_at *at,
+				  int *skipped, struct mt_err *err);
+
+/* The caller's part of a divided pass on the rank that writes. */
+struct mt_pipe_split_feeder {
+	/* Every message into d (mt_pipe_put) in the serial order, m's too
+	 * (m: the pass's matcher, for the caller's own share; the caller
+	 * finishes it), run->events and run->skipped counted; MT_OK or the
+	 * failure that ended the reading (err). */
+	enum mt_status (*stream)(void *arg, struct mt_match *m,
+				 struct mt_pipe_dest *d, struct mt_run *run,
+				 struct mt_err *err);
+	/* The summary of every matcher (own: m's). NULL: out of memory. */
+	const struct mt_match_summary *(*summary)(void *arg,
+						  const struct mt_match_summary *own);
+	void *arg;
+};
+
+/* The pass over s, with feeder's messages, into sink (mt_pipe_run's). */
+enum mt_status mt_pipe_split_run(struct mt_pipe_split *s, const struct mt_pipe_opts *o,
+				 const struct mt_pipe_split_feeder *f,
+				 const struct mt_sink_ops *sink, FILE *out,
+				 struct mt_err *err);
+/* n messages into d, in order. */
+enum mt_status mt_pipe_put(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
+			   struct mt_err *err);
+/* A bad record ended the reading: says so as the serial pass does (the
+ * records before it were analysed); returns s. */
+enum mt_status mt_pipe_bad_record(const struct mt_pipe_opts *o, enum mt_status s,
+				  const struct mt_err *why);
+
+/*
  * Views of a trace still being written (live.c, `msgtrace watch`): the
  * first reads the trace whole; each later one reads every file on from
  * where the last stopped and feeds only the new records to the matcher

@@ -94,7 +94,7 @@ static void say_facts(const struct mt_note *n, const char *path,
 }
 
 static enum mt_status otf2_stream(void *fe, const struct mt_pipe_opts *o,
-				  struct mt_match *m, struct dest *d,
+				  struct mt_match *m, struct mt_pipe_dest *d,
 				  struct mt_run *run, struct mt_err *err)
 {
 	struct otf2_front *f = fe;
@@ -184,7 +184,7 @@ enum mt_status mt_pipe_otf2_run(const struct mt_pipe_opts *o, const char *path,
 				struct mt_err *err)
 {
 	struct otf2_front f = { 0 };
-	struct dest d = { .sink = sink };
+	struct mt_pipe_dest d = { .sink = sink };
 	enum mt_status rc = mt_otf2in_open(path, &f.in, err);
 
 	if (rc)

@@ -106,7 +106,7 @@ void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 
 /* An unlinked temporary file in $TMPDIR (or /tmp): it vanishes with the
  * process, however the process ends. */
-static enum mt_status spill_open(struct dest *d, struct mt_err *err)
+static enum mt_status spill_open(struct mt_pipe_dest *d, struct mt_err *err)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[300];
@@ -128,7 +128,7 @@ static enum mt_status spill_open(struct dest *d, struct mt_err *err)
 	return MT_OK;
 }
 
-static enum mt_status spill_fail(const struct dest *d, struct mt_err *err)
+static enum mt_status spill_fail(const struct mt_pipe_dest *d, struct mt_err *err)
 {
 	return mt_err_set(err, MT_ERR_IO, "temporary file in %s for the clock "
 			  "correction: %s", d->spill_dir,
@@ -136,36 +136,40 @@ static enum mt_status spill_fail(const struct dest *d, struct mt_err *err)
 }
 
 /* n messages onto the corrected time base, then to the sink. */
-static enum mt_status to_sink(struct dest *d, struct mt_match_msg *b, size_t n,
+static enum mt_status to_sink(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
 			      struct mt_err *err)
 {
 	mt_pipe_clock_apply(d->cs, b, n);
 	return d->sink->consume(d->st, b, n, err);
 }
 
-enum mt_status mt_pipe_drain(struct mt_match *m, struct dest *d, struct mt_err *err)
+enum mt_status mt_pipe_put(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
+			   struct mt_err *err)
+{
+	if (!d->spill)
+		return to_sink(d, b, n, err);
+	if (mt_pipe_clock_collect(d->cs, b, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	errno = 0;
+	if (fwrite(b, sizeof(*b), n, d->spill) != n)
+		return spill_fail(d, err);
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_drain(struct mt_match *m, struct mt_pipe_dest *d, struct mt_err *err)
 {
 	struct mt_match_msg *batch;
 	enum mt_status s;
 	size_t n;
 
-	while ((n = mt_match_take_ref(m, &batch, BATCH))) {
-		if (d->spill) {
-			if (mt_pipe_clock_collect(d->cs, batch, n))
-				return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-			errno = 0;
-			if (fwrite(batch, sizeof(*batch), n, d->spill) != n)
-				return spill_fail(d, err);
-			continue;
-		}
-		if ((s = to_sink(d, batch, n, err)))
+	while ((n = mt_match_take_ref(m, &batch, BATCH)))
+		if ((s = mt_pipe_put(d, batch, n, err)))
 			return s;
-	}
 	return MT_OK;
 }
 
 /* The spilled messages, with their corrected times, to the sink. */
-static enum mt_status replay(struct dest *d, struct mt_err *err)
+static enum mt_status replay(struct mt_pipe_dest *d, struct mt_err *err)
 {
 	static struct mt_match_msg batch[BATCH];
 	enum mt_status s;
@@ -205,11 +209,20 @@ static enum mt_status input_fault(enum mt_status s)
 	return s == MT_ERR_ARG ? MT_ERR_CORRUPT : s;
 }
 
+enum mt_status mt_pipe_bad_record(const struct mt_pipe_opts *o, enum mt_status s,
+				  const struct mt_err *why)
+{
+	/* Reported; the records before the bad one are still analysed. */
+	mt_note_say(&o->note, "%s (%s); records after it are ignored",
+		    why->msg, mt_status_str(s));
+	return s;
+}
+
 /* Merge every record through the matcher into d. A bad record ends the
  * merge with a note; what came before it is still analysed. */
 static enum mt_status stream(const struct mt_pipe_opts *o,
 			     const struct mt_trace *t, struct feed *fd,
-			     struct mt_match *m, struct dest *d,
+			     struct mt_match *m, struct mt_pipe_dest *d,
 			     struct mt_run *run, struct mt_err *err)
 {
 	struct mt_trace_merge *mg;
@@ -247,12 +260,8 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 	mt_pipe_progress_end(o);
 	mt_trace_merge_close(mg);
 	/* (A matcher failure stopped before the records read ahead.) */
-	if (!mrc && s != MT_END && s != MT_OK) {
-		/* Report, but still analyse the records before the bad one. */
-		mt_note_say(&o->note, "%s (%s); records after it are ignored",
-			    rerr.msg, mt_status_str(s));
-		rc = s;
-	}
+	if (!mrc && s != MT_END && s != MT_OK)
+		rc = mt_pipe_bad_record(o, s, &rerr);
 	if (mrc)
 		return mrc;
 	run->skipped = fd->skipped;
@@ -279,7 +288,7 @@ static enum mt_status fail(const struct mt_pipe_opts *o, enum mt_status rc,
 /* The sink starts on the run as described before the merge (the merge
  * counts events and skipped records into it: the sink sees them at the
  * end), here or once the spilled messages' times are corrected. */
-static enum mt_status sink_start(struct dest *d, FILE *out, struct mt_run *run,
+static enum mt_status sink_start(struct mt_pipe_dest *d, FILE *out, struct mt_run *run,
 				 struct mt_err *err)
 {
 	uint64_t events = run->events, skipped = run->skipped;
@@ -297,7 +306,7 @@ static enum mt_status sink_start(struct dest *d, FILE *out, struct mt_run *run,
 /* Corrects the collected times and starts the sink on the corrected run;
  * on failure the sink never started. A bad record was reported: the
  * records before it are corrected. */
-static enum mt_status correct(struct dest *d, FILE *out, struct mt_run *run,
+static enum mt_status correct(struct mt_pipe_dest *d, FILE *out, struct mt_run *run,
 			      struct mt_err *err)
 {
 	struct mt_err e2 = { { 0 } };
@@ -311,13 +320,7 @@ static enum mt_status correct(struct dest *d, FILE *out, struct mt_run *run,
 	return sink_start(d, out, run, err);
 }
 
-/* The fabric front end: the trace's merged records through feed.c. */
-struct fabric_front {
-	const struct mt_trace *t;
-	struct feed fd;
-};
-
-static enum mt_status fabric_init(void *fe, const struct mt_pipe_opts *o,
+enum mt_status mt_pipe_fabric_init(void *fe, const struct mt_pipe_opts *o,
 				  struct mt_match_cfg *cfg, struct mt_err *err)
 {
 	struct fabric_front *f = fe;
@@ -329,12 +332,12 @@ static enum mt_status fabric_init(void *fe, const struct mt_pipe_opts *o,
 	return MT_OK;
 }
 
-static enum mt_status fabric_attach(void *fe, struct mt_match *m)
+enum mt_status mt_pipe_fabric_attach(void *fe, struct mt_match *m)
 {
 	return mt_pipe_feed_attach(&((struct fabric_front *)fe)->fd, m);
 }
 
-static void fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note)
+void mt_pipe_fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note)
 {
 	struct fabric_front *f = fe;
 
@@ -342,7 +345,7 @@ static void fabric_describe(void *fe, struct mt_run *run, const struct mt_note *
 }
 
 static enum mt_status fabric_stream(void *fe, const struct mt_pipe_opts *o,
-				    struct mt_match *m, struct dest *d,
+				    struct mt_match *m, struct mt_pipe_dest *d,
 				    struct mt_run *run, struct mt_err *err)
 {
 	struct fabric_front *f = fe;
@@ -356,9 +359,9 @@ static void fabric_fini(void *fe)
 }
 
 static const struct front_ops fabric_ops = {
-	.init = fabric_init,
-	.attach = fabric_attach,
-	.describe = fabric_describe,
+	.init = mt_pipe_fabric_init,
+	.attach = mt_pipe_fabric_attach,
+	.describe = mt_pipe_fabric_describe,
 	.stream = fabric_stream,
 	.fini = fabric_fini,
 };
@@ -367,7 +370,7 @@ static const struct front_ops fabric_ops = {
  * (the sink, or the spill file and the correction first); the sink is
  * finalized. */
 enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops *fo,
-			    void *fe, struct dest *d, FILE *out, struct mt_err *err)
+			    void *fe, struct mt_pipe_dest *d, FILE *out, struct mt_err *err)
 {
 	struct mt_match *m = NULL;
 	struct mt_match_cfg cfg;
@@ -394,8 +397,8 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 		goto end;
 	}
 	rc = fo->stream(fe, o, m, d, &run, err);
-	if ((s = mt_match_finish(m)) ||
-	    (s = mt_pipe_drain(m, d, &e2)))
+	if (!fo->finishes && ((s = mt_match_finish(m)) ||
+			      (s = mt_pipe_drain(m, d, &e2))))
 		rc = fail(o, rc, s, err, &e2);
 #ifndef NDEBUG
 	char why[256];
@@ -439,12 +442,27 @@ end:
 	return rc;
 }
 
+enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o,
+				   struct mt_trace **t, struct mt_err *err)
+{
+	enum mt_status rc;
+
+	for (size_t i = 0; o->npaths > 1 && i < o->npaths; i++)
+		if (mt_otf2in_is_archive(o->paths[i]))
+			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is "
+					  "read on its own, not with other traces",
+					  o->paths[i]);
+	if ((rc = mt_trace_open(o->paths, o->npaths, t, err)) && !err->msg[0])
+		mt_err_set(err, rc, "%s", mt_status_str(rc));
+	return rc;
+}
+
 enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 			   const struct mt_sink_ops *sink, FILE *out,
 			   struct mt_err *err)
 {
 	struct mt_trace *t = NULL;
-	struct dest d = { .sink = sink };
+	struct mt_pipe_dest d = { .sink = sink };
 	struct fabric_front f = { 0 };
 	enum mt_status rc;
 
@@ -457,16 +475,8 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 					  "lists them", o->paths[0]);
 		return mt_pipe_otf2_run(o, o->paths[0], sink, out, err);
 	}
-	for (size_t i = 0; o->npaths > 1 && i < o->npaths; i++)
-		if (mt_otf2in_is_archive(o->paths[i]))
-			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is "
-					  "read on its own, not with other traces",
-					  o->paths[i]);
-	if ((rc = mt_trace_open(o->paths, o->npaths, &t, err))) {
-		if (!err->msg[0])
-			mt_err_set(err, rc, "%s", mt_status_str(rc));
+	if ((rc = mt_pipe_open_fabric(o, &t, err)))
 		return rc;
-	}
 	f.t = t;
 	d.cs = mt_pipe_clock_new(o->clock, t);
 	if (!d.cs)

@@ -33,6 +33,8 @@ void mt_cmd_say(void *arg, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
 
+mt_cmd_engine_fn *mt_cmd_pipe_engine = mt_pipe_run;
+
 int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
 		    const struct mt_sink_ops *sink, FILE *out)
 {
@@ -43,7 +45,7 @@ int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
 	mt_cmd_progress_init(&pg, cmd);
 	o->progress = &pg.cb;
 	o->note = (struct mt_note){ .fn = mt_cmd_say, .arg = (void *)cmd };
-	s = mt_pipe_run(o, sink, out, &err);
+	s = mt_cmd_pipe_engine(o, sink, out, &err);
 	if (err.msg[0])
 		mt_cmd_say((void *)cmd, err.msg);
 	if (s)

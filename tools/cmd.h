@@ -45,6 +45,12 @@ int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id
 /* cli.c: a note of a library (arg: the command, "msgtrace report"), said
  * on stderr as the command's (struct mt_note's fn). */
 void mt_cmd_say(void *arg, const char *msg);
+/* What runs a pipeline command's analysis: mt_pipe_run, unless a program
+ * built on the command (msgtrace-mpi) sets its own before running one. */
+typedef enum mt_status mt_cmd_engine_fn(const struct mt_pipe_opts *o,
+					const struct mt_sink_ops *sink, FILE *out,
+					struct mt_err *err);
+extern mt_cmd_engine_fn *mt_cmd_pipe_engine;
 /* cli.c: runs the pipeline for cmd ("msgtrace report"), printing its notes
  * and error as cmd's, a progress line on a terminal; returns the exit
  * status (MT_EXIT_*). */

@@ -140,6 +140,13 @@ static inline void replay(struct mt_trace_merge *m, uint32_t leaf)
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out)
 {
+	return mt_trace_merge_open_some(t, NULL, out);
+}
+
+enum mt_status mt_trace_merge_open_some(const struct mt_trace *t,
+					const uint8_t *keep,
+					struct mt_trace_merge **out)
+{
 	struct mt_trace_merge *m = calloc(1, sizeof(*m));
 	size_t n = t->nfiles ? t->nfiles : 1;
 	uint32_t slot = 0;
@@ -156,6 +163,8 @@ enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 	for (uint32_t p = 0; p < t->nprocs; p++) {
 		const struct mt_trace_proc *pr = &t->procs[p];
 
+		if (keep && !keep[p])
+			continue;
 		for (uint32_t i = 0; i < pr->nfiles; i++, slot++) {
 			const struct mt_trace_file *f = pr->files[i];
 			struct src *s = &m->src[slot];

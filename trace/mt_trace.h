@@ -416,6 +416,11 @@ struct mt_trace_merge;
  */
 enum mt_status mt_trace_merge_open(const struct mt_trace *t,
 				   struct mt_trace_merge **out);
+/* The same over the files of the processes p with keep[p] set (NULL: all):
+ * their records in the order the merge of every file gives them. */
+enum mt_status mt_trace_merge_open_some(const struct mt_trace *t,
+					const uint8_t *keep,
+					struct mt_trace_merge **out);
 /*
  * MT_OK with *ev set, MT_END when all files are done, or a file's error.
  * ev->rec of a compacted file's record is decoded into the merge and valid

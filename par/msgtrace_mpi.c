@@ -1,0 +1,65 @@
+/*
+ * msgtrace_mpi.c - the `msgtrace-mpi` command: `mpirun -np N msgtrace-mpi
+ * COMMAND [OPTIONS] DIR|FILE...` prints what `msgtrace COMMAND ...`
+ * prints, for report and messages.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "mt_par.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mpirun -np N msgtrace-mpi COMMAND [OPTIONS] DIR|FILE...\n"
+		"Run a msgtrace analysis command inside an MPI job. COMMAND is\n"
+		"report or messages, with the options of `msgtrace COMMAND`\n"
+		"(`msgtrace COMMAND --help`); the output is the same, whatever N.\n"
+		"Each rank reads and decodes the files of its share of the traced\n"
+		"processes (balanced by size) and pairs the messages their\n"
+		"receivers take; rank 0 corrects clocks and writes the output.\n\n"
+		"Exit status: 0 success, 1 bad input, 2 usage error, on every rank.\n");
+}
+
+/* The exit status of the command line (every rank parses the same line:
+ * they agree without talking; only rank 0's output is seen). */
+static int run(int argc, char **argv)
+{
+	const struct mt_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return MT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return MT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("msgtrace-mpi %s\n", MSGTRACE_VERSION);
+		return MT_EXIT_OK;
+	}
+	if (!(cmd = mt_par_cmd_find(argv[1]))) {
+		fprintf(stderr, "msgtrace-mpi: unknown command '%s' (report or "
+			"messages; see msgtrace-mpi --help)\n", argv[1]);
+		return MT_EXIT_USAGE;
+	}
+	return mt_par_run(MPI_COMM_WORLD, cmd, argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	int rank, rc;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	/* Rank 0 speaks for the job: the others say nothing it does not. */
+	if (rank != 0 && (!freopen("/dev/null", "w", stdout) ||
+			  !freopen("/dev/null", "w", stderr)))
+		MPI_Abort(MPI_COMM_WORLD, MT_EXIT_BAD_INPUT);
+	rc = run(argc, argv);
+	MPI_Finalize();
+	return rc;
+}

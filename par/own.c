@@ -1,0 +1,69 @@
+/*
+ * own.c - which analysis rank owns which traced process (see mt_par.h):
+ * whole processes, the largest (bytes of its files) first to the least
+ * loaded rank, ties to the lower index. Every rank computes the same.
+ */
+#include <stdlib.h>
+
+#include "par_int.h"
+
+enum mt_status mt_par_own(const struct mt_trace *t, int rank, int n,
+			  struct par_owners *o)
+{
+	size_t np = t->nprocs;
+	uint64_t *bytes = calloc(np ? np : 1, sizeof(*bytes));
+	uint64_t *load = calloc((size_t)n, sizeof(*load));
+	uint32_t *order = malloc((np ? np : 1) * sizeof(*order));
+	int *owner = malloc((np ? np : 1) * sizeof(*owner));
+	enum mt_status rc = MT_ERR_NOMEM;
+
+	o->keep = calloc(np ? np : 1, 1);
+	o->ep_owner = malloc((t->neps ? t->neps : 1) * sizeof(*o->ep_owner));
+	o->ep_proc = malloc((t->neps ? t->neps : 1) * sizeof(*o->ep_proc));
+	if (!bytes || !load || !order || !owner || !o->keep || !o->ep_owner ||
+	    !o->ep_proc)
+		goto out;
+	for (size_t p = 0; p < np; p++) {
+		order[p] = (uint32_t)p;
+		for (size_t f = 0; f < t->procs[p].nfiles; f++)
+			bytes[p] += t->procs[p].files[f]->map_len;
+	}
+	/* Insertion sort by bytes, descending, stable: processes are few
+	 * next to their records. */
+	for (size_t i = 1; i < np; i++) {
+		uint32_t x = order[i];
+		size_t j = i;
+
+		for (; j && bytes[order[j - 1]] < bytes[x]; j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+	for (size_t i = 0; i < np; i++) {
+		int best = 0;
+
+		for (int r = 1; r < n; r++)
+			if (load[r] < load[best])
+				best = r;
+		owner[order[i]] = best;
+		load[best] += bytes[order[i]];
+		o->keep[order[i]] = best == rank;
+	}
+	for (size_t i = 0; i < t->neps; i++) {
+		o->ep_proc[i] = t->eps[i].proc;
+		o->ep_owner[i] = owner[t->eps[i].proc];
+	}
+	rc = MT_OK;
+out:
+	free(bytes);
+	free(load);
+	free(order);
+	free(owner);
+	return rc;
+}
+
+void mt_par_owners_free(struct par_owners *o)
+{
+	free(o->keep);
+	free(o->ep_owner);
+	free(o->ep_proc);
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# read_fail.sh MSGTRACE MSGTRACE_MPI TRACEDIR - when a trace file cannot be
+# read (here: cut to 8 bytes, shorter than a header), `mpirun -np N
+# msgtrace-mpi report` for N = 1..4 ends promptly with a non-zero status
+# and says what `msgtrace report` says about that file, first, on stderr
+# (mpirun adds its own lines after it), and prints nothing on stdout.
+set -euo pipefail
+[ $# = 3 ] || { echo "usage: $0 MSGTRACE MSGTRACE_MPI TRACEDIR" >&2; exit 2; }
+serial=$1 par=$2 src=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset FI_HOOK FI_PROVIDER_PATH
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-parfail.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$src" "$tmp/trace"
+files=("$tmp"/trace/*.mt)
+# The last file: with 4 analysis ranks its owner is not rank 0's first.
+printf 'garbage!' >"${files[-1]}"
+rc=0
+"$serial" report "$tmp/trace" >"$tmp/s" 2>"$tmp/s.err" || rc=$?
+[ $rc != 0 ] || { echo "FAIL: msgtrace report accepted a cut file" >&2; exit 1; }
+grep -q "${files[-1]##*/}" "$tmp/s.err" ||
+	{ echo "FAIL: msgtrace's error does not name the file:" >&2; cat "$tmp/s.err" >&2; exit 1; }
+fail=0
+for n in 1 2 3 4; do
+	rc=0
+	timeout --kill-after=5 50 mpirun --oversubscribe --bind-to none -np $n \
+		"$par" report "$tmp/trace" >"$tmp/p" 2>"$tmp/p.err" || rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "FAIL: np $n: msgtrace-mpi hung on a cut file" >&2
+		fail=1
+		continue
+	fi
+	[ $rc != 0 ] || { echo "FAIL: np $n: exit status 0 on a cut file" >&2; fail=1; }
+	cmp -s "$tmp/s" "$tmp/p" || { echo "FAIL: np $n: stdout differs" >&2; fail=1; }
+	head -c "$(wc -c <"$tmp/s.err")" "$tmp/p.err" | cmp -s - "$tmp/s.err" || {
+		echo "FAIL: np $n: stderr does not start with msgtrace's error:" >&2
+		head -n 5 "$tmp/p.err" >&2
+		fail=1
+	}
+done
+[ $fail = 0 ] && echo "msgtrace-mpi: $(cat "$tmp/s.err") (np 1-4)"
+exit $fail
