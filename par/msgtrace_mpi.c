@@ -9,6 +9,8 @@
 #include "cmd.h"
 #include "mt_par.h"
 
+#define STDOUT_BUFFER (1 << 16)
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -59,6 +61,10 @@ int main(int argc, char **argv)
 	if (rank != 0 && (!freopen("/dev/null", "w", stdout) ||
 			  !freopen("/dev/null", "w", stderr)))
 		MPI_Abort(MPI_COMM_WORLD, MT_EXIT_BAD_INPUT);
+	/* mpirun hands rank 0 a terminal of its own for stdout, line
+	 * buffered: a CSV line per write and per forwarding. Blocks, as
+	 * msgtrace writes into a pipe or file. */
+	setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFFER);
 	rc = run(argc, argv);
 	MPI_Finalize();
 	return rc;
