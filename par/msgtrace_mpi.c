@@ -4,7 +4,6 @@
  * prints, for report and messages.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "mt_par.h"
@@ -24,35 +23,18 @@ static void usage(FILE *out)
 		"Exit status: 0 success, 1 bad input, 2 usage error, on every rank.\n");
 }
 
-/* The exit status of the command line (every rank parses the same line:
- * they agree without talking; only rank 0's output is seen). */
-static int run(int argc, char **argv)
+/* One subcommand: every rank parses the same line (they agree on a usage
+ * error without talking), only rank 0's output is seen. */
+static int run(const struct mt_cmd *cmd, int argc, char **argv)
 {
-	const struct mt_cmd *cmd;
-
-	if (argc < 2) {
-		usage(stderr);
-		return MT_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return MT_EXIT_OK;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("msgtrace-mpi %s\n", MSGTRACE_VERSION);
-		return MT_EXIT_OK;
-	}
-	if (!(cmd = mt_par_cmd_find(argv[1]))) {
-		fprintf(stderr, "msgtrace-mpi: unknown command '%s' (report or "
-			"messages; see msgtrace-mpi --help)\n", argv[1]);
-		return MT_EXIT_USAGE;
-	}
-	return mt_par_run(MPI_COMM_WORLD, cmd, argc - 1, argv + 1);
+	return mt_par_run(MPI_COMM_WORLD, cmd, argc, argv);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct mt_cmd_prog prog = {
+		"msgtrace-mpi", MSGTRACE_VERSION, usage, mt_par_cmds, run
+	};
 	int rank, rc;
 
 	MPI_Init(&argc, &argv);
@@ -65,7 +47,9 @@ int main(int argc, char **argv)
 	 * buffered: a CSV line per write and per forwarding. Blocks, as
 	 * msgtrace writes into a pipe or file. */
 	setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFFER);
-	rc = run(argc, argv);
+	/* Each stderr line in one write(2), as msgtrace's. */
+	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
+	rc = mt_cmd_dispatch(&prog, argc, argv);
 	MPI_Finalize();
 	return rc;
 }

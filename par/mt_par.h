@@ -48,9 +48,9 @@
 
 struct mt_cmd;
 
-/* The analysis commands msgtrace-mpi runs: report, messages. NULL when
- * name is none of them. */
-const struct mt_cmd *mt_par_cmd_find(const char *name);
+/* The analysis commands msgtrace-mpi runs (report, messages), NULL
+ * ended. */
+extern const struct mt_cmd *const mt_par_cmds[];
 
 /*
  * Runs cmd (argv[0] is the subcommand, as msgtrace's own) divided among

@@ -12,7 +12,7 @@
 #include "par_int.h"
 
 /* The commands msgtrace-mpi offers: the ones whose output it reproduces. */
-static const struct mt_cmd *const cmds[] = {
+const struct mt_cmd *const mt_par_cmds[] = {
 	&mt_cmd_report,
 	&mt_cmd_messages,
 	NULL
@@ -43,14 +43,6 @@ static void wait_idle(MPI_Request *req)
 			return;
 		nanosleep(&pause, NULL);
 	}
-}
-
-const struct mt_cmd *mt_par_cmd_find(const char *name)
-{
-	for (size_t i = 0; cmds[i]; i++)
-		if (!strcmp(name, cmds[i]->name))
-			return cmds[i];
-	return NULL;
 }
 
 int mt_par_run(MPI_Comm comm, const struct mt_cmd *cmd, int argc, char **argv)

@@ -33,6 +33,30 @@ void mt_cmd_say(void *arg, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
 
+int mt_cmd_dispatch(const struct mt_cmd_prog *p, int argc, char **argv)
+{
+	if (argc < 2) {
+		p->usage(stderr);
+		return MT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		p->usage(stdout);
+		return MT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s %s\n", p->name, p->version);
+		return MT_EXIT_OK;
+	}
+	for (size_t i = 0; p->cmds[i]; i++)
+		if (!strcmp(argv[1], p->cmds[i]->name))
+			return p->run ? p->run(p->cmds[i], argc - 1, argv + 1) :
+				p->cmds[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown command '%s' (see %s --help)\n", p->name,
+		argv[1], p->name);
+	return MT_EXIT_USAGE;
+}
+
 mt_cmd_engine_fn *mt_cmd_pipe_engine = mt_pipe_run;
 
 int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,

@@ -38,6 +38,19 @@ extern const struct mt_cmd mt_cmd_watch;
 extern const struct mt_cmd mt_cmd_compact;
 extern const struct mt_cmd mt_cmd_run;
 
+/* A program made of subcommands (msgtrace, msgtrace-mpi). */
+struct mt_cmd_prog {
+	const char *name, *version;
+	void (*usage)(FILE *out);
+	const struct mt_cmd *const *cmds;	/* NULL-terminated */
+	/* Runs the subcommand cmd (argv[0] its name); NULL: cmd->run. */
+	int (*run)(const struct mt_cmd *cmd, int argc, char **argv);
+};
+
+/* cli.c: the program's command line: --help, --version, or one of its
+ * subcommands; returns the exit status (MT_EXIT_*). */
+int mt_cmd_dispatch(const struct mt_cmd_prog *p, int argc, char **argv);
+
 /* cli.c: parses --layout NAME, printing the valid names when unknown;
  * cmd is the command as the user typed it ("msgtrace tag"). */
 int mt_cmd_parse_layout(const char *cmd, const char *name, enum mt_tag_layout_id *id);

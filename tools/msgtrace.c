@@ -3,7 +3,6 @@
  * Only tools/ prints; the libraries return statuses and error causes.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
 
@@ -43,28 +42,14 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	static const struct mt_cmd_prog prog = {
+		"msgtrace", MSGTRACE_VERSION, usage, cmds, NULL
+	};
+
 	/* Each line to stderr in one write(2), however many printf calls
 	 * build it: unbuffered, glibc writes each call (and 2.37 and later
 	 * each 128 bytes of one) apart, and a log shared with other
 	 * processes gets them spliced into its lines. */
 	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
-	if (argc < 2) {
-		usage(stderr);
-		return MT_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return MT_EXIT_OK;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("msgtrace %s\n", MSGTRACE_VERSION);
-		return MT_EXIT_OK;
-	}
-	for (size_t i = 0; cmds[i]; i++)
-		if (!strcmp(argv[1], cmds[i]->name))
-			return cmds[i]->run(argc - 1, argv + 1);
-	fprintf(stderr, "msgtrace: unknown command '%s' (see msgtrace --help)\n",
-		argv[1]);
-	return MT_EXIT_USAGE;
+	return mt_cmd_dispatch(&prog, argc, argv);
 }
