@@ -68,8 +68,9 @@ enum mt_status mt_pipe_fabric_init(void *fe, const struct mt_pipe_opts *o,
 				   struct mt_match_cfg *cfg, struct mt_err *err);
 enum mt_status mt_pipe_fabric_attach(void *fe, struct mt_match *m);
 void mt_pipe_fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note);
-/* The fabric trace o names (paths that are no OTF2 archive), opened. */
-enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o,
+/* The fabric trace o names (paths that are no OTF2 archive), opened
+ * (lean: mt_trace_open_lean, for a reader of some files only). */
+enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int lean,
 				   struct mt_trace **t, struct mt_err *err);
 
 /* The OTF2 front end: an archive at path, run through the pass. */

@@ -3,8 +3,9 @@
  * reads each process's records on one analysis rank and pairs each message
  * on another). Every rank opens the whole trace and detects the layouts
  * as the serial pass does, so that endpoints, processes and decoded
- * operations are numbered alike everywhere; it reads its own processes'
- * files only, their operations handed to the caller's route with their
+ * operations are numbered alike everywhere, giving each file's pages back
+ * once scanned (its memory is then its own files); it reads its own
+ * processes' files only, their operations handed to the caller's route with their
  * place in the merge of every file. The rank that writes runs the serial
  * pass (pipeline.c) with the caller feeding it the messages.
  */
@@ -40,7 +41,7 @@ enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
 	if (!(s = calloc(1, sizeof(*s))))
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	s->o = o;
-	if ((rc = mt_pipe_open_fabric(o, &s->t, err))) {
+	if ((rc = mt_pipe_open_fabric(o, 1, &s->t, err))) {
 		free(s);
 		return rc;
 	}
@@ -97,6 +98,10 @@ enum mt_status mt_pipe_split_start(struct mt_pipe_split *s, const uint8_t *keep,
 				   const struct mt_pipe_route *route)
 {
 	s->f.fd.route = route;
+	/* The layouts' detection read the head of every file again. */
+	for (uint32_t p = 0; p < s->t->nprocs; p++)
+		for (uint32_t i = 0; !keep[p] && i < s->t->procs[p].nfiles; i++)
+			mt_trace_file_release(s->t->procs[p].files[i]);
 	mt_trace_merge_close(s->mg);
 	s->mg = NULL;
 	return mt_trace_merge_open_some(s->t, keep, &s->mg);

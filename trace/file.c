@@ -498,6 +498,14 @@ void mt_trace_file_close(struct mt_trace_file *f)
 	free(f);
 }
 
+void mt_trace_file_release(const struct mt_trace_file *f)
+{
+	/* A private read-only mapping's pages are the file's: dropped, they
+	 * read the same again. */
+	if (f->map && !f->map_heap)
+		madvise((void *)f->map, f->map_len, MADV_DONTNEED);
+}
+
 void mt_trace_cursor_init(struct mt_trace_cursor *c,
 			  const struct mt_trace_file *f)
 {

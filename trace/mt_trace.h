@@ -147,6 +147,10 @@ struct mt_trace_file {
 enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				  struct mt_err *err);
 void mt_trace_file_close(struct mt_trace_file *f);
+/* f's mapped pages given back (to the page cache): the mapping stays valid
+ * and is read again where touched, so a reader that goes on to read few
+ * files does not keep every scanned page resident. */
+void mt_trace_file_release(const struct mt_trace_file *f);
 /* Setup record j of f (a pointer valid while f is open). */
 static inline const struct mt_rec_hdr *mt_trace_file_setup(const struct mt_trace_file *f,
 							   size_t j)
@@ -361,6 +365,11 @@ struct mt_trace {
  */
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
+/* mt_trace_open, with each file released (mt_trace_file_release) as soon
+ * as it is scanned: what reads only some files' records uses it, its
+ * memory then the files it reads (msgtrace-mpi's analysis ranks). */
+enum mt_status mt_trace_open_lean(const char *const *paths, size_t n,
+				  struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
 
 /* Whether each process of t seen running still runs (its files' live

@@ -17,6 +17,7 @@ struct file_list {
 	struct mt_trace_file **v;
 	size_t n, cap;
 	size_t empty;		/* files skipped: no header written yet */
+	int lean;		/* release each file once scanned */
 };
 
 static enum mt_status add_file(struct file_list *l, const char *path,
@@ -31,6 +32,8 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	st = mt_trace_file_open(path, slot, err);
 	if (st != MT_OK)
 		l->n--;
+	else if (l->lean)
+		mt_trace_file_release(*slot);
 	if (st == MT_END) {
 		l->empty++;
 		return MT_OK;
@@ -233,10 +236,10 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 	return MT_OK;
 }
 
-enum mt_status mt_trace_open(const char *const *paths, size_t n,
-			     struct mt_trace **out, struct mt_err *err)
+static enum mt_status open_trace(const char *const *paths, size_t n, int lean,
+				 struct mt_trace **out, struct mt_err *err)
 {
-	struct file_list l = { 0 };
+	struct file_list l = { .lean = lean };
 	enum mt_status st = MT_OK;
 	struct mt_trace *t;
 	struct stat sb;
@@ -274,6 +277,18 @@ enum mt_status mt_trace_open(const char *const *paths, size_t n,
 	}
 	*out = t;
 	return MT_OK;
+}
+
+enum mt_status mt_trace_open(const char *const *paths, size_t n,
+			     struct mt_trace **out, struct mt_err *err)
+{
+	return open_trace(paths, n, 0, out, err);
+}
+
+enum mt_status mt_trace_open_lean(const char *const *paths, size_t n,
+				  struct mt_trace **out, struct mt_err *err)
+{
+	return open_trace(paths, n, 1, out, err);
 }
 
 void mt_trace_close(struct mt_trace *t)
