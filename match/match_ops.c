@@ -153,8 +153,10 @@ static __attribute__((cold)) void warn_op(struct mt_match *m, uint32_t i,
 		mt_match_build_msg(m, i, NIL, &msg);
 	else
 		mt_match_build_msg(m, NIL, i, &msg);
-	if (wn->n_examples < MT_MATCH_EXAMPLES)
+	if (wn->n_examples < MT_MATCH_EXAMPLES) {
 		wn->example[wn->n_examples++] = msg;
+		m->sum.n_examples++;
+	}
 	wn->count++;
 }
 

@@ -130,8 +130,10 @@ static void warn(struct mt_match *m, unsigned w, const struct mt_match_msg *msg)
 {
 	struct mt_match_warn *wn = &m->sum.warn[w];
 
-	if (wn->n_examples < MT_MATCH_EXAMPLES)
+	if (wn->n_examples < MT_MATCH_EXAMPLES) {
 		wn->example[wn->n_examples++] = *msg;
+		m->sum.n_examples++;
+	}
 	wn->count++;
 }
 

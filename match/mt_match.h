@@ -223,6 +223,9 @@ struct mt_match_summary {
 	uint64_t by_status[MT_MATCH_ST_COUNT];
 	uint64_t probes, probe_hits, probe_misses, claims;
 	struct mt_match_warn warn[MT_MATCH_W_COUNT];
+	/* Examples kept, every warning's together: who reads them as they
+	 * come (msgtrace-mpi, at every record) looks only when it grew. */
+	unsigned n_examples;
 	/* Pending at the end: hang suspects, and receives abandoned at a normal
 	 * close with no near miss (Open MPI leaves some at finalize) or standing
 	 * for handshakes (Open MPI 5's exCID receive). */

@@ -61,15 +61,16 @@ static void abort_run(struct engine *e, enum mt_status s, const struct mt_err *w
 static void fill(struct engine *e)
 {
 	size_t queued = 0;
+	struct mt_err err = { { 0 } };
 
 	for (int r = 0; r < e->n; r++)
 		queued += mt_par_buf_len(&e->rt.out[r]);
 	while (!(e->st.flags & (ST_EXHAUSTED | ST_FAILED | ST_ABORT)) &&
 	       queued < ROUND_RECORDS) {
-		struct mt_err err = { { 0 } };
 		int skipped = 0;
 		enum mt_status s;
 
+		err.msg[0] = '\0';	/* empty unless the reader says why */
 		e->rt.got = 0;
 		s = mt_pipe_split_next(e->sp, &e->rt.at, &skipped, &err);
 		if (s == MT_END) {

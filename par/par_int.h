@@ -132,6 +132,8 @@ struct par_example {
 struct par_local {
 	struct par_example ex[MT_MATCH_W_COUNT][MT_MATCH_EXAMPLES];
 	unsigned n_keyed[MT_MATCH_W_COUNT];	/* examples keyed so far */
+	unsigned n_seen;			/* all warnings' (summary's
+						 * n_examples) */
 	uint64_t events, skipped;
 };
 

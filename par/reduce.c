@@ -14,6 +14,9 @@ void mt_par_examples(struct par_local *l, const struct mt_match *m,
 {
 	const struct mt_match_summary *s = mt_match_summary(m);
 
+	if (s->n_examples == l->n_seen)
+		return;
+	l->n_seen = s->n_examples;
 	for (unsigned w = 0; w < MT_MATCH_W_COUNT; w++)
 		for (; l->n_keyed[w] < s->warn[w].n_examples; l->n_keyed[w]++) {
 			struct par_example *e = &l->ex[w][l->n_keyed[w]];
