@@ -13,6 +13,12 @@
 # (default messages; CMD=report ...) writes its output with -o to a file
 # (rank 0 writes it: mpirun's forwarding of stdout is not measured).
 # The load average is printed before and after: the machine is shared.
+# INSNS=NMSG (e.g. 200000) adds instruction counts, which the load does
+# not change: callgrind on each rank, on a trace of NMSG messages among
+# NPROC processes; a rank's work is its instructions less those spent in
+# Open MPI's polling while it waits (opal_progress); the ratios are N=1 /
+# serial (target <= 1.10) and N=2's busiest rank / N=1 (<= 0.59 for the
+# 1.7x).
 set -euo pipefail
 build=${1:-$(dirname "$0")/../build}
 nmsg=${2:-1000000}
@@ -77,3 +83,29 @@ printf 'np1/np2 wall    %.3f (target >= 1.7)\n' "$(echo "$wall_np1 / $wall_np2" 
 printf 'np2/np1 memory of the largest rank %.3f (target <= 0.6)\n' \
 	"$(echo "$mem_np2 / $mem_np1" | bc -l)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+[ -n "${INSNS:-}" ] || exit 0
+command -v valgrind >/dev/null || { echo "par.sh: INSNS needs valgrind" >&2; exit 1; }
+"$gen" "$tmp/small" "$INSNS" "$nproc" >/dev/null
+cg="valgrind --tool=callgrind --callgrind-out-file=$tmp/cg"
+$cg.serial.0 "$serial" $cmd -o "$tmp/out" "$tmp/small" 2>/dev/null
+for n in 1 2; do
+	mpirun --oversubscribe --bind-to none -np "$n" $cg.np$n.%q{OMPI_COMM_WORLD_RANK} \
+		"$par" $cmd -o "$tmp/out" "$tmp/small" 2>/dev/null
+done
+# work FILE: the instructions of one rank, less its waiting in MPI.
+work() {
+	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | awk '
+		/PROGRAM TOTALS/ { gsub(",", "", $1); t = $1 }
+		/:opal_progress / && !w { gsub(",", "", $1); w = $1 }
+		END { printf "%.0f %.0f\n", t / 1e6, (t - w) / 1e6 }'
+}
+echo "instructions (millions), $INSNS messages among $nproc processes: total, work"
+for c in serial:0 np1:0 np2:0 np2:1; do
+	read -r tot wk <<<"$(work "$tmp/cg.${c%:*}.${c#*:}")"
+	printf '%-6s rank %s %7s %7s\n' "${c%:*}" "${c#*:}" "$tot" "$wk"
+	eval "w_${c%:*}_${c#*:}=$wk"
+done
+printf 'np1/serial instructions %.3f (target <= 1.10)\n' "$(echo "$w_np1_0 / $w_serial_0" | bc -l)"
+busy=$(( w_np2_0 > w_np2_1 ? w_np2_0 : w_np2_1 ))
+printf 'np2 busiest rank / np1 instructions %.3f (target <= 0.59)\n' "$(echo "$busy / $w_np1_0" | bc -l)"
