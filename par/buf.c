@@ -29,6 +29,24 @@ void *mt_par_buf_add(struct par_buf *b)
 	return (char *)b->v + b->n++ * b->size;
 }
 
+int mt_par_buf_append(struct par_buf *b, const void *p, size_t k)
+{
+	if (b->n + k > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		void *v;
+
+		while (cap < b->n + k)
+			cap *= 2;
+		if (!(v = realloc(b->v, cap * b->size)))
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	memcpy((char *)b->v + b->n * b->size, p, k * b->size);
+	b->n += k;
+	return 0;
+}
+
 void mt_par_buf_drop(struct par_buf *b, size_t k)
 {
 	b->head += k;

@@ -39,6 +39,11 @@ struct engine {
 	enum mt_status bad_st;
 	struct mt_err why;		/* ABORT: why */
 	enum mt_status why_st;
+	/* The sink's lines, written by every rank once the reading is over
+	 * (N > 1 and a sink that offers them), and whether they are. */
+	const struct mt_sink_lines *lines;
+	struct par_lines *pl;		/* rank 0's */
+	int serve;
 	/* rank 0 */
 	const struct mt_pipe_opts *o;
 	struct par_buf got;		/* struct par_msg of every rank */
@@ -321,7 +326,9 @@ static enum mt_status share(struct engine *e, struct mt_pipe_dest *d, struct mt_
 		       err);
 	mt_par_reduce(e->comm, e->m, &e->loc, &e->sum, &e->events, &e->skipped);
 	s = MT_OK;
-	if ((from = aborted(e)) >= 0) {
+	from = aborted(e);
+	e->serve = e->lines && from < 0;
+	if (from >= 0) {
 		from_rank(e->comm, from, &e->why_st, &e->why);
 		*err = e->why;
 		s = e->why_st;
@@ -346,6 +353,8 @@ static enum mt_status root_stream(void *arg, struct mt_match *m,
 	MPI_Bcast(&go, 1, MPI_INT, 0, e->comm);
 	e->m = m;
 	s = share(e, d, err);
+	if (e->serve)
+		mt_par_lines_share(e->pl);
 	run->events = e->events;
 	run->skipped = e->skipped;
 	return s;
@@ -371,6 +380,8 @@ static enum mt_status other(struct engine *e, struct mt_err *err)
 		MPI_Abort(e->comm, MT_ERR_NOMEM);	/* none may wait */
 	s = share(e, NULL, err);
 	mt_match_free(e->m);
+	if (e->serve)
+		mt_par_lines_serve(e->comm, e->lines, mt_pipe_split_trace(e->sp));
 	return s;
 }
 
@@ -414,12 +425,13 @@ enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 			     struct mt_err *err)
 {
 	struct engine e = { .comm = comm, .o = o };
-	const struct mt_pipe_split_feeder feeder = { root_stream, root_summary, &e };
+	struct mt_pipe_split_feeder feeder = { root_stream, root_summary, NULL, &e };
 	enum mt_status s;
 	int bad;
 
 	MPI_Comm_rank(comm, &e.rank);
 	MPI_Comm_size(comm, &e.n);
+	e.lines = e.n > 1 ? sink->lines : NULL;
 	s = mt_pipe_split_open(o, &e.sp, err);
 	if (s == MT_OK)
 		s = setup(&e);
@@ -433,12 +445,19 @@ enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 		s = mt_err_set(err, MT_ERR_IO, "another analysis rank could not "
 			       "open the trace");
 	} else if (!s && e.rank == 0) {
-		s = mt_pipe_split_run(e.sp, o, &feeder, sink, out, err);
+		if (e.lines && !(e.pl = mt_par_lines_new(comm, e.lines,
+							 mt_pipe_split_trace(e.sp), out)))
+			s = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+		else if (e.pl)
+			feeder.writer = mt_par_lines_writer(e.pl);
+		if (!s)
+			s = mt_pipe_split_run(e.sp, o, &feeder, sink, out, err);
 		if (!e.started) {	/* the pass failed before: nobody waits */
 			int go = 0;
 
 			MPI_Bcast(&go, 1, MPI_INT, 0, comm);
 		}
+		mt_par_lines_free(e.pl);	/* the others' writing ends */
 	} else if (!s) {
 		s = other(&e, err);
 	}

@@ -36,9 +36,13 @@
  *  - A bad record stops the reading where the serial merge stops (the
  *    lowest place of a failure any rank met): what lies before it is
  *    analysed everywhere, and its error is the serial one.
- * Not divided yet: the clock correction and the sink run on rank 0 (the
- * serial stage, on the gathered messages); an MPI-level OTF2 archive is
- * analysed by rank 0 alone; export is not offered.
+ *  - Writing: a sink whose lines depend on each message alone (CSV:
+ *    mt_sink_lines) has its batches, once their times are corrected,
+ *    written by every rank in turn, rank 0 putting the texts out in order
+ *    (lines.c).
+ * Not divided yet: the clock correction and the other sinks run on rank 0
+ * (the serial stage, on the gathered messages); an MPI-level OTF2 archive
+ * is analysed by rank 0 alone; export is not offered.
  *
  * Only this library and the msgtrace-mpi executable link MPI; they know
  * the stages through their public headers only.

@@ -13,6 +13,7 @@
 
 #include "mt_match.h"
 #include "mt_pipe.h"
+#include "mt_sink.h"
 
 /* What a routed record holds. */
 enum par_kind {
@@ -62,6 +63,8 @@ struct par_buf {
 };
 
 void *mt_par_buf_add(struct par_buf *b);	/* NULL: out of memory */
+/* k items from p at the end of b; -1: out of memory. */
+int mt_par_buf_append(struct par_buf *b, const void *p, size_t k);
 void mt_par_buf_drop(struct par_buf *b, size_t k);	/* k from the head */
 static inline void *mt_par_buf_at(const struct par_buf *b, size_t i)
 {
@@ -150,6 +153,37 @@ void mt_par_reduce(MPI_Comm comm, const struct mt_match *m,
 			     struct mt_match_summary *out, uint64_t *events,
 			     uint64_t *skipped);
 void mt_par_summary_free(struct mt_match_summary *s);
+
+/* wait.c: MPI_Wait for req, and a blocking MPI_Mprobe for a message from
+ * src with tag (*bytes: its size), sleeping ns between two looks instead
+ * of spinning. */
+void mt_par_wait(MPI_Request *req, long ns);
+void mt_par_wait_probe(MPI_Comm comm, int src, int tag, long ns,
+		       MPI_Message *msg, int *bytes);
+
+/*
+ * The sink's lines written by every rank (lines.c), once the reading is
+ * over: rank 0's pass hands each batch in turn to a rank (itself
+ * included), which writes it with the sink's formatter (mt_sink_lines)
+ * into text; rank 0 puts the texts into its output in the batches' order.
+ */
+struct par_lines;
+
+/* Rank 0: a writer of sink's lines into out, rank 0 alone writing until
+ * mt_par_lines_share; *w is the pass's writer (mt_pipe_split_feeder).
+ * NULL: out of memory. */
+struct par_lines *mt_par_lines_new(MPI_Comm comm, const struct mt_sink_lines *sink,
+				   const struct mt_trace *t, FILE *out);
+const struct mt_pipe_writer *mt_par_lines_writer(struct par_lines *pl);
+/* From now on the other ranks write too (each in mt_par_lines_serve). */
+void mt_par_lines_share(struct par_lines *pl);
+/* Ends the other ranks' mt_par_lines_serve (texts still out are taken and
+ * dropped: the pass ended early) and frees pl. */
+void mt_par_lines_free(struct par_lines *pl);
+/* Any other rank: writes the batches rank 0 sends until it says the end.
+ * Collective with rank 0's mt_par_lines_share ... mt_par_lines_free. */
+void mt_par_lines_serve(MPI_Comm comm, const struct mt_sink_lines *sink,
+			const struct mt_trace *t);
 
 /* engine.c: the pipeline command's analysis (mt_pipe_run's) divided among
  * the ranks of comm: rank 0 writes to out; every rank returns rank 0's

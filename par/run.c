@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "mt_par.h"
@@ -34,22 +33,6 @@ static enum mt_status engine(const struct mt_pipe_opts *o,
 	return mt_par_engine(run_comm, o, sink, out, err);
 }
 
-/* Waits for req without spinning: MPI's own wait polls the transport at
- * full speed, and ranks waiting so on an oversubscribed node would take
- * the cores from the rank that works. */
-static void wait_idle(MPI_Request *req)
-{
-	const struct timespec pause = { 0, WAIT_POLL_NS };
-	int done = 0;
-
-	for (;;) {
-		MPI_Test(req, &done, MPI_STATUS_IGNORE);
-		if (done)
-			return;
-		nanosleep(&pause, NULL);
-	}
-}
-
 int mt_par_run(MPI_Comm comm, const struct mt_cmd *cmd, int argc, char **argv)
 {
 	MPI_Request req;
@@ -67,6 +50,6 @@ int mt_par_run(MPI_Comm comm, const struct mt_cmd *cmd, int argc, char **argv)
 	 * 0's sink failed, an OTF2 archive rank 0 read alone) wait for it
 	 * without spinning. */
 	MPI_Ibcast(&rc, 1, MPI_INT, 0, comm, &req);
-	wait_idle(&req);
+	mt_par_wait(&req, WAIT_POLL_NS);
 	return rc;
 }

@@ -24,6 +24,7 @@ struct mt_pipe_dest {
 	void *st;
 	FILE *spill;			/* NULL: straight to the sink */
 	char spill_dir[256];		/* for error messages */
+	const struct mt_pipe_writer *w;	/* NULL: the sink's consume */
 };
 
 /* Hands every finished message of m on to d, a batch at a time. */

@@ -103,6 +103,17 @@ enum mt_status mt_pipe_split_start(struct mt_pipe_split *s, const uint8_t *keep,
 enum mt_status mt_pipe_split_next(struct mt_pipe_split *s, struct mt_pipe_at *at,
 				  int *skipped, struct mt_err *err);
 
+/* Who writes the sink's batches instead of its consume (the sink's lines,
+ * mt_sink_lines, written by the caller): every batch once its times are
+ * corrected, in order; end writes what it still holds before the sink is
+ * finalized. */
+struct mt_pipe_writer {
+	enum mt_status (*write)(void *arg, const struct mt_match_msg *b, size_t n,
+				struct mt_err *err);
+	enum mt_status (*end)(void *arg, struct mt_err *err);
+	void *arg;
+};
+
 /* The caller's part of a divided pass on the rank that writes. */
 struct mt_pipe_split_feeder {
 	/* Every message into d (mt_pipe_put) in the serial order, m's too
@@ -115,6 +126,7 @@ struct mt_pipe_split_feeder {
 	/* The summary of every matcher (own: m's). NULL: out of memory. */
 	const struct mt_match_summary *(*summary)(void *arg,
 						  const struct mt_match_summary *own);
+	const struct mt_pipe_writer *writer;	/* NULL: the sink's consume */
 	void *arg;
 };
 

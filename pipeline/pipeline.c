@@ -140,7 +140,8 @@ static enum mt_status to_sink(struct mt_pipe_dest *d, struct mt_match_msg *b, si
 			      struct mt_err *err)
 {
 	mt_pipe_clock_apply(d->cs, b, n);
-	return d->sink->consume(d->st, b, n, err);
+	return d->w ? d->w->write(d->w->arg, b, n, err) :
+		d->sink->consume(d->st, b, n, err);
 }
 
 enum mt_status mt_pipe_put(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
@@ -430,6 +431,9 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 			rc = fail(o, rc, MT_ERR_NOMEM, err, &e2);
 			sum = mt_match_summary(m);
 		}
+		e2.msg[0] = 0;
+		if (d->w && (s = d->w->end(d->w->arg, &e2)))
+			rc = fail(o, rc, s, err, &e2);
 		e2.msg[0] = 0;
 		if ((s = d->sink->finalize(d->st, &run, sum, &e2)))
 			rc = fail(o, rc, s, err, &e2);

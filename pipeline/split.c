@@ -189,7 +189,7 @@ enum mt_status mt_pipe_split_run(struct mt_pipe_split *s, const struct mt_pipe_o
 				 const struct mt_sink_ops *sink, FILE *out,
 				 struct mt_err *err)
 {
-	struct mt_pipe_dest d = { .sink = sink };
+	struct mt_pipe_dest d = { .sink = sink, .w = f->writer };
 	enum mt_status rc;
 
 	s->feeder = f;

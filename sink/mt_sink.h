@@ -73,6 +73,20 @@ struct mt_run {
 					 * tag; no tag layout */
 };
 
+/*
+ * The output of a sink whose every message is written from the message and
+ * the trace alone (csv): any process that opened the trace can write a
+ * batch, and the texts put in order are the sink's. consume writes into
+ * its stream exactly what write writes; init's header and finalize's
+ * notes are the sink's own.
+ */
+struct mt_sink_lines {
+	void *(*open)(const struct mt_trace *t);	/* NULL: out of memory */
+	void (*write)(void *l, const struct mt_match_msg *batch, size_t n,
+		      FILE *out);
+	void (*close)(void *l);
+};
+
 /* A sink. Each call returns MT_OK or a failure with err saying why (empty:
  * a generic "cannot start the NAME output" is said for init). */
 struct mt_sink_ops {
@@ -88,6 +102,7 @@ struct mt_sink_ops {
 	enum mt_status (*finalize)(void *state, const struct mt_run *run,
 				   const struct mt_match_summary *sum,
 				   struct mt_err *err);
+	const struct mt_sink_lines *lines;	/* NULL: not offered */
 };
 
 /* The sinks, by name (the registry: sinks.c). */

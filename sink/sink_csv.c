@@ -14,23 +14,50 @@
 	"t_send_post_ns,t_send_done_ns,t_recv_post_ns,t_recv_done_ns,status"
 #define CSV_SITES ",send_site,recv_site"
 
-struct csv {
-	FILE *out;
+/* What a line needs besides its message (mt_sink_lines). */
+struct csv_lines {
 	const struct mt_trace *trace;	/* to name processes */
 	struct mt_sym *sym;		/* call sites, NULL: the trace has none */
 };
+
+struct csv {
+	FILE *out;
+	struct csv_lines *l;
+};
+
+static void *lines_open(const struct mt_trace *t)
+{
+	struct csv_lines *l = malloc(sizeof(*l));
+
+	if (l)
+		*l = (struct csv_lines){ t, mt_sink_sym(t) };
+	return l;
+}
+
+static void lines_close(void *arg)
+{
+	struct csv_lines *l = arg;
+
+	if (l)
+		mt_sym_free(l->sym);
+	free(l);
+}
 
 static enum mt_status csv_init(void **state, FILE *out, const struct mt_run *run,
 			       struct mt_err *err)
 {
 	struct csv *c = malloc(sizeof(*c));
+	struct csv_lines *l = lines_open(run->trace);
 
-	if (!c)
+	if (!c || !l) {
+		free(c);
+		lines_close(l);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	*c = (struct csv){ out, run->trace, mt_sink_sym(run->trace) };
-	fputs(c->sym ? CSV_HEADER CSV_SITES "\n" : CSV_HEADER "\n", out);
+	}
+	*c = (struct csv){ out, l };
+	fputs(l->sym ? CSV_HEADER CSV_SITES "\n" : CSV_HEADER "\n", out);
 	if (mt_sink_written(out, 0, err) != MT_OK) {
-		mt_sym_free(c->sym);
+		lines_close(l);
 		free(c);
 		return MT_ERR_IO;
 	}
@@ -81,18 +108,17 @@ static void site_field(FILE *out, struct mt_sym *sym, uint32_t site)
 	fputc('"', out);
 }
 
-static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
-				  size_t n, struct mt_err *err)
+static void lines_write(void *arg, const struct mt_match_msg *b, size_t n,
+			FILE *out)
 {
-	const struct csv *c = state;
-	FILE *out = c->out;
+	const struct csv_lines *l = arg;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_match_msg *m = &b[i];
 		int has_send = m->t_send_post != MT_MATCH_NOTIME;
 
-		rank_field(out, c->trace, m->send_rank);
-		rank_field(out, c->trace, m->recv_rank);
+		rank_field(out, l->trace, m->send_rank);
+		rank_field(out, l->trace, m->recv_rank);
 		num(out, m->f.cid >= 0, m->f.cid);
 		num(out, m->f.comm_src >= 0, m->f.comm_src);
 		num(out, m->f.has_tag, m->f.tag);
@@ -105,13 +131,21 @@ static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
 		time_field(out, m->t_recv_post);
 		time_field(out, m->t_recv_done);
 		fputs(mt_match_status_str(m->status), out);
-		if (c->sym) {
-			site_field(out, c->sym, m->send_site);
-			site_field(out, c->sym, m->recv_site);
+		if (l->sym) {
+			site_field(out, l->sym, m->send_site);
+			site_field(out, l->sym, m->recv_site);
 		}
 		fputc('\n', out);
 	}
-	return mt_sink_written(out, 0, err);
+}
+
+static enum mt_status csv_consume(void *state, const struct mt_match_msg *b,
+				  size_t n, struct mt_err *err)
+{
+	const struct csv *c = state;
+
+	lines_write(c->l, b, n, c->out);
+	return mt_sink_written(c->out, 0, err);
 }
 
 /* The messages are those of the traces' spans: a rank whose trace is a
@@ -135,7 +169,7 @@ static enum mt_status csv_finalize(void *state, const struct mt_run *run,
 
 	(void)sum;
 	span_notes(run);
-	mt_sym_free(c->sym);
+	lines_close(c->l);
 	free(c);
 	return st;
 }
@@ -146,4 +180,6 @@ const struct mt_sink_ops mt_sink_csv = {
 	.init = csv_init,
 	.consume = csv_consume,
 	.finalize = csv_finalize,
+	.lines = &(const struct mt_sink_lines){ lines_open, lines_write,
+						lines_close },
 };
