@@ -5,16 +5,15 @@
 # --only CMD: that one (report, messages). Same exit status; same stderr
 # (an mpirun that ends with a non-zero status adds its own lines after the
 # command's).
-# The MPI job of the analysis runs on Open MPI's default transport: it
-# traces nothing.
+# The MPI job of the analysis: mpi_env.sh.
 set -euo pipefail
 only=
 [ "${1:-}" != --only ] || { only=$2; shift 2; }
 [ $# -ge 4 ] || { echo "usage: $0 MSGTRACE MSGTRACE_MPI NPS TRACE..." >&2; exit 2; }
 serial=$1 par=$2 nps=$3
 shift 3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-unset FI_HOOK FI_PROVIDER_PATH
+# shellcheck source=mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-par.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0

@@ -7,8 +7,8 @@
 set -euo pipefail
 [ $# = 3 ] || { echo "usage: $0 MSGTRACE MSGTRACE_MPI TRACEDIR" >&2; exit 2; }
 serial=$1 par=$2 src=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-unset FI_HOOK FI_PROVIDER_PATH
+# shellcheck source=mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-parfail.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$src" "$tmp/trace"

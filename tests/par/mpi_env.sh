@@ -1,0 +1,10 @@
+# mpi_env.sh (sourced by the par tests): the environment of the analysis's
+# own MPI job. It traces nothing (no hook) and runs on one host, its ranks
+# talking through shared memory: Open MPI's TCP transport is left out, since
+# in a root without network interfaces of its own (Open MPI 5.0.7 in the
+# Debian 13 root of scripts/debian13) it says on stderr, which the tests
+# compare with msgtrace's, that it found no pairing of interfaces.
+# shellcheck shell=bash
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=^tcp
+unset FI_HOOK FI_PROVIDER_PATH
