@@ -39,12 +39,25 @@ check() {
 	local n=$1
 	shift
 	local what="np $n: $*"
-	run "$tmp/s" "$serial" "$@"
-	run "$tmp/p" mpirun --oversubscribe --bind-to none -np "$n" "$par" "$@"
+	local cmd=$1
+	shift
+	run "$tmp/s" "$serial" "$cmd" "$@"
+	# A run that ends with a non-zero status writes its output with -o:
+	# Open MPI 5.0.7's mpirun drops parts of the standard output of a
+	# process that exits so (README, Known MPI defects).
+	[ "$(cat "$tmp/s.rc")" = 0 ] || set -- -o "$tmp/out" "$@"
+	run "$tmp/p" mpirun --oversubscribe --bind-to none -np "$n" "$par" "$cmd" "$@"
 	case "$(cat "$tmp/p.rc")" in
 	124|137) echo "FAIL: $what: timed out" >&2; fail=1; return ;;
 	esac
-	same "$what: stdout" "$tmp/s" "$tmp/p"
+	if [ "$1" = -o ]; then
+		[ ! -s "$tmp/p" ] || { echo "FAIL: $what: stdout with -o" >&2; fail=1; }
+		mv "$tmp/out" "$tmp/p.out" 2>/dev/null || : >"$tmp/p.out"
+		run "$tmp/s2" "$serial" "$cmd" "$@"
+		same "$what: output (-o)" "$tmp/out" "$tmp/p.out"
+	else
+		same "$what: stdout" "$tmp/s" "$tmp/p"
+	fi
 	if [ "$(cat "$tmp/s.rc")" = 0 ]; then
 		same "$what: exit status" "$tmp/s.rc" "$tmp/p.rc"
 		same "$what: stderr" "$tmp/s.err" "$tmp/p.err"
