@@ -1,7 +1,7 @@
 /*
  * msgtrace_mpi.c - the `msgtrace-mpi` command: `mpirun -np N msgtrace-mpi
  * COMMAND [OPTIONS] DIR|FILE...` prints what `msgtrace COMMAND ...`
- * prints, for report and messages.
+ * prints (and writes), for report, messages and export.
  */
 #include <stdio.h>
 
@@ -15,11 +15,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: mpirun -np N msgtrace-mpi COMMAND [OPTIONS] DIR|FILE...\n"
 		"Run a msgtrace analysis command inside an MPI job. COMMAND is\n"
-		"report or messages, with the options of `msgtrace COMMAND`\n"
-		"(`msgtrace COMMAND --help`); the output is the same, whatever N.\n"
-		"Each rank reads and decodes the files of its share of the traced\n"
-		"processes (balanced by size) and pairs the messages their\n"
-		"receivers take; rank 0 corrects clocks and writes the output.\n\n"
+		"report, messages or export, with the options of `msgtrace\n"
+		"COMMAND` (`msgtrace COMMAND --help`); the output is the same,\n"
+		"whatever N. Each rank reads and decodes the files of its share of\n"
+		"the traced processes (balanced by size) and pairs the messages\n"
+		"their receivers take; rank 0 corrects clocks and writes the\n"
+		"output, every rank lines of `messages --csv`.\n\n"
 		"Exit status: 0 success, 1 bad input, 2 usage error, on every rank.\n");
 }
 

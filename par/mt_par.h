@@ -40,9 +40,9 @@
  *    mt_sink_lines) has its batches, once their times are corrected,
  *    written by every rank in turn, rank 0 putting the texts out in order
  *    (lines.c).
- * Not divided yet: the clock correction and the other sinks run on rank 0
- * (the serial stage, on the gathered messages); an MPI-level OTF2 archive
- * is analysed by rank 0 alone; export is not offered.
+ * Not divided yet: the clock correction and the other sinks (the report,
+ * the exports) run on rank 0 (the serial stage, on the gathered messages);
+ * an MPI-level OTF2 archive is analysed by rank 0 alone.
  *
  * Only this library and the msgtrace-mpi executable link MPI; they know
  * the stages through their public headers only.
@@ -54,8 +54,8 @@
 
 struct mt_cmd;
 
-/* The analysis commands msgtrace-mpi runs (report, messages), NULL
- * ended. */
+/* The analysis commands msgtrace-mpi runs (report, messages, export),
+ * NULL ended. */
 extern const struct mt_cmd *const mt_par_cmds[];
 
 /*

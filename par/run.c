@@ -15,6 +15,7 @@
 const struct mt_cmd *const mt_par_cmds[] = {
 	&mt_cmd_report,
 	&mt_cmd_messages,
+	&mt_cmd_export,
 	NULL
 };
 

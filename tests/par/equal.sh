@@ -2,9 +2,11 @@
 # equal.sh [--only CMD] MSGTRACE MSGTRACE_MPI NPS TRACE... - `mpirun -np N
 # msgtrace-mpi CMD` prints what `msgtrace CMD` prints, byte for byte, for
 # each N in NPS ("1 2 3 4") and each CMD: report, report --json, messages;
-# --only CMD: that one (report, messages). Same exit status; same stderr
-# (an mpirun that ends with a non-zero status adds its own lines after the
-# command's).
+# --only CMD: that one (report, messages, export). Same exit status; same
+# stderr (an mpirun that ends with a non-zero status adds its own lines
+# after the command's). export: --csv, --otf2 and --chrome write the same
+# files (an OTF2 anchor file differs in its random trace identifier
+# alone: otf2-print -A compares the rest).
 # The MPI job of the analysis: mpi_env.sh.
 set -euo pipefail
 only=
@@ -58,19 +60,71 @@ check() {
 	else
 		same "$what: stdout" "$tmp/s" "$tmp/p"
 	fi
+	status_same "$what" "$tmp/s.err"
+}
+
+# status_same WHAT S_ERR: msgtrace-mpi's run ($tmp/p) ended as the serial
+# one ($tmp/s, its stderr as S_ERR): the same status and stderr, or, when
+# it failed, a failure whose stderr starts with the serial one's.
+status_same() {
 	if [ "$(cat "$tmp/s.rc")" = 0 ]; then
-		same "$what: exit status" "$tmp/s.rc" "$tmp/p.rc"
-		same "$what: stderr" "$tmp/s.err" "$tmp/p.err"
+		same "$1: exit status" "$tmp/s.rc" "$tmp/p.rc"
+		same "$1: stderr" "$2" "$tmp/p.err"
 	else
 		[ "$(cat "$tmp/p.rc")" != 0 ] ||
-			{ echo "FAIL: $what: exit 0, serial $(cat "$tmp/s.rc")" >&2; fail=1; }
-		head -c "$(wc -c <"$tmp/s.err")" "$tmp/p.err" >"$tmp/p.err.head"
-		same "$what: stderr" "$tmp/s.err" "$tmp/p.err.head"
+			{ echo "FAIL: $1: exit 0, serial $(cat "$tmp/s.rc")" >&2; fail=1; }
+		head -c "$(wc -c <"$2")" "$tmp/p.err" >"$tmp/p.err.head"
+		same "$1: stderr" "$2" "$tmp/p.err.head"
 	fi
 }
 
+# files_same WHAT S_DIR P_DIR: the two directories hold the same files.
+files_same() {
+	local f
+	diff -rq "$2" "$3" >/dev/null && return 0
+	(cd "$2" && find . -type f) | sort >"$tmp/s.files"
+	(cd "$3" && find . -type f) | sort >"$tmp/p.files"
+	same "$1: files written" "$tmp/s.files" "$tmp/p.files"
+	while read -r f; do
+		[ -f "$3/$f" ] || continue
+		if [ "${f##*/}" = traces.otf2 ]; then
+			otf2-print -A "$2/$f" | grep -v '^Trace identifier' >"$tmp/s.anchor"
+			otf2-print -A "$3/$f" | grep -v '^Trace identifier' >"$tmp/p.anchor"
+			same "$1: $f" "$tmp/s.anchor" "$tmp/p.anchor"
+		else
+			same "$1: $f" "$2/$f" "$3/$f"
+		fi
+	done <"$tmp/s.files"
+}
+
+# check_export N FORMAT TRACE...: serial and msgtrace-mpi on N ranks write
+# the same export (-o into a directory of their own) and say the same.
+check_export() {
+	local n=$1 fmt=$2
+	shift 2
+	local what="np $n: export $fmt"
+	rm -rf "$tmp/sd" "$tmp/pd"
+	mkdir "$tmp/sd" "$tmp/pd"
+	run "$tmp/s" "$serial" export "$fmt" -o "$tmp/sd/out" "$@"
+	run "$tmp/p" mpirun --oversubscribe --bind-to none -np "$n" "$par" \
+		export "$fmt" -o "$tmp/pd/out" "$@"
+	case "$(cat "$tmp/p.rc")" in
+	124|137) echo "FAIL: $what: timed out" >&2; fail=1; return ;;
+	esac
+	[ ! -s "$tmp/p" ] || { echo "FAIL: $what: printed on stdout" >&2; fail=1; }
+	files_same "$what" "$tmp/sd" "$tmp/pd"
+	# The serial messages name its -o, msgtrace-mpi's its own.
+	sed "s|$tmp/sd/|$tmp/pd/|g" "$tmp/s.err" >"$tmp/s.err.p"
+	status_same "$what" "$tmp/s.err.p"
+}
+
 for n in $nps; do
-	if [ -n "$only" ]; then
+	if [ "$only" = export ]; then
+		for fmt in --csv --otf2 --chrome; do
+			check_export "$n" "$fmt" "$@"
+		done
+		continue
+	elif [ -n "$only" ]; then
 		check "$n" "$only" "$@"
 		continue
 	fi
