@@ -58,6 +58,7 @@ int mt_cmd_dispatch(const struct mt_cmd_prog *p, int argc, char **argv)
 }
 
 mt_cmd_engine_fn *mt_cmd_pipe_engine = mt_pipe_run;
+int mt_cmd_writes_files = 1;
 
 int mt_cmd_pipe_run(const char *cmd, struct mt_pipe_opts *o,
 		    const struct mt_sink_ops *sink, FILE *out)
@@ -144,7 +145,7 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 	}
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
-	if (path && !(out = fopen(path, "w"))) {
+	if (path && mt_cmd_writes_files && !(out = fopen(path, "w"))) {
 		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
 			strerror(errno));
 		return MT_EXIT_USAGE;

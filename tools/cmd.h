@@ -64,6 +64,11 @@ typedef enum mt_status mt_cmd_engine_fn(const struct mt_pipe_opts *o,
 					const struct mt_sink_ops *sink, FILE *out,
 					struct mt_err *err);
 extern mt_cmd_engine_fn *mt_cmd_pipe_engine;
+/* Whether this process creates the files a command writes (-o): 1, unless
+ * a program running the command on several processes (msgtrace-mpi) leaves
+ * them to one of its processes; the others write nothing (the engine gives
+ * them no output), so a path only that one can reach does not stop them. */
+extern int mt_cmd_writes_files;
 /* cli.c: runs the pipeline for cmd ("msgtrace report"), printing its notes
  * and error as cmd's, a progress line on a terminal; returns the exit
  * status (MT_EXIT_*). */

@@ -154,12 +154,12 @@ static int run(int argc, char **argv)
 			!path ? "-o OUT is required" : "no trace given", cmd);
 		return MT_EXIT_USAGE;
 	}
-	if (fmt == FMT_OTF2 && otf2_out_ok(cmd, path))
+	if (fmt == FMT_OTF2 && mt_cmd_writes_files && otf2_out_ok(cmd, path))
 		return MT_EXIT_USAGE;
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
 	o.sink_arg = (void *)path;
-	if (fmt == FMT_CHROME && !(out = fopen(path, "w"))) {
+	if (fmt == FMT_CHROME && mt_cmd_writes_files && !(out = fopen(path, "w"))) {
 		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
 			strerror(errno));
 		return MT_EXIT_USAGE;

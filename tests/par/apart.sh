@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# apart.sh MSGTRACE MSGTRACE_MPI TRACEDIR - analysis ranks that do not see
+# the same files, as on several nodes (mpirun's MPMD form gives each rank
+# its own command line):
+#  - an -o that only rank 0 can create (a node-local directory elsewhere
+#    missing): only rank 0 opens it; the output is msgtrace's;
+#  - an -o that rank 0 cannot create: every rank ends promptly with
+#    msgtrace's usage error, whatever the others could do;
+#  - a rank whose line is bad (unknown option): every rank ends promptly
+#    with a non-zero status, none waits for it.
+set -euo pipefail
+[ $# = 3 ] || { echo "usage: $0 MSGTRACE MSGTRACE_MPI TRACEDIR" >&2; exit 2; }
+serial=$1 par=$2 trace=$3
+# shellcheck source=mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/msgtrace-parapart.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+elsewhere=$tmp/missing/out.csv
+
+# job OUT LINE0 -- LINE1: rank 0 runs msgtrace-mpi LINE0, rank 1 LINE1;
+# stdout in OUT, stderr in OUT.err, status in OUT.rc.
+job() {
+	local out=$1 rc=0 i
+	shift
+	for ((i = 1; i <= $#; i++)); do [ "${!i}" != -- ] || break; done
+	timeout --kill-after=5 50 mpirun --oversubscribe --bind-to none \
+		-np 1 "$par" "${@:1:i-1}" : -np 1 "$par" "${@:i+1}" \
+		>"$out" 2>"$out.err" || rc=$?
+	echo $rc >"$out.rc"
+	case $rc in
+	124|137) echo "FAIL: $out: msgtrace-mpi hung" >&2; fail=1 ;;
+	esac
+}
+
+"$serial" messages --csv -o "$tmp/serial.csv" "$trace"
+
+job "$tmp/a" messages --csv -o "$tmp/a.csv" "$trace" -- messages --csv -o "$elsewhere" "$trace"
+[ "$(cat "$tmp/a.rc")" = 0 ] && cmp -s "$tmp/serial.csv" "$tmp/a.csv" ||
+	{ echo "FAIL: an -o only rank 0 can create: status $(cat "$tmp/a.rc")" >&2; cat "$tmp/a.err" >&2; fail=1; }
+
+rc=0
+"$serial" messages --csv -o "$elsewhere" "$trace" 2>"$tmp/s.err" || rc=$?
+job "$tmp/b" messages --csv -o "$elsewhere" "$trace" -- messages --csv -o "$tmp/b.csv" "$trace"
+[ "$(cat "$tmp/b.rc")" = "$rc" ] && [ "$(head -n 1 "$tmp/b.err")" = "$(cat "$tmp/s.err")" ] ||
+	{ echo "FAIL: an -o rank 0 cannot create: status $(cat "$tmp/b.rc"), serial $rc" >&2; cat "$tmp/b.err" >&2; fail=1; }
+
+job "$tmp/c" messages --csv "$trace" -- messages --bogus "$trace"
+[ "$(cat "$tmp/c.rc")" != 0 ] ||
+	{ echo "FAIL: a bad line on rank 1: status 0" >&2; fail=1; }
+
+[ $fail = 0 ] && echo "msgtrace-mpi ranks apart: rank 0's output, no wait"
+exit $fail
