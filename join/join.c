@@ -130,6 +130,11 @@ size_t mt_join_nranks(const struct mt_join *j)
 	return j->nranks;
 }
 
+const struct mt_otf2in_calls *mt_join_calls(const struct mt_join *j)
+{
+	return j->c;
+}
+
 const struct mt_join_align *mt_join_align(const struct mt_join *j, size_t rank)
 {
 	return &j->align[rank];

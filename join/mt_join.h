@@ -83,6 +83,8 @@ const struct mt_otf2in_call *mt_join_call_at(const struct mt_join *j,
 					      int32_t rank, uint64_t t);
 
 size_t mt_join_nranks(const struct mt_join *j);
+/* The archive's calls it was made with. */
+const struct mt_otf2in_calls *mt_join_calls(const struct mt_join *j);
 const struct mt_join_align *mt_join_align(const struct mt_join *j, size_t rank);
 /* The kinds, in order of first call (the kind with name NULL last). */
 size_t mt_join_nkinds(const struct mt_join *j);

@@ -8,9 +8,11 @@
 # MPI_Ssend, MPI_Issend of S bytes, N calls), the joined table has N calls
 # of that kind which made N fabric messages of S bytes, all matched; the
 # collectives' fabric messages are all matched; a truncated receive of the
-# log is named with both its MPI calls. The same archive joined with the
-# fabric trace of another run is refused, naming the archive. Exits 77
-# (skipped) without eztrace.
+# log is named with both its MPI calls. The same view in --json and
+# --html, and an OTF2 export of the joined run (MPI calls beside the
+# fabric messages, read back as the same messages). The same archive
+# joined with the fabric trace of another run is refused, naming the
+# archive. Exits 77 (skipped) without eztrace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -88,4 +90,68 @@ if [ -d "$other" ]; then
 	grep -q "^msgtrace report: $archive: .*not the same run" other.err ||
 		{ cat other.err >&2; e2e_fail "another run's trace refused without naming the archive"; }
 fi
-e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned"
+
+# The same view in JSON: every rank aligned, each call kind with the
+# text table's numbers; in HTML, its section with a row per call kind.
+"$msgtrace" report --json trace "$archive" >report.json 2>report.err ||
+	{ cat report.err >&2; e2e_fail "msgtrace report --json TRACE ARCHIVE failed"; }
+python3 - report.json joined.txt <<'PY' || e2e_fail "--json's joined view differs from the text's"
+import json, sys
+j = json.load(open(sys.argv[1]))["joined"]
+text = {}
+rows = False
+for line in open(sys.argv[2]):
+    f = line.split()
+    if line.startswith("MPI call"):
+        rows = True
+    elif rows and (not f or line.startswith("(fab msgs")):
+        break
+    elif rows:
+        name = "(in no MPI call)" if line.startswith("(in no MPI call)") else f[0]
+        f = f[4:] if name.startswith("(") else f[1:]
+        size = None if f[0] == "-" else int(f[0])
+        f = f[1:] if f[0] == "-" else f[2:]
+        # calls, in calls s, fab msgs, matched, bytes, sizes, on wire s, recvs
+        text[(name, size)] = (int(f[0]), int(f[2]), int(f[3]), int(f[4]), int(f[7]))
+ok = all(r["aligned"] for r in j["ranks"]) and len(j["calls"]) == len(text)
+for k in j["calls"]:
+    key = (k["call"] or "(in no MPI call)", k.get("bytes"))
+    got = (k["calls"], k["fabric_messages"], k["status"]["matched"],
+           k["fabric_bytes"], k["fabric_receives"])
+    if text.get(key) != got:
+        print(key, "json", got, "text", text.get(key), file=sys.stderr)
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+"$msgtrace" report --html -o report.html trace "$archive" 2>report.err ||
+	{ cat report.err >&2; e2e_fail "msgtrace report --html TRACE ARCHIVE failed"; }
+grep -q '<section id="joined">' report.html || e2e_fail "the HTML report has no joined section"
+for call in $(awk '$1 ~ /^MPI_/ { print $1 }' joined.txt | sort -u); do
+	grep -q "<td>$call</td>" report.html || e2e_fail "the HTML joined section has no $call row"
+done
+
+# An OTF2 export of the joined run: each rank's MPI calls on a location of
+# its own, as many MPI_Send regions as the joined table counts MPI_Send
+# calls; read back, the fabric trace's messages, byte for byte.
+"$msgtrace" export --otf2 -o joined.otf2 trace "$archive" 2>export.err ||
+	{ cat export.err >&2; e2e_fail "msgtrace export --otf2 TRACE ARCHIVE failed"; }
+otf2-print -G joined.otf2/traces.otf2 >defs.txt 2>/dev/null ||
+	e2e_fail "otf2-print -G cannot read the joined export"
+locs=$(awk '/^LOCATION / && /MPI calls"/ { print $2 }' defs.txt | paste -sd' ')
+[ "$(wc -w <<<"$locs")" -eq "${E2E_NP:-4}" ] ||
+	e2e_fail "the joined export has MPI call locations '$locs', not one per rank"
+want=$(awk '$1 == "MPI_Send" { n += ($3 == "B" ? $4 : $3) } END { print n + 0 }' joined.txt)
+got=$(otf2-print joined.otf2/traces.otf2 2>/dev/null | awk -v locs=" $locs " \
+	'$1 == "ENTER" && index(locs, " " $2 " ") && /Region: "MPI_Send"/ { n++ } END { print n + 0 }')
+[ "$want" -gt 0 ] && [ "$got" -eq "$want" ] ||
+	e2e_fail "the joined export has $got MPI_Send regions, the joined view $want calls"
+"$msgtrace" messages trace >fabric.csv
+"$msgtrace" messages joined.otf2 >readback.csv 2>readback.err ||
+	{ cat readback.err >&2; e2e_fail "msgtrace messages cannot read the joined export"; }
+cmp -s fabric.csv readback.csv ||
+	{ diff fabric.csv readback.csv | head >&2; e2e_fail "the joined export read back differs from the fabric trace's messages"; }
+status=0
+"$msgtrace" export --chrome -o joined.json trace "$archive" 2>chrome.err || status=$?
+[ $status -eq 2 ] && grep -q 'does not take an OTF2 archive to join' chrome.err ||
+	{ cat chrome.err >&2; e2e_fail "export --chrome of a joined run: status $status, not refused"; }
+e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned; JSON, HTML and the joined OTF2 export agree"

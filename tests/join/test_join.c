@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "joined.h"
 #include "mt_join.h"
 
 #define MAXC 16
@@ -235,4 +236,70 @@ Test(join, receive_posts_settle_the_offset_in_its_range)
 	cr_assert(irecv);
 	cr_expect_eq(irecv->recvs, 1);
 	mt_join_free(j);
+}
+
+/* A hang seen both ways: after two_ranks, rank 0 enters MPI_Ssend (64 B,
+ * to rank 1 tag 2) at archive 700 and rank 1 MPI_Recv at 650, neither
+ * left. On the fabric the Ssend's ACK receive (posted at 5710, rank 0's
+ * clock + 5000) and rank 1's receive for tag 3 (posted at 9660) are
+ * pending. The joined view names the calls they were posted in. */
+static void hang(struct mt_match_pending *pend)
+{
+	two_ranks();
+	size_t ss = add_call(0, "MPI_Ssend", 700, UINT64_MAX, 64, -1);
+
+	add_call(1, "MPI_Recv", 650, UINT64_MAX, 64, -1);
+	add_send(ss, 1, 2, 64);
+	add_msg(0, 1, 2, MT_MATCH_SSEND, 64, 5705, 9655, 9700, MT_MATCH_ST_MATCHED);
+	pend[0] = (struct mt_match_pending){ .rank = 0, .peer_rank = 1,
+		.op = { .ts = 5710, .dir = MT_MATCH_DIR_RECV, .len = 0,
+			.f = { .kind = MT_MATCH_SSEND_ACK, .tag = 2, .has_tag = 1 } } };
+	pend[1] = (struct mt_match_pending){ .rank = 1, .peer_rank = 0,
+		.op = { .ts = 9660, .dir = MT_MATCH_DIR_RECV, .len = 64,
+			.f = { .kind = MT_MATCH_USER, .tag = 3, .has_tag = 1 } } };
+}
+
+/* What writer wrote for the hang, as a string to free. */
+static char *joined_output(void (*writer)(FILE *, const struct mt_run *,
+					  const struct mt_match_summary *))
+{
+	struct mt_match_pending pend[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	setup();	/* once per writer */
+	hang(pend);
+	struct mt_join *j = join_ok(2);
+	struct mt_run run = { .join = j, .join_archive = "app_trace" };
+	struct mt_match_summary sum = { .n_pending = 2, .pending = pend };
+
+	cr_assert(f);
+	writer(f, &run, &sum);
+	fclose(f);
+	mt_join_free(j);
+	return text;
+}
+
+Test(join, a_hangs_pending_operations_name_their_calls)
+{
+	char *t = joined_output(mt_sink_joined_text);
+
+	cr_expect(strstr(t, "Fabric operations pending at the end, with their MPI "
+			 "calls: 2\n"
+			 "  rank 0 receive ssend_ack 0 B from rank 1 tag 2, posted in "
+			 "MPI_Ssend (64 B)\n"
+			 "  rank 1 receive user 64 B from rank 0 tag 3, posted in "
+			 "MPI_Recv (64 B)\n"), "%s", t);
+	free(t);
+	t = joined_output(mt_sink_joined_json);
+	cr_expect(strstr(t, "\"pending_total\":2,\"pending\":[{\"rank\":0,\"dir\":\"recv\","
+			 "\"kind\":\"ssend_ack\",\"bytes\":0,\"peer\":1,\"tag\":2,\"call\":"
+			 "{\"name\":\"MPI_Ssend\",\"bytes\":64,\"rank\":0,\"enter_ns\":5700}"),
+		  "%s", strstr(t, "\"pending_total\"") ? strstr(t, "\"pending_total\"") : t);
+	free(t);
+	t = joined_output(mt_sink_joined_html);
+	cr_expect(strstr(t, "<td>rank 1 receive user 64 B from rank 0 tag 3</td>"
+			 "<td>MPI_Recv (64 B)</td>"), "%s", t);
+	free(t);
 }
