@@ -63,7 +63,12 @@ static enum mt_status tee_finalize(void *state, const struct mt_run *run,
 	struct tee *t = state;
 	struct mt_run joined = *run;
 	struct mt_err jerr = { { 0 } };
-	enum mt_status js = mt_join_finish(t->j, &jerr), s;
+	enum mt_status js = mt_join_pending(t->j, sum->pending, sum->n_pending), s;
+
+	if (js)
+		mt_err_set(&jerr, js, "out of memory");
+	else
+		js = mt_join_finish(t->j, &jerr);
 
 	if (!js) {
 		joined.join = t->j;
