@@ -19,18 +19,22 @@
 enum { CE_ENTER, CE_SEND, CE_RECV, CE_LEAVE };
 
 struct call_ev {
-	uint64_t ts;
+	uint64_t ts;		/* on the fabric's clock */
 	size_t call;		/* index in the calls */
 	size_t p2p;		/* CE_SEND, CE_RECV: index in send / recv */
+	int32_t rank;
+	uint32_t region;	/* CE_ENTER, CE_LEAVE */
 	uint8_t type;
 };
 
-/* By time; at one time a call's Enter before what is inside it, inner
- * calls' Enter after outer ones' and Leave before them. */
+/* By rank, then time; at one time a call's Enter before what is inside
+ * it, inner calls' Enter after outer ones' and Leave before them. */
 static int ev_cmp(const void *a, const void *b)
 {
 	const struct call_ev *x = a, *y = b;
 
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	if (x->type != y->type)
@@ -67,26 +71,41 @@ static int push_ev(struct call_ev **v, size_t *n, size_t *cap, struct call_ev e)
 	return 0;
 }
 
-/* Rank r's events, in order, into *v (grown); their number, -1 on failure. */
-static long rank_events(struct otf2_out *o, const struct mt_otf2in_calls *c,
-			int32_t r, int64_t off, uint64_t end, struct call_ev **v,
-			size_t *cap)
+/* 1 with rank r's offset in *off when r is aligned, else 0. */
+static int rank_offset(const struct mt_join *j, int32_t r, int64_t *off)
 {
-	size_t n = 0;
+	const struct mt_join_align *a;
+
+	if (r < 0 || (size_t)r >= mt_join_nranks(j) || !(a = mt_join_align(j, (size_t)r))->ok)
+		return 0;
+	*off = a->offset_ns;
+	return 1;
+}
+
+/* Every aligned rank's events into *v, sorted by rank and time; their
+ * number, -1 on failure. end: where calls never left are left. */
+static long all_events(struct otf2_out *o, const struct mt_join *j, uint64_t end,
+		       struct call_ev **v)
+{
+	const struct mt_otf2in_calls *c = mt_join_calls(j);
+	size_t n = 0, cap = 0;
+	int64_t off;
+	long reg;
 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct mt_otf2in_call *k = &c->call[i];
+
+		if (!rank_offset(j, k->proc, &off))
+			continue;
 		uint64_t enter = k->enter_ns + (uint64_t)off;
 		uint64_t leave = k->leave_ns == UINT64_MAX ? (end > enter ? end : enter) :
 				 k->leave_ns + (uint64_t)off;
 
-		if (k->proc != r)
-			continue;
-		if (push_ev(v, &n, cap, (struct call_ev){ .ts = enter, .call = i,
-							  .type = CE_ENTER }) ||
-		    push_ev(v, &n, cap, (struct call_ev){ .ts = leave, .call = i,
-							  .type = CE_LEAVE }) ||
-		    region_of(o, k->name) < 0)
+		if ((reg = region_of(o, k->name)) < 0 ||
+		    push_ev(v, &n, &cap, (struct call_ev){ .ts = enter, .call = i,
+				.rank = k->proc, .region = (uint32_t)reg, .type = CE_ENTER }) ||
+		    push_ev(v, &n, &cap, (struct call_ev){ .ts = leave, .call = i,
+				.rank = k->proc, .region = (uint32_t)reg, .type = CE_LEAVE }))
 			return -1;
 	}
 	for (int dir = 0; dir < 2; dir++) {
@@ -95,11 +114,11 @@ static long rank_events(struct otf2_out *o, const struct mt_otf2in_calls *c,
 		for (size_t i = 0; i < (dir ? c->nrecv : c->nsend); i++) {
 			const struct mt_otf2in_call *k = &c->call[p[i].call];
 
-			if (k->proc != r || (dir && k->leave_ns == UINT64_MAX))
+			if (!rank_offset(j, k->proc, &off) || (dir && k->leave_ns == UINT64_MAX))
 				continue;
-			if (push_ev(v, &n, cap, (struct call_ev){
+			if (push_ev(v, &n, &cap, (struct call_ev){
 				    .ts = (dir ? k->leave_ns : k->enter_ns) + (uint64_t)off,
-				    .call = p[i].call, .p2p = i,
+				    .call = p[i].call, .p2p = i, .rank = k->proc,
 				    .type = dir ? CE_RECV : CE_SEND }))
 				return -1;
 		}
@@ -108,10 +127,9 @@ static long rank_events(struct otf2_out *o, const struct mt_otf2in_calls *c,
 	return (long)n;
 }
 
-static OTF2_ErrorCode write_one(struct otf2_out *o, OTF2_EvtWriter *w,
+static OTF2_ErrorCode write_one(const struct otf2_out *o, OTF2_EvtWriter *w,
 				const struct mt_otf2in_calls *c, const struct call_ev *e)
 {
-	const struct mt_otf2in_call *k = &c->call[e->call];
 	const struct mt_otf2in_p2p *p = e->type == CE_SEND ? &c->send[e->p2p] :
 					&c->recv[e->p2p];
 	OTF2_CommRef comm = o->ncomm;
@@ -119,12 +137,9 @@ static OTF2_ErrorCode write_one(struct otf2_out *o, OTF2_EvtWriter *w,
 
 	switch (e->type) {
 	case CE_ENTER:
-	case CE_LEAVE: {
-		OTF2_RegionRef reg = OTF2_NREGIONS + (OTF2_RegionRef)region_of(o, k->name);
-
-		return e->type == CE_ENTER ? OTF2_EvtWriter_Enter(w, NULL, e->ts, reg) :
-		       OTF2_EvtWriter_Leave(w, NULL, e->ts, reg);
-	}
+		return OTF2_EvtWriter_Enter(w, NULL, e->ts, OTF2_NREGIONS + e->region);
+	case CE_LEAVE:
+		return OTF2_EvtWriter_Leave(w, NULL, e->ts, OTF2_NREGIONS + e->region);
 	case CE_SEND:
 		return OTF2_EvtWriter_MpiSend(w, NULL, e->ts, peer, comm,
 					      (uint32_t)p->tag, p->len);
@@ -134,50 +149,52 @@ static OTF2_ErrorCode write_one(struct otf2_out *o, OTF2_EvtWriter *w,
 	}
 }
 
+/* Rank v[0].rank's n events on the next MPI calls location. */
+static int write_rank(struct otf2_out *o, const struct mt_otf2in_calls *c,
+		      const struct call_ev *v, size_t n)
+{
+	size_t loc = o->tr.nthreads + o->ncall_locs;
+	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(o->ar, loc);
+	int rc = 0;
+
+	if (!w) {
+		mt_err_set(o->err, MT_ERR_IO, "cannot open the OTF2 event writer "
+			   "of location %zu", loc);
+		return -1;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = mt_sink_otf2_check(o, write_one(o, w, c, &v[i]), "MPI call event");
+	if (v[0].ts < o->t_min)
+		o->t_min = v[0].ts;
+	if (v[n - 1].ts > o->t_max)
+		o->t_max = v[n - 1].ts;
+	o->call_rank[o->ncall_locs] = v[0].rank;
+	o->call_events[o->ncall_locs++] = n;
+	if (mt_sink_otf2_check(o, OTF2_Archive_CloseEvtWriter(o->ar, w),
+			       "closing an event writer"))
+		rc = -1;
+	return rc;
+}
+
 int mt_sink_otf2_calls(struct otf2_out *o, const struct mt_join *j)
 {
-	const struct mt_otf2in_calls *c = mt_join_calls(j);
-	size_t nranks = mt_join_nranks(j), cap = 0;
+	size_t nranks = mt_join_nranks(j);
 	struct call_ev *v = NULL;
-	uint64_t end = o->t_max;
+	long n;
 	int rc = 0;
 
 	o->call_rank = calloc(nranks + 1, sizeof(*o->call_rank));
 	o->call_events = calloc(nranks + 1, sizeof(*o->call_events));
-	if (!o->call_rank || !o->call_events)
+	if (!o->call_rank || !o->call_events || (n = all_events(o, j, o->t_max, &v)) < 0) {
+		free(v);
 		return -1;
-	for (size_t r = 0; r < nranks && !rc; r++) {
-		const struct mt_join_align *a = mt_join_align(j, r);
-		size_t loc = o->tr.nthreads + o->ncall_locs;
-		OTF2_EvtWriter *w;
-		long n;
-
-		if (!a->ok) {
-			o->calls_unaligned++;
-			continue;
-		}
-		if ((n = rank_events(o, c, (int32_t)r, a->offset_ns, end, &v, &cap)) < 0)
-			rc = -1;
-		if (n <= 0)
-			continue;
-		if (!(w = OTF2_Archive_GetEvtWriter(o->ar, loc))) {
-			mt_err_set(o->err, MT_ERR_IO, "cannot open the OTF2 event "
-				   "writer of location %zu", loc);
-			rc = -1;
-			break;
-		}
-		for (long i = 0; i < n && !rc; i++)
-			rc = mt_sink_otf2_check(o, write_one(o, w, c, &v[i]),
-						"MPI call event");
-		if (v[0].ts < o->t_min)
-			o->t_min = v[0].ts;
-		if (v[n - 1].ts > o->t_max)
-			o->t_max = v[n - 1].ts;
-		o->call_rank[o->ncall_locs] = (int32_t)r;
-		o->call_events[o->ncall_locs++] = (uint64_t)n;
-		if (mt_sink_otf2_check(o, OTF2_Archive_CloseEvtWriter(o->ar, w),
-				       "closing an event writer"))
-			rc = -1;
+	}
+	for (size_t r = 0; r < nranks; r++)
+		o->calls_unaligned += !mt_join_align(j, r)->ok;
+	for (long a = 0, b; a < n && !rc; a = b) {
+		for (b = a + 1; b < n && v[b].rank == v[a].rank; b++)
+			;
+		rc = write_rank(o, mt_join_calls(j), v + a, (size_t)(b - a));
 	}
 	free(v);
 	return rc;
