@@ -63,6 +63,7 @@ void mt_join_free(struct mt_join *j)
 	free(j->by_rank);
 	free(j->rank_at);
 	free(j->msg);
+	free(j->pend);
 	free(j->align);
 	free(j->kinds);
 	free(j->call_kind);
@@ -116,6 +117,22 @@ const struct mt_otf2in_call *mt_join_call_at(const struct mt_join *j,
 	return c;
 }
 
+enum mt_status mt_join_pending(struct mt_join *j, const struct mt_match_pending *p,
+			       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		long k;
+
+		if (p[i].op.dir != MT_MATCH_DIR_RECV || !mt_join_data_kind(p[i].op.f.kind))
+			continue;
+		if ((k = mt_otf2in_push((void **)&j->pend, &j->npend, &j->cap_pend,
+					sizeof(*j->pend))) < 0)
+			return MT_ERR_NOMEM;
+		j->pend[k] = (struct mt_join_post){ p[i].rank, p[i].op.ts };
+	}
+	return MT_OK;
+}
+
 enum mt_status mt_join_finish(struct mt_join *j, struct mt_err *err)
 {
 	enum mt_status s = mt_join_align_all(j, err);
@@ -128,6 +145,11 @@ enum mt_status mt_join_finish(struct mt_join *j, struct mt_err *err)
 size_t mt_join_nranks(const struct mt_join *j)
 {
 	return j->nranks;
+}
+
+const struct mt_otf2in_calls *mt_join_calls(const struct mt_join *j)
+{
+	return j->c;
 }
 
 const struct mt_join_align *mt_join_align(const struct mt_join *j, size_t rank)

@@ -12,9 +12,11 @@
  * uncertainty. The receives of MPI_Recv calls (MpiRecv: sender, tag and
  * length) narrow it the same way, with the receive posts of matched
  * messages. Within that range, the offset is the one that puts the most
- * data receive posts inside an MPI call (MPI_Irecv's, recorded without
- * source or tag), the range's middle when none helps. Fabric operations the archive does not hold (a tracer's own
- * messages, calls it does not record) are left over, never used. Then each fabric message is tied to
+ * data receive posts inside MPI calls that receive (MPI_Irecv, recorded
+ * without source or tag; MPI_Recv, MPI_Sendrecv, ...), the range's middle
+ * when none helps. Fabric operations the archive does not hold (a
+ * tracer's own messages, calls it does not record) are left over, never
+ * used. Then each fabric message is tied to
  * the innermost MPI call of its sender around its send post, and of its
  * receiver around its receive post, and counted per call kind (name and
  * recorded size).
@@ -72,6 +74,11 @@ enum mt_status mt_join_new(const struct mt_otf2in_calls *calls, size_t nprocs,
 void mt_join_free(struct mt_join *j);
 /* The fabric messages, in batches (copied). */
 enum mt_status mt_join_add(struct mt_join *j, const struct mt_match_msg *m, size_t n);
+/* The operations pending at the end of the trace (their data receives'
+ * ranks and posts copied): like the messages' receive posts, they settle
+ * each rank's offset (a hang's receive may be the only one a rank has). */
+enum mt_status mt_join_pending(struct mt_join *j, const struct mt_match_pending *p,
+			       size_t n);
 /* Aligns the clocks and ties every message to its calls. MT_ERR_ARG when
  * a rank's sends cannot be put inside their calls (the fabric trace lacks
  * some, or no single offset fits them all): err names the rank. */
@@ -83,6 +90,8 @@ const struct mt_otf2in_call *mt_join_call_at(const struct mt_join *j,
 					      int32_t rank, uint64_t t);
 
 size_t mt_join_nranks(const struct mt_join *j);
+/* The archive's calls it was made with. */
+const struct mt_otf2in_calls *mt_join_calls(const struct mt_join *j);
 const struct mt_join_align *mt_join_align(const struct mt_join *j, size_t rank);
 /* The kinds, in order of first call (the kind with name NULL last). */
 size_t mt_join_nkinds(const struct mt_join *j);

@@ -3,10 +3,12 @@
  * Every offset in [lo, hi] puts each aligned send inside its call; the
  * rank's data receives (MPI_Irecv's, which the archive records without
  * source or tag) choose among them: the offset is the middle of the
- * stretch that puts the most receive posts inside an MPI call. A post
- * lands at most once: only calls inside no other count.
+ * stretch that puts the most receive posts inside an MPI call that
+ * receives (not, say, in one of the MPI_Test calls polling the request). A
+ * post lands at most once: only calls inside no other count.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "join_int.h"
 
@@ -24,8 +26,21 @@ static int cmp_step(const void *a, const void *b)
 	return y->d - x->d;	/* entries first: ranges are closed */
 }
 
-/* Adds the steps of post p of rank r: for each outermost call whose
- * interval holds p under some offset in [lo, hi]. */
+int mt_join_data_kind(uint8_t kind)
+{
+	return kind == MT_MATCH_USER || kind == MT_MATCH_SSEND;
+}
+
+/* Calls that post a data receive: MPI_Recv, MPI_Irecv, MPI_Sendrecv,
+ * MPI_Recv_init, ... (a name holding "recv"), MPI_Start, MPI_Startall. */
+static int posts_receives(const char *name)
+{
+	return strstr(name, "recv") || strstr(name, "Recv") ||
+	       !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");
+}
+
+/* Adds the steps of post p of rank r: for each outermost call
+ * that receives and whose interval holds p under some offset in [lo, hi]. */
 static enum mt_status post_steps(const struct mt_join *j, int32_t r, uint64_t p,
 				 int64_t lo, int64_t hi, struct step **v, size_t *n,
 				 size_t *cap)
@@ -50,6 +65,8 @@ static enum mt_status post_steps(const struct mt_join *j, int32_t r, uint64_t p,
 			continue;
 		if (c->leave_ns != UINT64_MAX && (int64_t)c->leave_ns < first)
 			break;
+		if (!posts_receives(c->name))
+			continue;
 		int64_t x = (int64_t)p - (c->leave_ns == UINT64_MAX ? INT64_MAX / 2 :
 					   (int64_t)c->leave_ns);
 		int64_t y = (int64_t)p - (int64_t)c->enter_ns;
@@ -79,9 +96,12 @@ enum mt_status mt_join_settle(struct mt_join *j, int32_t r, int64_t lo, int64_t 
 		const struct mt_match_msg *m = &j->msg[i];
 
 		if (m->recv_rank == r && m->t_recv_post != MT_MATCH_NOTIME &&
-		    (m->f.kind == MT_MATCH_USER || m->f.kind == MT_MATCH_SSEND))
+		    mt_join_data_kind(m->f.kind))
 			s = post_steps(j, r, m->t_recv_post, lo, hi, &v, &n, &cap);
 	}
+	for (size_t i = 0; i < j->npend && !s; i++)
+		if (j->pend[i].rank == r)
+			s = post_steps(j, r, j->pend[i].ts, lo, hi, &v, &n, &cap);
 	if (!s && n) {
 		int in = 0, best = 0;
 		int64_t from = lo, to = hi;

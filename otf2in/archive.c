@@ -62,6 +62,53 @@ int mt_otf2in_is_archive(const char *path)
 	return S_ISREG(st.st_mode) && ends_otf2(path);
 }
 
+/* 1 when dir is a directory of *.evt and *.def files only, at least one;
+ * those *.evt into *nevt. */
+static int local_files_only(const char *dir, size_t *nevt)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int only = d != NULL, any = 0;
+	size_t k;
+
+	*nevt = 0;
+	while (only && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		k = strlen(e->d_name);
+		only = k > 4 && (!strcmp(e->d_name + k - 4, ".evt") ||
+				 !strcmp(e->d_name + k - 4, ".def"));
+		*nevt += only && e->d_name[k - 3] == 'e';
+		any = 1;
+	}
+	if (d)
+		closedir(d);
+	return only && any;
+}
+
+int mt_otf2in_unfinished(const char *path, char *sub, size_t len, size_t *nevt)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	char a[4096];
+	int found = 0;
+
+	if (anchor_in(path, a, sizeof(a)) || !(d = opendir(path)))
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", path, e->d_name);
+		if (!stat(a, &st) && S_ISDIR(st.st_mode) && local_files_only(a, nevt)) {
+			snprintf(sub, len, "%s", e->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 uint64_t mt_otf2in_ns(const struct mt_otf2in *in, uint64_t ticks)
 {
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / in->resolution) +
@@ -98,7 +145,7 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 	struct mt_otf2in *in = calloc(1, sizeof(*in));
 	struct stat st;
 	enum mt_status s;
-	char *creator = NULL;
+	char *creator = NULL, *calls_comm = NULL;
 	bool one = false;
 
 	*out = NULL;
@@ -138,6 +185,12 @@ enum mt_status mt_otf2in_open(const char *path, struct mt_otf2in **out,
 	}
 	if (OTF2_Reader_GetBoolProperty(in->rd, OI_ONE_CLOCK, &one) == OTF2_SUCCESS)
 		in->one_clock = one;
+	in->calls_comm = OTF2_UNDEFINED_COMM;
+	if (OTF2_Reader_GetProperty(in->rd, OI_CALLS_COMM, &calls_comm) == OTF2_SUCCESS &&
+	    calls_comm) {
+		in->calls_comm = strtoull(calls_comm, NULL, 10);
+		free(calls_comm);
+	}
 	if ((s = mt_otf2in_read_defs(in, err)) || (s = open_events(in, err)))
 		goto fail;
 	*out = in;

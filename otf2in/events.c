@@ -152,6 +152,16 @@ static enum mt_status post_send(struct mt_otf2in *in, int32_t ep, uint64_t ts,
 	return mt_match_post(in->m, &o);
 }
 
+/* An MPI call's send or receive that a joined export added beside the
+ * fabric messages (OI_CALLS_COMM): counted, not read. */
+static int joined_call(struct mt_otf2in *in, OTF2_CommRef comm)
+{
+	if (comm != in->calls_comm)
+		return 0;
+	in->facts.joined_calls++;
+	return 1;
+}
+
 /* The blocking send waiting for the Leave of its call ends at ts. */
 static enum mt_status end_send(struct mt_otf2in *in, int32_t ep, uint64_t ts)
 {
@@ -175,7 +185,7 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp time, void
 	int32_t ep;
 
 	(void)al;
-	if (!(lo = loc_of(in, loc, &ep)))
+	if (joined_call(in, comm) || !(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	if ((s = end_send(in, ep, ts)))
 		return failed(in, s);
@@ -405,7 +415,7 @@ static OTF2_CallbackCode ev_recv(OTF2_LocationRef loc, OTF2_TimeStamp time, void
 	int32_t ep;
 
 	(void)al;
-	if (!(lo = loc_of(in, loc, &ep)))
+	if (joined_call(in, comm) || !(lo = loc_of(in, loc, &ep)))
 		return CB_OK;
 	if (!(r = rq_push(lo)))
 		return failed(in, MT_ERR_NOMEM);

@@ -59,6 +59,9 @@ struct mt_otf2in_facts {
 					 * not in the archive */
 	uint64_t skipped;		/* events naming an undefined location,
 					 * communicator or rank */
+	uint64_t joined_calls;		/* MpiSend/MpiRecv of the MPI calls a
+					 * joined export added: not read, its
+					 * fabric events hold the messages */
 	int32_t open_rank;		/* first rank inside an MPI call at the
 					 * end of the archive, -1: none */
 	char open_call[64];		/* that call's region name */
@@ -71,6 +74,12 @@ struct mt_otf2in_facts {
 /* 1 when path is an OTF2 archive: its anchor file (*.otf2) or a
  * directory holding exactly one. */
 int mt_otf2in_is_archive(const char *path);
+/* 1 when the directory path has no anchor file but a subdirectory
+ * holding OTF2 event and local definition files (*.evt, *.def) and
+ * nothing else: an archive whose tracer never finalized (the
+ * anchor and the global definitions are written last). Its name into
+ * sub, its event files into *nevt. */
+int mt_otf2in_unfinished(const char *path, char *sub, size_t len, size_t *nevt);
 
 /* Opens the archive at path and reads its definitions. Errors name the
  * file: MT_ERR_IO, MT_ERR_CORRUPT (libotf2 refused it, or a definition is

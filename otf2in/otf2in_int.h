@@ -23,6 +23,10 @@
 /* Archive property written by msgtrace's export: its times are on one
  * clock already (the trace's, or the corrected merged clock). */
 #define OI_ONE_CLOCK "MSGTRACE::ONE_CLOCK"
+/* Archive property written by a joined export: the communicator (its
+ * reference, in decimal) of the MPI calls' point-to-point events, which
+ * restate messages the fabric events already hold. */
+#define OI_CALLS_COMM "MSGTRACE::MPI_CALLS_COMM"
 
 /* OTF2 reference -> dense index: open addressing, power-of-two table. */
 struct oi_map {
@@ -108,6 +112,7 @@ struct mt_otf2in {
 	uint64_t resolution, offset, length;
 	uint64_t base_ns;	/* added to every time (mt_otf2in_ns) */
 	int one_clock;		/* OI_ONE_CLOCK */
+	uint64_t calls_comm;	/* OI_CALLS_COMM, OTF2_UNDEFINED_COMM: none */
 	uint32_t attr[OI_A_COUNT];	/* msgtrace's attribute refs, OI_NONE */
 	uint32_t kind_str[MT_MATCH_KIND_COUNT];	/* their names' string refs */
 	/* definitions */

@@ -72,6 +72,12 @@ static void say_facts(const struct mt_note *n, const char *path,
 		mt_note_say(n, "%s: %" PRIu64 " nonblocking receives were never "
 			    "completed (MpiIrecvRequest without MpiIrecv): pending, "
 			    "their source and tag unknown", path, x->irecv_open);
+	if (x->joined_calls)
+		mt_note_say(n, "%s: msgtrace's export of a joined run: the %" PRIu64
+			    " sends and receives of its MPI calls are not read as "
+			    "messages (its fabric messages are); for the joined view "
+			    "read the fabric trace with the MPI tracer's archive",
+			    path, x->joined_calls);
 	if (x->sendrecv_empty)
 		mt_note_say(n, "%s: %" PRIu64 " MPI_Sendrecv calls hold no send or "
 			    "receive event (EZTrace 2.0 records none): their "

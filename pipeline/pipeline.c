@@ -269,7 +269,8 @@ static enum mt_status stream(const struct mt_pipe_opts *o,
 	return rc;
 }
 
-/* The first failure of a pass wins; later ones are notes. */
+/* The first failure of a pass wins; later ones are notes, unless they
+ * say it again (an output that failed fails again at its end). */
 static enum mt_status fail(const struct mt_pipe_opts *o, enum mt_status rc,
 			   enum mt_status s, struct mt_err *err,
 			   const struct mt_err *why)
@@ -277,7 +278,7 @@ static enum mt_status fail(const struct mt_pipe_opts *o, enum mt_status rc,
 	if (!s)
 		return rc;
 	if (rc) {
-		if (why->msg[0])
+		if (why->msg[0] && strcmp(why->msg, err->msg))
 			mt_note_say(&o->note, "%s", why->msg);
 		return rc;
 	}

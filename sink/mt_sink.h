@@ -20,6 +20,7 @@
 
 #include "mt_clock.h"
 #include "mt_decode.h"
+#include "mt_join.h"
 #include "mt_match.h"
 #include "mt_status.h"
 #include "mt_sym.h"
@@ -71,6 +72,12 @@ struct mt_run {
 	uint8_t mpi_level;		/* an OTF2 archive of MPI calls: its
 					 * events name communicator, rank and
 					 * tag; no tag layout */
+	/* The MPI calls of an OTF2 archive of the same run (join_archive)
+	 * tied to these messages, final at finalize (mt_join.h), or NULL.
+	 * The report's sinks add the joined view; export --otf2 adds the
+	 * calls to the fabric's events. */
+	const struct mt_join *join;
+	const char *join_archive;
 };
 
 /*
@@ -102,6 +109,7 @@ struct mt_sink_ops {
 	enum mt_status (*finalize)(void *state, const struct mt_run *run,
 				   const struct mt_match_summary *sum,
 				   struct mt_err *err);
+	uint8_t joins;			/* adds the joined view (run->join) */
 	const struct mt_sink_lines *lines;	/* NULL: not offered */
 };
 

@@ -152,10 +152,18 @@ static void locations(struct defs *d, const struct otf2_out *o,
 				str(d, name), OTF2_LOCATION_TYPE_CPU_THREAD,
 				o->nevents[l], p), "location");
 		}
+		for (size_t i = 0; i < o->ncall_locs; i++)
+			if (o->call_rank[i] == (int32_t)p) {
+				snprintf(name, sizeof(name), "%s MPI calls", label);
+				check(d, OTF2_GlobalDefWriter_WriteLocation(d->w,
+					o->tr.nthreads + i, str(d, name),
+					OTF2_LOCATION_TYPE_CPU_THREAD, o->call_events[i],
+					p), "location");
+			}
 	}
 }
 
-static void regions(struct defs *d)
+static void regions(struct defs *d, const struct otf2_out *o)
 {
 	char name[64];
 
@@ -172,6 +180,13 @@ static void regions(struct defs *d)
 				OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
 			      "region");
 		}
+	for (uint32_t i = 0; i < o->ncall_names; i++) {
+		OTF2_StringRef s = str(d, o->call_name[i]);
+
+		check(d, OTF2_GlobalDefWriter_WriteRegion(d->w, OTF2_NREGIONS + i,
+			s, s, s, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+			OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0), "region");
+	}
 }
 
 /*
@@ -193,6 +208,7 @@ static void comm_name(char *name, size_t len, const struct mt_trace *t,
 		snprintf(jobs, sizeof(jobs), "jobs %u-%u ", cm->job, hi);
 	else if (cm->job)
 		snprintf(jobs, sizeof(jobs), "job %u ", cm->job);
+
 	if (cm->cid == 0 && !jobs[0])
 		snprintf(name, len, "MPI_COMM_WORLD (cid 0)");
 	else if (cm->cid == 0)
@@ -204,7 +220,8 @@ static void comm_name(char *name, size_t len, const struct mt_trace *t,
 }
 
 /* Group 0: MPI_COMM_WORLD's locations, one per process in rank order (the
- * thread of its first endpoint). Then one group and comm per (job, cid). */
+ * thread of its first endpoint). Then one group and comm per (job, cid),
+ * and in a joined export the MPI calls' communicator. */
 static void comms(struct defs *d, const struct otf2_out *o)
 {
 	const struct mt_trace *t = o->run->trace;
@@ -228,18 +245,33 @@ static void comms(struct defs *d, const struct otf2_out *o)
 	mem = calloc(most + 1, sizeof(*mem));
 	for (uint32_t c = 0; mem && c < o->ncomm; c++) {
 		const struct otf2_comm *cm = &o->comm[c];
-		char name[64];
+		char name[80];
+		/* beside the MPI calls' communicator, the fabric's say so */
+		int pre = o->join ? snprintf(name, sizeof(name), "fabric: ") : 0;
 		OTF2_StringRef s;
 
 		for (uint32_t i = 0; i < cm->n; i++)
 			mem[i] = (uint64_t)cm->member[i];
-		comm_name(name, sizeof(name), t, cm);
+		comm_name(name + pre, sizeof(name) - (size_t)pre, t, cm);
 		s = str(d, name);
 		check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, c + 1, s,
 			OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
 			OTF2_GROUP_FLAG_NONE, cm->n, mem), "communicator group");
 		check(d, OTF2_GlobalDefWriter_WriteComm(d->w, c, s, c + 1,
 			OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "communicator");
+	}
+	if (o->join) {	/* the MPI calls' point-to-point events: world ranks */
+		OTF2_StringRef s = str(d, "MPI calls: world ranks");
+
+		for (size_t p = 0; p < t->nprocs; p++)
+			loc[p] = p;
+		check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, o->ncomm + 1, s,
+			OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+			OTF2_GROUP_FLAG_NONE, (uint32_t)t->nprocs, loc),
+		      "communicator group");
+		check(d, OTF2_GlobalDefWriter_WriteComm(d->w, o->ncomm, s,
+			o->ncomm + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+		      "communicator");
 	}
 	if (!mem)
 		d->rc = -1;
@@ -312,7 +344,7 @@ static int local_defs(const struct otf2_out *o)
 	if (mt_sink_otf2_check(o, OTF2_Archive_OpenDefFiles(o->ar),
 			       "definition files"))
 		return -1;
-	for (size_t l = 0; l < o->tr.nthreads; l++) {
+	for (size_t l = 0; l < o->tr.nthreads + o->ncall_locs; l++) {
 		OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(o->ar, l);
 
 		if (!w || mt_sink_otf2_check(o, OTF2_Archive_CloseDefWriter(o->ar, w),
@@ -341,7 +373,7 @@ int mt_sink_otf2_defs(struct otf2_out *o)
 	attributes(&d);
 	system_tree(&d, t, node);
 	locations(&d, o, node);
-	regions(&d);
+	regions(&d, o);
 	comms(&d, o);
 	sites(&d, t);
 	free(node);

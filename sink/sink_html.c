@@ -17,6 +17,7 @@
 #include "escape.h"
 #include "html_clock.h"
 #include "html_tags.h"
+#include "joined.h"
 #include "report.h"
 #include "svg.h"
 
@@ -641,6 +642,8 @@ static enum mt_status html_finalize(void *state, const struct mt_run *run,
 	pending_section(f, &h->r, sum, hang);
 	mt_match_hang_free(hang);
 	mt_sink_html_clock(f, run);
+	if (run->join)
+		mt_sink_joined_html(f, run, sum);
 	fputs("<footer>Written by msgtrace from a fabric-level trace. Times on the "
 	      "merged trace clock.</footer>\n</main></body></html>\n", f);
 	rc = mt_sink_written(f, 1, err);
@@ -656,4 +659,5 @@ const struct mt_sink_ops mt_sink_html = {
 	.init = html_init,
 	.consume = html_consume,
 	.finalize = html_finalize,
+	.joins = 1,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "joined.h"
 #include "report.h"
 
 static void jtime(FILE *o, uint64_t t)
@@ -504,6 +505,8 @@ static enum mt_status json_finalize(void *state, const struct mt_run *run,
 	jhang(x->out, run->trace, x->r.sym, h);
 	mt_match_hang_free(h);
 	jclock(x->out, run->trace, &run->clock);
+	if (run->join)
+		mt_sink_joined_json(x->out, run, sum);
 	fputs("}\n", x->out);
 	return mt_sink_report_end(x, err);
 }
@@ -514,4 +517,5 @@ const struct mt_sink_ops mt_sink_json = {
 	.init = mt_sink_report_start,
 	.consume = mt_sink_report_consume,
 	.finalize = json_finalize,
+	.joins = 1,
 };

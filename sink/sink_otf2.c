@@ -563,6 +563,9 @@ static void destroy(struct otf2_sink *s)
 	free(s->spare.c);
 	free(s->o.comm);
 	free(s->o.comm_of_slot);
+	free(s->o.call_rank);
+	free(s->o.call_events);
+	free(s->o.call_name);
 	free(s->o.nevents);
 	free(s->loc);
 	mt_sink_tracks_fini(&s->o.tr);
@@ -621,6 +624,19 @@ static int add_pending(struct otf2_sink *s, const struct mt_match_summary *sum)
 	return 0;
 }
 
+/* A joined export names its MPI calls' communicator (the one after the
+ * fabric's), whose events a reader must not take for more messages. */
+static int calls_comm_property(struct otf2_sink *s, const struct mt_run *run)
+{
+	char ref[24];
+
+	if (!run->join || !s->o.ar)
+		return 0;
+	snprintf(ref, sizeof(ref), "%u", s->o.ncomm);
+	return mt_sink_otf2_check(&s->o, OTF2_Archive_SetProperty(s->o.ar,
+			MT_SINK_OTF2_CALLS_COMM, ref, true), "property");
+}
+
 static enum mt_status otf2_finalize(void *state, const struct mt_run *run,
 				    const struct mt_match_summary *sum,
 				    struct mt_err *err)
@@ -629,18 +645,24 @@ static enum mt_status otf2_finalize(void *state, const struct mt_run *run,
 	int rc;
 	enum mt_status st;
 
-	rc = s->failed || add_pending(s, sum);
+	rc = s->failed || add_pending(s, sum) || calls_comm_property(s, run);
 	if (s->o.ar && mt_sink_otf2_check(&s->o, OTF2_Archive_SetBoolProperty(s->o.ar,
 			MT_SINK_OTF2_ONE_CLOCK, run->clock.res || run->clock.declared <= 1,
 			true), "property"))
 		rc = -1;
 	if (s->o.ar) {
+		s->o.join = run->join;
 		if (drain_all(s) ||
+		    (run->join && mt_sink_otf2_calls(&s->o, run->join)) ||
 		    mt_sink_otf2_check(&s->o, OTF2_Archive_CloseEvtFiles(s->o.ar),
 				       "event files") ||
 		    mt_sink_otf2_defs(&s->o))
 			rc = -1;
 	}
+	if (s->o.calls_unaligned)
+		mt_note_say(run->note, "the MPI calls of %zu ranks are not exported: "
+			    "their clocks could not be aligned with the fabric trace's",
+			    s->o.calls_unaligned);
 	if (s->moved)
 		mt_note_say(run->note, "%llu OTF2 events written later than their "
 			    "time (operations in flight across more than %u "
@@ -657,4 +679,5 @@ const struct mt_sink_ops mt_sink_otf2 = {
 	.init = otf2_init,
 	.consume = otf2_consume,
 	.finalize = otf2_finalize,
+	.joins = 1,
 };

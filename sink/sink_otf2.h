@@ -67,11 +67,28 @@ struct otf2_out {
 	int32_t *comm_of_slot;	/* open-addressing (job, cid) -> comm ref + 1 */
 	uint32_t slot_mask;
 	struct mt_err *err;	/* the first failure, said once */
+	/* A joined run (otf2_calls.c): its MPI calls' locations, after the
+	 * fabric's (location tr.nthreads + i holds rank call_rank[i]'s calls,
+	 * call_events[i] events), regions (OTF2_NREGIONS + i is named
+	 * call_name[i]) and communicator (ref ncomm, world ranks). */
+	const struct mt_join *join;
+	int32_t *call_rank;
+	uint64_t *call_events;
+	size_t ncall_locs, calls_unaligned;
+	const char **call_name;
+	uint32_t ncall_names;
+	size_t cap_call_names;
 };
 
 /* Archive property: true when every time is on one clock. */
 #define MT_SINK_OTF2_ONE_CLOCK "MSGTRACE::ONE_CLOCK"
+/* Archive property of a joined export: its MPI calls' communicator. */
+#define MT_SINK_OTF2_CALLS_COMM "MSGTRACE::MPI_CALLS_COMM"
 
+/* Writes the MPI calls of o->join on locations of their own, after the
+ * fabric's events (their writers closed, the event files still open).
+ * 0, or -1 with o->err saying why (empty: out of memory). */
+int mt_sink_otf2_calls(struct otf2_out *o, const struct mt_join *j);
 /* Writes every global and (empty) local definition. 0 or -1 (printed). */
 int mt_sink_otf2_defs(struct otf2_out *o);
 /* 0 for OTF2_SUCCESS; else -1, and o->err names what failed (if nothing

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joined.h"
 #include "report.h"
 #include "mt_sink.h"
 
@@ -953,6 +954,8 @@ static enum mt_status text_finalize(void *state, const struct mt_run *run,
 	pending_section(o, &x->r, sum, h);
 	mt_match_hang_free(h);
 	clock_section(o, run);
+	if (run->join)
+		mt_sink_joined_text(o, run, sum);
 	return mt_sink_report_end(x, err);
 }
 
@@ -962,4 +965,5 @@ const struct mt_sink_ops mt_sink_text = {
 	.init = mt_sink_report_start,
 	.consume = mt_sink_report_consume,
 	.finalize = text_finalize,
+	.joins = 1,
 };

@@ -96,10 +96,12 @@ struct mt_cmd_pipe {
 		      const struct mt_sink_ops *sink, FILE *out);
 };
 
-/* msgtrace report FABRIC... ARCHIVE: the report of the fabric trace and
- * the joined view (report_join.c). */
-int mt_cmd_report_joined(const char *cmd, struct mt_pipe_opts *o,
-			 const struct mt_sink_ops *sink, FILE *out);
+/* Fabric traces then an OTF2 archive of the same run (last in o->paths):
+ * the pipeline over the traces with sink, finalized with the joined view
+ * (mt_run.join); sinks that do not add it (mt_sink_ops.joins 0) are
+ * refused (joined.c). */
+int mt_cmd_joined(const char *cmd, struct mt_pipe_opts *o,
+		  const struct mt_sink_ops *sink, FILE *out);
 
 /* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --clock
  * MODE --help and runs the pipeline; returns the exit status. */

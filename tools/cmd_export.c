@@ -10,14 +10,21 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "mt_otf2in.h"
 #include "mt_sink.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: msgtrace export --otf2|--chrome|--csv -o OUT [OPTIONS] DIR|FILE...\n"
+		"       msgtrace export --otf2 -o OUT [OPTIONS] DIR|FILE... ARCHIVE\n"
 		"An OTF2 archive (an MPI-level trace from Score-P or EZTrace: its anchor\n"
 		"file or directory, alone) is read the same way: its MPI messages.\n"
+		"A fabric trace then an OTF2 archive of the same run (the joined view of\n"
+		"`msgtrace report`) export --otf2 with both: per rank a location \"rank N\n"
+		"MPI calls\" of the archive's MPI calls as regions on the fabric's clock,\n"
+		"their sends and blocking receives on the communicator \"MPI calls: world\n"
+		"ranks\", and the fabric messages on communicators named \"fabric: ...\".\n"
 		"Pair every send of a msgtrace trace with its receive and write the\n"
 		"messages in a format other tools open:\n"
 		"  --otf2    OUT is a directory (created; must not hold an archive yet)\n"
@@ -166,7 +173,10 @@ static int run(int argc, char **argv)
 	}
 	if (out)
 		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
-	rc = mt_cmd_pipe_run(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
+	if (o.npaths > 1 && mt_otf2in_is_archive(o.paths[o.npaths - 1]))
+		rc = mt_cmd_joined(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
+	else
+		rc = mt_cmd_pipe_run(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
 	if (out && fclose(out) && !rc) {
 		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
 		rc = MT_EXIT_BAD_INPUT;

@@ -14,11 +14,12 @@ static void usage(FILE *out)
 		"An OTF2 archive (an MPI-level trace from Score-P or EZTrace: its anchor\n"
 		"file or directory, alone) is read the same way: its MPI messages.\n"
 		"A fabric trace then an OTF2 archive of the same run (both recorded at\n"
-		"once) add a JOINED VIEW (text only): each rank's clock offset between\n"
-		"the two with its uncertainty, per MPI call kind (name and size) its\n"
-		"calls, time in them, the fabric messages sent from inside them (matched,\n"
-		"bytes, sizes, time on the wire) and fabric receives posted inside, and\n"
-		"the messages not matched with the MPI calls that made them. Traces of\n"
+		"once) add a JOINED VIEW (text, --json \"joined\", --html): each rank's\n"
+		"clock offset between the two with its uncertainty, per MPI call kind\n"
+		"(name and size) its calls, time in them, the fabric messages sent from\n"
+		"inside them (matched, bytes, sizes, time on the wire) and fabric\n"
+		"receives posted inside, the messages not matched and the operations\n"
+		"pending at the end with the MPI calls that made them. Traces of\n"
 		"different runs are refused.\n"
 		"Summarise a msgtrace trace after pairing every send with its receive:\n"
 		"  RUN       ranks, hosts, provider, tag layout and its field widths,\n"
@@ -75,7 +76,7 @@ static int run(int argc, char **argv)
 	static const struct mt_cmd_pipe cli = {
 		.cmd = "msgtrace report", .usage = usage,
 		.sink = &mt_sink_text, .json = &mt_sink_json,
-		.html = &mt_sink_html, .joined = mt_cmd_report_joined,
+		.html = &mt_sink_html, .joined = mt_cmd_joined,
 	};
 
 	return mt_cmd_pipe_main(&cli, argc, argv);

@@ -1,7 +1,8 @@
 /*
  * notrace.c - why a trace directory is missing or empty, said by every
  * command that reads traces (see cmd.h): the hook was not loaded, or the
- * MPI never opened libfabric.
+ * MPI never opened libfabric; or it is an MPI tracer's OTF2 archive left
+ * unfinished.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,10 +39,27 @@ int mt_cmd_untraced(const char *cmd, const char *const *paths, size_t n,
 {
 	size_t i = 0;
 
+	char sub[256];
+	size_t evt;
+
 	while (i < n && !mt_cmd_trace_absent(paths[i]))
 		i++;
 	if (i == n)
 		return 0;
+	if (mt_otf2in_unfinished(paths[i], sub, sizeof(sub), &evt)) {
+		fprintf(stderr,
+			"%s: %s: an OTF2 archive left unfinished: %s/ holds %zu event "
+			"files, but\n"
+			"  there is no anchor file (*.otf2) and no global definitions, "
+			"which the\n"
+			"  tracer writes last: it never finalized. EZTrace writes them "
+			"in MPI_Finalize,\n"
+			"  or when a signal stops the job only if its ranks can still "
+			"communicate\n"
+			"  (not in a hung job over Open MPI's OFI MTL).\n", cmd,
+			paths[i], sub, evt);
+		return 1;
+	}
 	fprintf(stderr,
 		"%s: nothing was traced in %s. Usually:\n"
 		"  - the MPI did not use libfabric: Open MPI's ob1 or ucx PML (Open "

@@ -8,15 +8,19 @@
 # MPI_Ssend, MPI_Issend of S bytes, N calls), the joined table has N calls
 # of that kind which made N fabric messages of S bytes, all matched; the
 # collectives' fabric messages are all matched; a truncated receive of the
-# log is named with both its MPI calls. The same archive joined with the
-# fabric trace of another run is refused, naming the archive. Exits 77
-# (skipped) without eztrace.
+# log is named with both its MPI calls. The same view in --json and
+# --html, and an OTF2 export of the joined run (MPI calls beside the
+# fabric messages, read back as the same messages). The same archive
+# joined with the fabric trace of another run is refused, naming the
+# archive. Exits 77 (skipped) without eztrace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 [ $# -eq 3 ] || e2e_fail "usage: join_eztrace.sh PROVIDER_DIR MSGTRACE PROGRAM"
 E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
 command -v eztrace >/dev/null || { echo "$E2E_NAME: eztrace not installed: skipped"; exit 77; }
+command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
+command -v otf2-print >/dev/null || e2e_fail "otf2-print not found (Debian package otf2-tools)"
 e2e_setup
 cd "$E2E_TMP"
 mkdir log
@@ -88,4 +92,51 @@ if [ -d "$other" ]; then
 	grep -q "^msgtrace report: $archive: .*not the same run" other.err ||
 		{ cat other.err >&2; e2e_fail "another run's trace refused without naming the archive"; }
 fi
-e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned"
+
+# The same view in JSON: every rank aligned, each call kind with the
+# text table's numbers; in HTML, its section with a row per call kind.
+"$msgtrace" report --json trace "$archive" >report.json 2>report.err ||
+	{ cat report.err >&2; e2e_fail "msgtrace report --json TRACE ARCHIVE failed"; }
+jq -e '[.joined.ranks[] | .aligned] | all' report.json >/dev/null ||
+	e2e_fail "--json: not every rank aligned"
+# name size calls fab_msgs matched bytes recvs, one line per call kind
+awk '/^MPI call/ { rows = 1; next } /^\(fab msgs/ { rows = 0 } rows && NF {
+	if ($0 ~ /^\(in no MPI call\)/) { name = "(in no MPI call)"; i = 5 } else { name = $1; i = 2 }
+	if ($i == "-") { size = "-"; i++ } else { size = $i; i += 2 }
+	print name, size, $i, $(i + 2), $(i + 3), $(i + 4), $(i + 7) }' joined.txt | sort >kinds.txt
+jq -r '.joined.calls[] | "\(.call // "(in no MPI call)") \(.bytes // "-") \(.calls) \(.fabric_messages) \(.status.matched) \(.fabric_bytes) \(.fabric_receives)"' \
+	report.json | sort >kinds.json.txt
+[ -s kinds.txt ] && cmp -s kinds.txt kinds.json.txt ||
+	{ diff kinds.txt kinds.json.txt >&2; e2e_fail "--json's joined call kinds differ from the text's"; }
+"$msgtrace" report --html -o report.html trace "$archive" 2>report.err ||
+	{ cat report.err >&2; e2e_fail "msgtrace report --html TRACE ARCHIVE failed"; }
+grep -q '<section id="joined">' report.html || e2e_fail "the HTML report has no joined section"
+for call in $(awk '$1 ~ /^MPI_/ { print $1 }' joined.txt | sort -u); do
+	grep -q "<td>$call</td>" report.html || e2e_fail "the HTML joined section has no $call row"
+done
+
+# An OTF2 export of the joined run: each rank's MPI calls on a location of
+# its own, as many MPI_Send regions as the joined table counts MPI_Send
+# calls; read back, the fabric trace's messages, byte for byte.
+"$msgtrace" export --otf2 -o joined.otf2 trace "$archive" 2>export.err ||
+	{ cat export.err >&2; e2e_fail "msgtrace export --otf2 TRACE ARCHIVE failed"; }
+otf2-print -G joined.otf2/traces.otf2 >defs.txt 2>/dev/null ||
+	e2e_fail "otf2-print -G cannot read the joined export"
+locs=$(awk '/^LOCATION / && /MPI calls"/ { print $2 }' defs.txt | paste -sd' ')
+[ "$(wc -w <<<"$locs")" -eq "${E2E_NP:-4}" ] ||
+	e2e_fail "the joined export has MPI call locations '$locs', not one per rank"
+want=$(awk '$1 == "MPI_Send" { n += ($3 == "B" ? $4 : $3) } END { print n + 0 }' joined.txt)
+got=$(otf2-print joined.otf2/traces.otf2 2>/dev/null | awk -v locs=" $locs " \
+	'$1 == "ENTER" && index(locs, " " $2 " ") && /Region: "MPI_Send"/ { n++ } END { print n + 0 }')
+[ "$want" -gt 0 ] && [ "$got" -eq "$want" ] ||
+	e2e_fail "the joined export has $got MPI_Send regions, the joined view $want calls"
+"$msgtrace" messages trace >fabric.csv
+"$msgtrace" messages joined.otf2 >readback.csv 2>readback.err ||
+	{ cat readback.err >&2; e2e_fail "msgtrace messages cannot read the joined export"; }
+cmp -s fabric.csv readback.csv ||
+	{ diff fabric.csv readback.csv | head >&2; e2e_fail "the joined export read back differs from the fabric trace's messages"; }
+status=0
+"$msgtrace" export --chrome -o joined.json trace "$archive" 2>chrome.err || status=$?
+[ $status -eq 2 ] && grep -q 'does not take an OTF2 archive to join' chrome.err ||
+	{ cat chrome.err >&2; e2e_fail "export --chrome of a joined run: status $status, not refused"; }
+e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned; JSON, HTML and the joined OTF2 export agree"

@@ -6,13 +6,14 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "joined.h"
 #include "mt_join.h"
 
 #define MAXC 16
 #define MAXM 16
 
 static struct mt_otf2in_call call[MAXC];
-static struct mt_otf2in_p2p snd[MAXC];
+static struct mt_otf2in_p2p snd[MAXC], rcv[MAXC];
 static struct mt_otf2in_calls calls;
 static struct mt_match_msg msg[MAXM];
 static size_t nmsg;
@@ -24,6 +25,7 @@ static void setup(void)
 	memset(msg, 0, sizeof(msg));
 	calls.call = call;
 	calls.send = snd;
+	calls.recv = rcv;
 	nmsg = 0;
 }
 
@@ -45,6 +47,13 @@ static void add_send(size_t c, int32_t dest, int32_t tag, uint64_t len)
 	call[c].sends++;
 	snd[calls.nsend++] = (struct mt_otf2in_p2p){ .call = c, .len = len,
 						       .peer = dest, .tag = tag };
+}
+
+/* A blocking receive (MpiRecv) recorded inside call c. */
+static void add_recv(size_t c, int32_t src, int32_t tag, uint64_t len)
+{
+	rcv[calls.nrecv++] = (struct mt_otf2in_p2p){ .call = c, .len = len,
+						       .peer = src, .tag = tag };
 }
 
 /* A fabric message on the fabric's clock. */
@@ -235,4 +244,126 @@ Test(join, receive_posts_settle_the_offset_in_its_range)
 	cr_assert(irecv);
 	cr_expect_eq(irecv->recvs, 1);
 	mt_join_free(j);
+}
+
+/* Rank 1 polls a receive with MPI_Test after posting it with MPI_Irecv
+ * (archive [1200, 1202]); its only anchor, an MPI_Recv [0, 1000] whose
+ * fabric receive was posted at 9010, leaves its offset anywhere in [8010,
+ * 9010]. The Irecv's fabric post at 10201 is inside MPI_Irecv for offsets
+ * 8999..9001 only, inside one of the MPI_Test calls for most others: a
+ * receive is posted by a call that receives, so the offset is 9000. */
+static void polled_irecv(void)
+{
+	size_t s0 = add_call(0, "MPI_Send", 100, 200, 64, -1);
+	size_t r1 = add_call(1, "MPI_Recv", 0, 1000, 64, -1);
+
+	add_call(1, "MPI_Irecv", 1200, 1202, 0, -1);
+	for (uint64_t t = 1203; t < 2300; t += 100)
+		add_call(1, "MPI_Test", t, t + 99, 0, -1);
+	add_send(s0, 1, 7, 64);
+	add_recv(r1, 0, 7, 64);
+	add_msg(0, 1, 7, MT_MATCH_USER, 64, 5150, 9010, 9020, MT_MATCH_ST_MATCHED);
+}
+
+static void expect_settled_in_irecv(struct mt_join *j)
+{
+	const struct mt_otf2in_call *c = mt_join_call_at(j, 1, 10201);
+
+	cr_expect_eq(mt_join_align(j, 1)->offset_ns, 9000);
+	cr_assert(c);
+	cr_expect_str_eq(c->name, "MPI_Irecv");
+	mt_join_free(j);
+}
+
+Test(join, receive_posts_settle_in_receive_calls_not_polls)
+{
+	polled_irecv();
+	/* never sent: a receive alone, unmatched at the end */
+	add_msg(0, 1, 3, MT_MATCH_USER, 64, 0, 10201, 10300, MT_MATCH_ST_UNMATCHED_RECV);
+	msg[1].t_send_post = MT_MATCH_NOTIME;
+	expect_settled_in_irecv(join_ok(2));
+}
+
+/* The same receive pending at the end (a hang's): only the matcher's
+ * summary holds it. */
+Test(join, pending_receive_posts_settle_too)
+{
+	struct mt_match_pending p = { .rank = 1, .peer_rank = 0,
+		.op = { .ts = 10201, .dir = MT_MATCH_DIR_RECV, .len = 64,
+			.f = { .kind = MT_MATCH_USER, .tag = 3, .has_tag = 1 } } };
+	struct mt_join *j;
+	struct mt_err err = { { 0 } };
+
+	polled_irecv();
+	cr_assert_eq(mt_join_new(&calls, 2, 2, &j, &err), MT_OK);
+	cr_assert_eq(mt_join_add(j, msg, nmsg), MT_OK);
+	cr_assert_eq(mt_join_pending(j, &p, 1), MT_OK);
+	cr_assert_eq(mt_join_finish(j, &err), MT_OK, "%s", err.msg);
+	expect_settled_in_irecv(j);
+}
+
+/* A hang seen both ways: after two_ranks, rank 0 enters MPI_Ssend (64 B,
+ * to rank 1 tag 2) at archive 700 and rank 1 MPI_Recv at 650, neither
+ * left. On the fabric the Ssend's ACK receive (posted at 5710, rank 0's
+ * clock + 5000) and rank 1's receive for tag 3 (posted at 9660) are
+ * pending. The joined view names the calls they were posted in. */
+static void hang(struct mt_match_pending *pend)
+{
+	two_ranks();
+	size_t ss = add_call(0, "MPI_Ssend", 700, UINT64_MAX, 64, -1);
+
+	add_call(1, "MPI_Recv", 650, UINT64_MAX, 64, -1);
+	add_send(ss, 1, 2, 64);
+	add_msg(0, 1, 2, MT_MATCH_SSEND, 64, 5705, 9655, 9700, MT_MATCH_ST_MATCHED);
+	pend[0] = (struct mt_match_pending){ .rank = 0, .peer_rank = 1,
+		.op = { .ts = 5710, .dir = MT_MATCH_DIR_RECV, .len = 0,
+			.f = { .kind = MT_MATCH_SSEND_ACK, .tag = 2, .has_tag = 1 } } };
+	pend[1] = (struct mt_match_pending){ .rank = 1, .peer_rank = 0,
+		.op = { .ts = 9660, .dir = MT_MATCH_DIR_RECV, .len = 64,
+			.f = { .kind = MT_MATCH_USER, .tag = 3, .has_tag = 1 } } };
+}
+
+/* What writer wrote for the hang, as a string to free. */
+static char *joined_output(void (*writer)(FILE *, const struct mt_run *,
+					  const struct mt_match_summary *))
+{
+	struct mt_match_pending pend[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	setup();	/* once per writer */
+	hang(pend);
+	struct mt_join *j = join_ok(2);
+	struct mt_run run = { .join = j, .join_archive = "app_trace" };
+	struct mt_match_summary sum = { .n_pending = 2, .pending = pend };
+
+	cr_assert(f);
+	writer(f, &run, &sum);
+	fclose(f);
+	mt_join_free(j);
+	return text;
+}
+
+Test(join, a_hangs_pending_operations_name_their_calls)
+{
+	char *t = joined_output(mt_sink_joined_text);
+
+	cr_expect(strstr(t, "Fabric operations pending at the end, with their MPI "
+			 "calls: 2\n"
+			 "  rank 0 receive ssend_ack 0 B from rank 1 tag 2, posted in "
+			 "MPI_Ssend (64 B)\n"
+			 "  rank 1 receive user 64 B from rank 0 tag 3, posted in "
+			 "MPI_Recv (64 B)\n"), "%s", t);
+	free(t);
+	t = joined_output(mt_sink_joined_json);
+	cr_expect(strstr(t, "\"pending_total\":2,\"pending\":[{\"rank\":0,\"dir\":\"recv\","
+			 "\"kind\":\"ssend_ack\",\"bytes\":0,\"peer\":1,\"tag\":2,\"call\":"
+			 "{\"name\":\"MPI_Ssend\",\"bytes\":64,\"rank\":0,\"enter_ns\":5700}"),
+		  "%s", strstr(t, "\"pending_total\"") ? strstr(t, "\"pending_total\"") : t);
+	free(t);
+	t = joined_output(mt_sink_joined_html);
+	cr_expect(strstr(t, "<td>rank 1 receive user 64 B from rank 0 tag 3</td>"
+			 "<td>MPI_Recv (64 B)</td>"), "%s", t);
+	free(t);
 }

@@ -35,6 +35,12 @@ if [ -n "$gen" ]; then
 	[ "$(head -n 1 "$dir/m.csv")" = "$header" ] || fail "CSV header: $(head -n 1 "$dir/m.csv")"
 	[ "$(grep -c ',user,.*,matched$' "$dir/m.csv")" = 1000 ] ||
 		fail "expected 1000 matched user messages"
+	# An output that cannot be written: exit 1, the error said once.
+	for cmd in messages report; do
+		run 1 $cmd -o /dev/full "$dir/t"
+		[ "$(grep -c 'cannot write the output' "$dir/err")" = 1 ] ||
+			fail "$cmd -o /dev/full: $(cat "$dir/err")"
+	done
 	run 0 report --json "$dir/t"
 	jq -e '.messages.total == 1000 and .messages.status.matched == 1000 and
 		(.pending | length) == 0 and .run.layout.name == "ofi_tag_full"' \
