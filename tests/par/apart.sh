@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # apart.sh MSGTRACE MSGTRACE_MPI TRACEDIR - analysis ranks that do not see
-# the same files, as on several nodes (mpirun's MPMD form gives each rank
-# its own command line):
+# the same files, as on several nodes (here: each rank gets a command line
+# of its own, picked by its rank; mpirun's MPMD form "A : B" would say the
+# same, but Open MPI 5.0.7's mpirun crashes on it, README's known MPI
+# defects):
 #  - an -o that only rank 0 can create (a node-local directory elsewhere
 #    missing): only rank 0 opens it; the output is msgtrace's;
 #  - an -o that rank 0 cannot create: every rank ends promptly with
@@ -21,14 +23,15 @@ elsewhere=$tmp/missing/out.csv
 # job OUT LINE0 -- LINE1: rank 0 runs msgtrace-mpi LINE0, rank 1 LINE1;
 # stdout in OUT, stderr in OUT.err, status in OUT.rc.
 job() {
-	local out=$1 rc=0 i
+	local out=$1
 	shift
-	for ((i = 1; i <= $#; i++)); do [ "${!i}" != -- ] || break; done
-	timeout --kill-after=5 50 mpirun --oversubscribe --bind-to none \
-		-np 1 "$par" "${@:1:i-1}" : -np 1 "$par" "${@:i+1}" \
-		>"$out" 2>"$out.err" || rc=$?
-	echo $rc >"$out.rc"
-	case $rc in
+	par_mpirun "$out" -np 2 bash -c 'par=$1; shift
+			for ((i = 1; i <= $#; i++)); do [ "${!i}" != -- ] || break; done
+			if [ "${OMPI_COMM_WORLD_RANK:-$PMIX_RANK}" = 0 ]; then
+				exec "$par" "${@:1:i-1}"
+			fi
+			exec "$par" "${@:i+1}"' apart "$par" "$@"
+	case $(cat "$out.rc") in
 	124|137) echo "FAIL: $out: msgtrace-mpi hung" >&2; fail=1 ;;
 	esac
 }
@@ -42,7 +45,10 @@ job "$tmp/a" messages --csv -o "$tmp/a.csv" "$trace" -- messages --csv -o "$else
 rc=0
 "$serial" messages --csv -o "$elsewhere" "$trace" 2>"$tmp/s.err" || rc=$?
 job "$tmp/b" messages --csv -o "$elsewhere" "$trace" -- messages --csv -o "$tmp/b.csv" "$trace"
-[ "$(cat "$tmp/b.rc")" = "$rc" ] && [ "$(head -n 1 "$tmp/b.err")" = "$(cat "$tmp/s.err")" ] ||
+# (par_mpirun's "lingered": Open MPI 5.0.7's mpirun outliving its failed
+# ranks, the status lost.)
+case $(cat "$tmp/b.rc") in "$rc"|lingered) b_ended=1 ;; *) b_ended= ;; esac
+[ -n "$b_ended" ] && [ "$(head -n 1 "$tmp/b.err")" = "$(cat "$tmp/s.err")" ] ||
 	{ echo "FAIL: an -o rank 0 cannot create: status $(cat "$tmp/b.rc"), serial $rc" >&2; cat "$tmp/b.err" >&2; fail=1; }
 
 job "$tmp/c" messages --csv "$trace" -- messages --bogus "$trace"

@@ -42,6 +42,24 @@ run() {
 	echo $rc >"$out.rc"
 }
 
+# ended WHAT: whether msgtrace-mpi's job ($tmp/p) ended, so that what it
+# said can be compared. A job that ran out of time fails. One whose mpirun
+# lingered after its ranks had ended (par_mpirun) is compared, without its
+# status, when the serial run failed too (the ranks' status 1 is when
+# Open MPI 5.0.7's mpirun was seen to linger), and fails otherwise.
+ended() {
+	case "$(cat "$tmp/p.rc")" in
+	124|137) echo "FAIL: $1: timed out" >&2; fail=1; return 1 ;;
+	lingered)
+		if [ "$(cat "$tmp/s.rc")" = 0 ]; then
+			echo "FAIL: $1: mpirun did not end after its ranks had" >&2
+			fail=1
+			return 1
+		fi
+		echo "note: $1: mpirun lingered after its ranks had ended (an Open MPI defect): killed, its status not compared" ;;
+	esac
+}
+
 # check N CMD... : serial and msgtrace-mpi on N ranks agree on CMD.
 check() {
 	local n=$1
@@ -54,10 +72,8 @@ check() {
 	# Open MPI 5.0.7's mpirun drops parts of the standard output of a
 	# process that exits so (README, Known MPI defects).
 	[ "$(cat "$tmp/s.rc")" = 0 ] || set -- -o "$tmp/out" "$@"
-	run "$tmp/p" mpirun --oversubscribe --bind-to none -np "$n" "$par" "$cmd" "$@"
-	case "$(cat "$tmp/p.rc")" in
-	124|137) echo "FAIL: $what: timed out" >&2; fail=1; return ;;
-	esac
+	par_mpirun "$tmp/p" -np "$n" "$par" "$cmd" "$@"
+	ended "$what" || return 0
 	if [ "$1" = -o ]; then
 		[ ! -s "$tmp/p" ] || { echo "FAIL: $what: stdout with -o" >&2; fail=1; }
 		mv "$tmp/out" "$tmp/p.out" 2>/dev/null || : >"$tmp/p.out"
@@ -112,11 +128,8 @@ check_export() {
 	rm -rf "$tmp/sd" "$tmp/pd"
 	mkdir "$tmp/sd" "$tmp/pd"
 	run "$tmp/s" "$serial" export "$fmt" -o "$tmp/sd/out" "$@"
-	run "$tmp/p" mpirun --oversubscribe --bind-to none -np "$n" "$par" \
-		export "$fmt" -o "$tmp/pd/out" "$@"
-	case "$(cat "$tmp/p.rc")" in
-	124|137) echo "FAIL: $what: timed out" >&2; fail=1; return ;;
-	esac
+	par_mpirun "$tmp/p" -np "$n" "$par" export "$fmt" -o "$tmp/pd/out" "$@"
+	ended "$what" || return 0
 	[ ! -s "$tmp/p" ] || { echo "FAIL: $what: printed on stdout" >&2; fail=1; }
 	files_same "$what" "$tmp/sd" "$tmp/pd"
 	# The serial messages name its -o, msgtrace-mpi's its own.

@@ -22,15 +22,17 @@ grep -q "${files[-1]##*/}" "$tmp/s.err" ||
 	{ echo "FAIL: msgtrace's error does not name the file:" >&2; cat "$tmp/s.err" >&2; exit 1; }
 fail=0
 for n in 1 2 3 4; do
-	rc=0
-	timeout --kill-after=5 50 mpirun --oversubscribe --bind-to none -np $n \
-		"$par" report "$tmp/trace" >"$tmp/p" 2>"$tmp/p.err" || rc=$?
-	if [ $rc = 124 ] || [ $rc = 137 ]; then
+	par_mpirun "$tmp/p" -np $n "$par" report "$tmp/trace"
+	rc=$(cat "$tmp/p.rc")
+	case $rc in
+	124|137)
 		echo "FAIL: np $n: msgtrace-mpi hung on a cut file" >&2
 		fail=1
-		continue
-	fi
-	[ $rc != 0 ] || { echo "FAIL: np $n: exit status 0 on a cut file" >&2; fail=1; }
+		continue ;;
+	lingered)	# par_mpirun: an Open MPI defect once the ranks failed
+		echo "note: np $n: mpirun lingered after its ranks had ended: killed" ;;
+	esac
+	[ "$rc" != 0 ] || { echo "FAIL: np $n: exit status 0 on a cut file" >&2; fail=1; }
 	cmp -s "$tmp/s" "$tmp/p" || { echo "FAIL: np $n: stdout differs" >&2; fail=1; }
 	head -c "$(wc -c <"$tmp/s.err")" "$tmp/p.err" | cmp -s - "$tmp/s.err" || {
 		echo "FAIL: np $n: stderr does not start with msgtrace's error:" >&2
