@@ -8,12 +8,17 @@
  *
  *   gen_trace [--pending] [--pattern NAME] DIR NMSG [NPROC]
  *                                               (DIR must not exist)
+ *
+ * Prints the records it wrote (the trace's events, as `msgtrace report`
+ * counts them).
  *   gen_trace --hang DIR NPROC [NCOMM]
  *
  * --pending: each process ends with a receive posted and never completed
  * (tag 999 from the next process, at its own time), as a hang leaves it.
  * --pattern: the traffic (about NMSG messages in each):
- *   benign      the above (default)
+ *   benign      the above (default); up to 25,000 processes, each sending
+ *               to the next min(NPROC - 1, 63) in turn (so a process's
+ *               peers stay 126 however many there are, as in a stencil)
  *   preposted   process 0 keeps 10^4 MPI_ANY_SOURCE receives (tag 999)
  *               posted during the traffic; they are satisfied at the end
  *   anysrc      process 0 serves: 1024 MPI_ANY_SOURCE receives always
@@ -49,7 +54,12 @@
 
 #include "mt_format.h"
 
-#define MAX_PROC 64		/* message mode: files open at once */
+#define MAX_PROC 64		/* message mode, patterns other than benign */
+#define MAX_BENIGN_PROC 25000	/* name_of: ports 10000 + NPROC fit */
+#define PEERS 63		/* benign: destinations of a process */
+#define OPEN_FILES 1024		/* files written at once: the traffic is
+				 * generated once per block of them */
+#define FILE_BUFFER (1 << 18)
 #define MAX_HANG_PROC 25000	/* name_of: ports 10000 + 2 * NPROC fit */
 #define CTX_RING 64		/* contexts reused round robin */
 #define TAG_FULL(cid, tag) ((uint64_t)(cid) << 34 | (uint32_t)(int32_t)(tag))
@@ -67,6 +77,8 @@ struct proc {
 };
 
 static struct proc *P;
+static int lo, hi;		/* the block of processes being written */
+static uint64_t records;	/* written so far */
 
 static void put(int p, void *rec, uint16_t size, uint8_t type, uint32_t aux,
 		uint64_t ts)
@@ -78,6 +90,9 @@ static void put(int p, void *rec, uint16_t size, uint8_t type, uint32_t aux,
 	h->size = size;
 	h->aux = aux;
 	h->ts = ts;
+	if (p < lo || p >= hi)
+		return;
+	records++;
 	if (fwrite(rec, size, 1, P[p].f) != 1) {
 		perror("gen_trace: write");
 		exit(1);
@@ -195,12 +210,28 @@ static uint64_t next_ctx(int p)
 	       (P[p].ctx++ % CTX_RING) * 64;
 }
 
+/* How many processes after it a process of the benign traffic sends to. */
+static uint64_t peers(int nproc)
+{
+	return nproc - 1 < PEERS ? (uint64_t)nproc - 1 : PEERS;
+}
+
+/* Whether process p ever addresses q in the traffic (every process does
+ * every other when there are at most PEERS + 1). */
+static int addresses(int p, int q, int nproc)
+{
+	int ahead = (q - p + nproc) % nproc;
+
+	return (uint64_t)ahead <= peers(nproc) ||
+	       (uint64_t)(nproc - ahead) <= peers(nproc);
+}
+
 /* Message i: receive posted, send posted, receive done, send done. Each
  * process's records stay in time order, as a real writer's do. */
 static void message(uint64_t i, int nproc, uint64_t t)
 {
 	int s = (int)(i % (uint64_t)nproc);
-	int d = (int)((s + 1 + (int)((i / (uint64_t)nproc) % (uint64_t)(nproc - 1))) % nproc);
+	int d = (int)((s + 1 + (int)((i / (uint64_t)nproc) % peers(nproc))) % nproc);
 	uint64_t tag = (uint64_t)(i % 100), len = (i / (uint64_t)nproc) & 1 ? 4096 : 8;
 	uint64_t rctx = next_ctx(d), sctx = next_ctx(s);
 
@@ -406,7 +437,7 @@ static void open_file(const char *dir, int p)
 		fprintf(stderr, "gen_trace: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
-	setvbuf(P[p].f, NULL, _IOFBF, 1 << 20);
+	setvbuf(P[p].f, NULL, _IOFBF, FILE_BUFFER);
 }
 
 /* The header, committed up to what was written; flags 0: a killed writer. */
@@ -514,6 +545,7 @@ int main(int argc, char **argv)
 		}
 		if (!(P = calloc((size_t)nproc, sizeof(*P))))
 			return perror("gen_trace"), 1;
+		hi = nproc;
 		return make_dir(argv[2]) || hang(argv[2], nproc, ncomm);
 	}
 
@@ -535,31 +567,39 @@ int main(int argc, char **argv)
 	}
 	nproc = argc > 3 ? atoi(argv[3]) : 4;
 	nmsg = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
-	if (argc < 3 || argc > 4 || !nmsg || nproc < 2 || nproc > MAX_PROC ||
-	    (pat == 7 && nproc != 4)) {
+	if (argc < 3 || argc > 4 || !nmsg || nproc < 2 ||
+	    nproc > (pat ? MAX_PROC : MAX_BENIGN_PROC) || (pat == 7 && nproc != 4)) {
 		fprintf(stderr, "usage: gen_trace [--pending] [--pattern benign|preposted|"
 			"anysrc|anytag|unexpected|cancel|probe|layouts] DIR NMSG "
-			"[NPROC 2..%d; 4 for layouts]\n", MAX_PROC);
+			"[NPROC 2..%d, benign 2..%d; 4 for layouts]\n", MAX_PROC,
+			MAX_BENIGN_PROC);
 		return 2;
 	}
 	if (pat == 7)
 		tag2_mtf = 0x0000ffffffc00000ull;
-	if (!(P = calloc(MAX_PROC, sizeof(*P))))
+	if (!(P = calloc((size_t)nproc, sizeof(*P))))
 		return perror("gen_trace"), 1;
 	if (make_dir(argv[1]))
 		return 1;
-	for (p = 0; p < nproc; p++) {
-		open_file(argv[1], p);
-		setup(p, nproc);
-		for (int q = 0; q < nproc; q++)
-			av_insert(p, q);
+	for (lo = 0; lo < nproc; lo = hi) {
+		hi = nproc - lo < OPEN_FILES ? nproc : lo + OPEN_FILES;
+		for (p = 0; p < nproc; p++)	/* the same contexts each time */
+			P[p].ctx = 0;
+		for (p = lo; p < hi; p++) {
+			open_file(argv[1], p);
+			setup(p, nproc);
+			for (int q = 0; q < nproc; q++)
+				if (addresses(p, q, nproc))
+					av_insert(p, q);
+		}
+		t_end = traffic(pat, nmsg, nproc, 1000) + 1000;
+		for (p = 0; pending && p < nproc; p++)
+			op(p, MT_OP_TRECV, t_end - 500 + (uint64_t)p * 10,
+			   (uint64_t)((p + 1) % nproc), 999, SYNC_FULL, 8, 0,
+			   next_ctx(p));
+		for (p = lo; p < hi; p++)
+			finish(p, t_end);
 	}
-	t_end = traffic(pat, nmsg, nproc, 1000) + 1000;
-	for (p = 0; pending && p < nproc; p++)
-		op(p, MT_OP_TRECV, t_end - 500 + (uint64_t)p * 10,
-		   (uint64_t)((p + 1) % nproc), 999, SYNC_FULL, 8, 0,
-		   next_ctx(p));
-	for (p = 0; p < nproc; p++)
-		finish(p, t_end);
+	printf("%llu records\n", (unsigned long long)records);
 	return 0;
 }
