@@ -3,8 +3,9 @@
  * reads each process's records on one analysis rank and pairs each message
  * on another). Every rank opens the whole trace and detects the layouts
  * as the serial pass does, so that endpoints, processes and decoded
- * operations are numbered alike everywhere, giving each file's pages back
- * once scanned (its memory is then its own files); it reads its own
+ * operations are numbered alike everywhere, scanning each file from a copy
+ * or giving its pages back once scanned (its memory is then its own files:
+ * mt_trace_open_lean); it reads its own
  * processes' files only, their operations handed to the caller's route with their
  * place in the merge of every file. The rank that writes runs the serial
  * pass (pipeline.c) with the caller feeding it the messages.

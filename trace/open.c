@@ -18,6 +18,7 @@ struct file_list {
 	size_t n, cap;
 	size_t empty;		/* files skipped: no header written yet */
 	int lean;		/* release each file once scanned */
+	struct mt_trace_copy copy;	/* lean: what each is scanned from */
 };
 
 static enum mt_status add_file(struct file_list *l, const char *path,
@@ -29,7 +30,7 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 
 	if (!slot)
 		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", path);
-	st = mt_trace_file_open(path, slot, err);
+	st = mt_trace_file_open_copy(path, l->lean ? &l->copy : NULL, slot, err);
 	if (st != MT_OK)
 		l->n--;
 	else if (l->lean)
@@ -258,6 +259,7 @@ static enum mt_status open_trace(const char *const *paths, size_t n, int lean,
 		else
 			st = add_file(&l, paths[i], err);
 	}
+	free(l.copy.p);
 	/* The trace owns every opened file from here on. */
 	t->files = l.v;
 	t->nfiles = l.n;

@@ -7,6 +7,17 @@
 #include "mt_trace.h"
 
 
+/* A buffer files are read into, one after the other. */
+struct mt_trace_copy {
+	uint8_t *p;
+	size_t cap;
+};
+
+/* mt_trace_file_open, a closed file scanned from a copy read into c (the
+ * mapping left untouched) where it fits (file.c's COPY_MAX). */
+enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c,
+				       struct mt_trace_file **out, struct mt_err *err);
+
 /* Grow-by-doubling append of one elem-sized slot; NULL when out of memory. */
 void *mt_trace_push(void **v, size_t *n, size_t *cap, size_t elem);
 
