@@ -2,9 +2,9 @@
 # par.sh [BUILD_DIR] [NMSG] [NPROC] - msgtrace-mpi against the serial
 # msgtrace on one generated trace (gen_trace's benign traffic: NMSG
 # messages, default 28.2 M, among NPROC processes, default 10,000: 10^8
-# events, 8.4 GB, in the page cache), all in the same run: the serial
+# events, 8.3 GB, in the page cache), all in the same run: the serial
 # command, then msgtrace-mpi on N = 1 and N = 2 analysis ranks, alternated
-# RUNS times (default 1: about 6 minutes a round on 2 cores), each figure
+# RUNS times (default 1: about 9 minutes a round on 2 cores), each figure
 # the median of its runs. Prints per
 # configuration the wall time (mpirun's start included), events (trace
 # records) per second per rank and the peak resident memory of each rank
