@@ -447,7 +447,10 @@ enum mt_status mt_otf2in_read_defs(struct mt_otf2in *in, struct mt_err *err)
 		return corrupt(in, err, OTF2_Error_GetDescription(e));
 	if (!in->resolution)
 		return corrupt(in, err, "no clock properties (timer resolution)");
-	if ((unsigned __int128)in->offset * 1000000000u / in->resolution < OI_BASE_NS)
+	/* msgtrace's own export is on the trace's clock already, and nothing
+	 * will correct it: read back, its times are the trace's. */
+	if (!in->one_clock &&
+	    (unsigned __int128)in->offset * 1000000000u / in->resolution < OI_BASE_NS)
 		in->base_ns = OI_BASE_NS;
 	in->facts.length_ns = mt_otf2in_ns(in, in->offset + in->length);
 	in->facts.start_ns = mt_otf2in_ns(in, in->offset);

@@ -17,7 +17,8 @@
 /* Times are ns on the archive's own clock. One that starts near zero
  * (EZTrace counts from each process's start) is moved this far up: times
  * are unsigned, and the clock correction may move events earlier than
- * the first. */
+ * the first. msgtrace's own export (OI_ONE_CLOCK), never corrected, is
+ * not moved. */
 #define OI_BASE_NS 1000000000000ull
 
 /* Archive property written by msgtrace's export: its times are on one

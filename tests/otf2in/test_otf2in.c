@@ -119,6 +119,31 @@ Test(otf2in, irecv_completed_out_of_order_keeps_posting_order)
 	free(csv);
 }
 
+/* msgtrace's own export (property MSGTRACE::ONE_CLOCK) keeps the trace's
+ * clock: read back, its times are the trace's, even from near 0 (a fabric
+ * trace recorded soon after boot, whose clock is the uptime). */
+Test(otf2in, own_export_near_zero_keeps_its_times)
+{
+	struct tw w;
+	struct mt_err err;
+	char *csv;
+
+	cr_assert_eq(tw_open(&w, dir, 2), 0);
+	cr_assert_eq(OTF2_Archive_SetBoolProperty(w.ar, "MSGTRACE::ONE_CLOCK",
+						  true, false), OTF2_SUCCESS);
+	call(&w, 1, TW_RECV, 1);
+	call(&w, 0, TW_SEND, 10);
+	OTF2_EvtWriter_MpiSend(w.w[0], NULL, 11, 1, 0, 5, 100);
+	ret(&w, 0, TW_SEND, 12);
+	OTF2_EvtWriter_MpiRecv(w.w[1], NULL, 13, 0, 0, 5, 100);
+	ret(&w, 1, TW_RECV, 14);
+	cr_assert_eq(tw_close(&w), 0);
+
+	cr_assert_eq(messages(MT_CLOCK_MODE_AUTO, &csv, &err), MT_OK, "%s", err.msg);
+	has_line(csv, "0,1,0,0,5,user,100,11,12,1,13,matched\n");
+	free(csv);
+}
+
 /* A cancelled receive ends as a cancelled operation, not a hang; a
  * request never completed in an archive that records completions is
  * pending, and said. */
