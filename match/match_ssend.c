@@ -4,7 +4,9 @@
  * the report can still name the receiver that took the message and never
  * answered (Open MPI 4.1.4 with MPI_Improbe + MPI_Mrecv). Entries live from
  * the pairing of the data to the posting of its ACK: memory follows what is
- * in flight.
+ * in flight. Where matchers divide the processes among them, an ACK is paid
+ * by the matcher of the process that sent it, and what is still owed at the
+ * end moves to the sender's (mt_match.h: mt_match_ack_elsewhere).
  */
 #include "match_fast.h"
 
@@ -24,12 +26,11 @@ static struct map_key owed_key(const struct mt_match *m, int32_t ssender,
 				 .b = 0, .c = (uint32_t)ssender };
 }
 
-enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r)
+/* A new entry for key k (replacing one of the same key, as the serial
+ * order wants: the latest paired), its message and claim filled by the
+ * caller. NULL when out of memory. */
+static struct owed *owe(struct mt_match *m, const struct map_key *k)
 {
-	const struct op *so = &m->op[s];
-
-	if (!ep_ack(m, so->p.ep))
-		return MT_OK;
 	uint32_t i = m->free_owe;
 
 	if (i) {
@@ -39,26 +40,36 @@ enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r
 			m->n_owe = 1;
 		if (m->n_owe >= m->cap_owe &&
 		    mt_match_grow((void **)&m->owe, &m->cap_owe, sizeof(*m->owe)))
-			return MT_ERR_NOMEM;
+			return NULL;
 		i = m->n_owe++;
 	}
-	struct map_key k = owed_key(m, so->p.ep, so->p.tag);
-
-	mt_match_build_msg(m, s, r, &m->owe[i].msg);
-	m->owe[i].claimed = (m->op[r].state & OP_CLAIMED) ||
-			    !(m->op[r].state & OP_DONE);
-	if (m->owe[i].claimed)		/* its buffer comes with the claim */
-		m->owe[i].msg.status = MT_MATCH_ST_MATCHED;
-	return mt_match_map_put(&m->owed, &k, i);
+	return mt_match_map_put(&m->owed, k, i) ? NULL : &m->owe[i];
 }
 
-void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s)
+enum mt_status mt_match_owe_ack_ssend(struct mt_match *m, uint32_t s, uint32_t r)
 {
 	const struct op *so = &m->op[s];
 
-	if (so->p.peer < 0)
+	if (!ep_ack(m, so->p.ep))
+		return MT_OK;
+	struct map_key k = owed_key(m, so->p.ep, so->p.tag);
+	struct owed *ow = owe(m, &k);
+
+	if (!ow)
+		return MT_ERR_NOMEM;
+	mt_match_build_msg(m, s, r, &ow->msg);
+	ow->claimed = (m->op[r].state & OP_CLAIMED) || !(m->op[r].state & OP_DONE);
+	if (ow->claimed)		/* its buffer comes with the claim */
+		ow->msg.status = MT_MATCH_ST_MATCHED;
+	return MT_OK;
+}
+
+/* The ACK for ssender's synchronous send of tag was sent: owed no more. */
+static void pay(struct mt_match *m, int32_t ssender, uint64_t tag)
+{
+	if (ssender < 0)
 		return;
-	struct map_key k = owed_key(m, so->p.peer, so->p.tag);
+	struct map_key k = owed_key(m, ssender, tag);
 	struct map_slot *sl = mt_match_map_get(&m->owed, &k);
 
 	if (!sl)
@@ -66,6 +77,17 @@ void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s)
 	m->owe[sl->v].next_free = m->free_owe;
 	m->free_owe = sl->v;
 	mt_match_map_del(&m->owed, sl);
+}
+
+void mt_match_ack_sent_ack(struct mt_match *m, uint32_t s)
+{
+	pay(m, m->op[s].p.peer, m->op[s].p.tag);
+}
+
+void mt_match_ack_elsewhere(struct mt_match *m, const struct mt_match_op *op)
+{
+	if (op->dir == MT_MATCH_DIR_SEND && op->f.kind == MT_MATCH_SSEND_ACK)
+		pay(m, op->peer, op->tag);
 }
 
 const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *r)
@@ -76,4 +98,43 @@ const struct owed *mt_match_owed_for(const struct mt_match *m, const struct op *
 	const struct map_slot *sl = mt_match_map_get(&m->owed, &k);
 
 	return sl ? &m->owe[sl->v] : NULL;
+}
+
+size_t mt_match_owed_list(const struct mt_match *m, struct mt_match_owed *out,
+			  size_t cap)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; m->owed.used && i <= m->owed.mask; i++) {
+		const struct map_slot *sl = mt_match_map_slot(&m->owed, i);
+
+		if (!sl->v)
+			continue;
+		if (n < cap) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].msg = m->owe[sl->v].msg;
+			out[n].claimed = m->owe[sl->v].claimed;
+		}
+		n++;
+	}
+	return n;
+}
+
+enum mt_status mt_match_owed_add(struct mt_match *m, const struct mt_match_owed *o)
+{
+	int32_t ssender = o->msg.send_ep;
+
+	if (ssender < 0 || (uint32_t)ssender >= m->n_ep)
+		return MT_ERR_ARG;
+	struct map_key k = owed_key(m, ssender, o->msg.raw_tag);
+
+	if (mt_match_map_get(&m->owed, &k))
+		return MT_OK;
+	struct owed *ow = owe(m, &k);
+
+	if (!ow)
+		return MT_ERR_NOMEM;
+	ow->msg = o->msg;
+	ow->claimed = o->claimed;
+	return MT_OK;
 }

@@ -308,6 +308,32 @@ size_t mt_match_take_ref(struct mt_match *m, struct mt_match_msg **out, size_t m
  */
 enum mt_status mt_match_finish_posted(struct mt_match *m);
 enum mt_status mt_match_finish(struct mt_match *m);
+/*
+ * For matchers that each take some processes' operations (msgtrace-mpi):
+ * a synchronous send owed its ACK is kept by the matcher that paired its
+ * data (the receiver's), while the ACK's send is matched by its
+ * destination's and the pending ACK receive is diagnosed there.
+ *  - mt_match_ack_elsewhere: the ACK send op, posted by a process of
+ *    this matcher and matched by another, pays here, at its place in
+ *    time order, what its synchronous send is owed (as mt_match_post of
+ *    it would; any other op is ignored).
+ *  - mt_match_owed_list: the synchronous sends still owed an ACK (msg:
+ *    the data's message as paired, msg.send_ep its sender), up to cap of
+ *    them into out; returns how many there are.
+ *  - mt_match_owed_add: one of those, into the matcher of its sender,
+ *    after mt_match_finish_posted and before mt_match_finish, so that
+ *    its pending ACK receive shows it. One owed under the same key
+ *    (sender, communicator and tag) already there stays.
+ */
+struct mt_match_owed {
+	struct mt_match_msg msg;
+	uint8_t claimed;		/* the data was taken by a probe's claim */
+	uint8_t pad[7];
+};
+void mt_match_ack_elsewhere(struct mt_match *m, const struct mt_match_op *op);
+size_t mt_match_owed_list(const struct mt_match *m, struct mt_match_owed *out,
+			  size_t cap);
+enum mt_status mt_match_owed_add(struct mt_match *m, const struct mt_match_owed *o);
 /* The order of a summary's pending operations: by rank, post time, then
  * the operation's own fields (qsort's comparison). */
 int mt_match_pending_cmp(const void *a, const void *b);

@@ -212,6 +212,9 @@ static void feed(struct engine *e, const struct par_ev *ev)
 	case PAR_SKIP:
 		e->loc.skipped++;
 		break;
+	case PAR_ACK:		/* its record is counted where it is matched */
+		mt_match_ack_elsewhere(e->m, &ev->u.op);
+		return;
 	}
 	e->loc.events++;
 	if (s)
@@ -277,19 +280,24 @@ static int aborted(struct engine *e)
 	return -1;
 }
 
-/* The matcher's end (mt_match.h: its two steps, each keyed apart). */
+/* The matcher's end (mt_match.h: its two steps, each keyed apart, with
+ * what is still owed an ACK moved to its sender's owner between them).
+ * Collective, whatever happened before. */
 static void finish(struct engine *e)
 {
 	enum mt_status s;
 
+	if (!(e->st.flags & ST_ABORT)) {
+		if ((s = mt_match_finish_posted(e->m)))
+			match_failed(e, s);
+		else
+			take(e, 1, NULL);
+	}
+	s = mt_par_owed_share(e->comm, e->st.flags & ST_ABORT ? NULL : e->m,
+			      e->own.ep_owner);
 	if (e->st.flags & ST_ABORT)
 		return;
-	if ((s = mt_match_finish_posted(e->m))) {
-		match_failed(e, s);
-		return;
-	}
-	take(e, 1, NULL);
-	if ((s = mt_match_finish(e->m)))
+	if (s || (s = mt_match_finish(e->m)))
 		match_failed(e, s);
 	else
 		take(e, 2, NULL);

@@ -17,7 +17,10 @@
  *    its destination's owner, a receive, probe or close to its own, a
  *    completion wherever the operation it completes went (per process and
  *    context, first in first out, as the matcher pairs them: route.c).
- *    Each rank runs the serial matcher (match/) on what it was sent.
+ *    Each rank runs the serial matcher (match/) on what it was sent. An
+ *    Ssend's owed ACK stays on the receiver's owner, which pays it when it
+ *    reads the ACK's send (routed to it too) and, at the end, moves what
+ *    is still owed to the sender's owner (owed.c).
  *  - Order: each operation travels with its place in the merge of every
  *    file (struct mt_pipe_at); a rank feeds its matcher in that order, so
  *    each key sees the serial sequence. The job advances in rounds: each

@@ -22,6 +22,9 @@ enum par_kind {
 	PAR_POST,
 	PAR_CQE,
 	PAR_CLOSE,
+	PAR_ACK,		/* an Ssend ACK's send, matched on another rank:
+				 * what it pays is kept here (mt_match.h:
+				 * mt_match_ack_elsewhere) */
 };
 
 /* One record read, on its way to the rank that matches it. */
@@ -90,6 +93,12 @@ struct par_owners {
 enum mt_status mt_par_own(const struct mt_trace *t, int rank, int n,
 			  struct par_owners *o);
 void mt_par_owners_free(struct par_owners *o);
+
+/* The synchronous sends m still owes an ACK, each into the matcher of
+ * its sender's owner (owed.c), before mt_match_finish. Collective: a rank
+ * with nothing to give (its run aborted) passes m NULL. */
+enum mt_status mt_par_owed_share(MPI_Comm comm, struct mt_match *m,
+				 const int *ep_owner);
 
 /* Every rank's keyed messages (msgs, emptied) to rank 0, merged by key
  * into d (got: rank 0's buffer). Collective; d's failure comes back on

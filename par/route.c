@@ -2,7 +2,8 @@
  * route.c - where each operation of a rank's records is matched (see
  * mt_par.h): a send on its destination's owner, a receive, probe or close
  * on its own process's owner (this rank), a completion where the
- * operation it completes went. The matcher pairs an operation with its
+ * operation it completes went; an Ssend ACK's send also here, to pay
+ * what its synchronous send is owed. The matcher pairs an operation with its
  * completion by (process, context), first posted first completed, among
  * the operations that wait for one (mt_match_op_waits): the same queue is
  * kept here with each operation's rank, so a completion follows its
@@ -171,6 +172,14 @@ static enum mt_status post(void *arg, const struct mt_match_op *op)
 	if (!(e = entry(rt, rank, PAR_POST)))
 		return MT_ERR_NOMEM;
 	e->u.op = *op;
+	/* An ACK pays its Ssend where the data was paired: here, the
+	 * owner of the receiver that sends it. */
+	if (rank != rt->self && op->dir == MT_MATCH_DIR_SEND &&
+	    op->f.kind == MT_MATCH_SSEND_ACK) {
+		if (!(e = entry(rt, rt->self, PAR_ACK)))
+			return MT_ERR_NOMEM;
+		e->u.op = *op;
+	}
 	return MT_OK;
 }
 
