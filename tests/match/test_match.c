@@ -401,6 +401,50 @@ Test(match, acked_ssend_owes_nothing)
 	cr_assert_eq(mt_match_summary(m)->pending[0].n_near, 1);
 }
 
+/* Matchers that divide the processes (msgtrace-mpi): the receiver's
+ * keeps what rank 0's Ssend is owed; moved to the sender's before its end,
+ * the sender's pending ACK receive names the receiver. */
+Test(match, owed_ack_moves_to_the_senders_matcher)
+{
+	uint64_t t = fx_tag(0, 2);
+	struct mt_match_owed o[2];
+
+	fx_send(0, 1, t | SYNC_BIT, 64, 0xa, 11);
+	fx_recv(1, 0, t, SYNC_BIT, 64, 0xb, 12);
+	fx_cqe(1, 0xb, 13, t, 64, 0, 0);
+	cr_assert_eq(mt_match_finish_posted(m), MT_OK);
+	cr_assert_eq(mt_match_owed_list(m, o, 2), 1);
+	cr_assert_eq(o[0].msg.send_ep, 0);
+	cr_assert_eq(o[0].msg.recv_ep, 1);
+	fx_teardown();
+	fx_setup();
+	fx_recv(0, 1, t | ACK_BIT, 0, 0, 0xac, 10);
+	cr_assert_eq(mt_match_finish_posted(m), MT_OK);
+	cr_assert_eq(mt_match_owed_add(m, &o[0]), MT_OK);
+	fx_finish(out, 64);
+	const struct mt_match_summary *s = mt_match_summary(m);
+
+	cr_assert_eq(s->n_pending, 1);
+	cr_assert(s->pending[0].unacked);
+	cr_assert(!s->pending[0].unacked_claimed);
+	cr_assert_eq(s->pending[0].unacked_msg.recv_rank, 1);
+}
+
+/* The ACK's send, matched by the sender's matcher, pays its Ssend in the
+ * receiver's, which read it. */
+Test(match, ack_read_elsewhere_pays_its_ssend)
+{
+	uint64_t t = fx_tag(0, 2);
+	struct mt_match_op ack = fx_send_tmpl(1, 0, t | ACK_BIT, 0, 0, 20);
+
+	fx_send(0, 1, t | SYNC_BIT, 64, 0xa, 11);
+	fx_recv(1, 0, t, SYNC_BIT, 64, 0xb, 12);
+	fx_cqe(1, 0xb, 13, t, 64, 0, 0);
+	cr_assert_eq(mt_match_owed_list(m, NULL, 0), 1);
+	mt_match_ack_elsewhere(m, &ack);
+	cr_assert_eq(mt_match_owed_list(m, NULL, 0), 0);
+}
+
 /* MPICH without CQ data ("b") posts the ACK receive with source field 0,
  * whatever the ssender's rank: a receiver that never answers must still be
  * named. A source field (here the top 4 bits) is declared; rank 2's Ssend
