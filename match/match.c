@@ -101,11 +101,12 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
 	return mt_match_ep_masks(m, ep, &m->cfg);
 }
 
-enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep)
+enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep, uint64_t start)
 {
 	if (ep_proc(m, ep) < 0)
 		return MT_ERR_ARG;
 	m->ep[ep].window = 1;
+	m->ep[ep].window_start = start;
 	m->windowed = 1;
 	return MT_OK;
 }

@@ -234,14 +234,26 @@ enum mt_status mt_match_view(struct mt_match *m, struct mt_match_summary *sum,
 	return rc;
 }
 
-/* Receive o completed and no send took it: when its sender's trace is a
- * window, the send lay before it (a send in the window would have paired).
- * The sender is the endpoint the completion named, or else the one whose
- * rank the message carried. */
-static int sent_before_window(const struct mt_match *m, const struct op *o)
+/* Op o left without a partner: does that partner lie before a window?
+ * A send posted before its receiver's window, and done, may have been
+ * received there. A receive completed: when its sender's trace is a window, the
+ * send lay before it (a send in the window would have paired), and so
+ * may one its endpoint's receives passed over as taken before its own
+ * window (one each). The sender is the endpoint the completion named, or
+ * else the one whose rank the message carried. */
+static int partner_before_window(struct mt_match *m, const struct op *o)
 {
-	if (o->p.dir != MT_MATCH_DIR_RECV || o->done_ts == MT_MATCH_NOTIME)
+	if (o->p.dir == MT_MATCH_DIR_SEND)
+		return (o->state & OP_DONE) && o->p.peer >= 0 &&
+		       (uint32_t)o->p.peer < m->n_ep &&
+		       m->ep[o->p.peer].window &&
+		       o->p.ts < m->ep[o->p.peer].window_start;
+	if (o->done_ts == MT_MATCH_NOTIME)
 		return 0;
+	if (m->ep[o->p.ep].taken_early) {
+		m->ep[o->p.ep].taken_early--;
+		return 1;
+	}
 	if (o->rsrc_ep >= 0 && (uint32_t)o->rsrc_ep < m->n_ep)
 		return m->ep[o->rsrc_ep].window;
 	for (uint32_t e = 0; e < m->n_ep; e++)
@@ -327,10 +339,13 @@ enum mt_status mt_match_finish(struct mt_match *m)
 				m->sum.pending_delivered_sends++;
 			rc = o->p.dir == MT_MATCH_DIR_SEND ? mt_match_flush_pair(m, i, j) :
 				mt_match_flush_pair(m, j, i);
-		} else if (m->windowed && sent_before_window(m, o)) {
+		} else if (m->windowed && partner_before_window(m, o)) {
 			mt_match_unqueue(m, i);
 			m->sum.before_window++;
-			m->ended_recvs++;	/* as retire() counts it */
+			if (o->p.dir == MT_MATCH_DIR_SEND)	/* as retire() counts */
+				m->ended_sends++;
+			else
+				m->ended_recvs++;
 			mt_match_op_free(m, i);
 		} else {
 			rc = mt_match_emit_alone(m, i, o->p.dir == MT_MATCH_DIR_SEND ?

@@ -246,6 +246,35 @@ static __attribute__((cold, noinline)) void drop_before(struct mt_match *m,
 	retire(m, r, 0);
 }
 
+/* Receive r, on an endpoint whose trace is a window, meets send s. A
+ * key's messages are received in order, so the sends its lost receives
+ * took (before the window) are its oldest: while s was posted before the
+ * window, is done, and a later send of the key was posted before r
+ * completed, s is passed over as taken before the window. Returns the
+ * send r takes (*ambig for it). */
+static __attribute__((cold, noinline)) uint32_t
+pass_early(struct mt_match *m, struct key_slot *ks, uint32_t r, uint32_t s,
+	   int nosrc, int *ambig)
+{
+	struct ep *e = &m->ep[m->op[r].p.ep];
+	uint64_t done = m->op[r].done_ts;
+	uint32_t next;
+	int a;
+
+	while (done != MT_MATCH_NOTIME && m->op[s].p.ts < e->window_start &&
+	       (m->op[s].state & OP_DONE) &&
+	       (next = pick(m, m->op[s].q_next, m->op[r].rsrc_ep, nosrc, 1, &a)) &&
+	       m->op[next].p.ts <= done) {
+		q_remove(m, &ks->sh, &ks->st, s);
+		m->sum.before_window++;
+		e->taken_early++;
+		retire(m, s, 1);
+		s = next;
+		*ambig = a;
+	}
+	return s;
+}
+
 /* Op i (a send, or a receive whose turn came) meets the oldest partner
  * waiting on its key, or waits there itself. Inline in each side's entry,
  * where send is a constant: one function for both tested it a dozen
@@ -274,6 +303,8 @@ static inline __attribute__((always_inline)) int pair(struct mt_match *m,
 		drop_before(m, j);
 		j = pick(m, ks->rh, o->p.ep, k.b == MT_MATCH_NOSRC, 0, &ambig);
 	}
+	if (!send && j && m->windowed && m->ep[o->p.ep].window_start)
+		j = pass_early(m, ks, i, j, k.b == MT_MATCH_NOSRC, &ambig);
 	if (!j) {
 		if (send)
 			q_push(m, &ks->sh, &ks->st, i);

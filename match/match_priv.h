@@ -148,6 +148,10 @@ struct ep {
 	struct map_key cls_last_k;
 	uint64_t close_ts;	/* MT_MATCH_NOTIME while open */
 	int window;		/* its trace starts late (mt_match_ep_window) */
+	uint64_t window_start;	/* there (0: not known) */
+	uint64_t taken_early;	/* sends to it passed over as taken before
+				 * its window, not yet set against a receive
+				 * left without a send */
 };
 
 struct mt_match {

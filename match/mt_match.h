@@ -276,15 +276,21 @@ enum mt_status mt_match_add_ep(struct mt_match *m, int32_t ep, int32_t proc, int
 enum mt_status mt_match_ep_masks(struct mt_match *m, int32_t ep,
 				 const struct mt_match_cfg *cfg);
 /*
- * Endpoint ep's trace is a window: what its process did before its oldest
- * kept record is gone (a ring that wrapped). A completion whose operation
+ * Endpoint ep's trace is a window starting at start (its oldest kept
+ * record, in the operations' time; 0: not known): what its process did
+ * before is gone (a ring that wrapped). A completion whose operation
  * was posted before the window counts as before the window (a receive's
  * still takes its message: its post is made from the completion, exact
  * tag and source), and a receive completed before the send it would pair
  * with was posted, that send on ep, took a message sent before ep's window.
+ * Messages of a key are received in order, so the sends to ep posted
+ * before start that its lost receives took are the oldest: a receive of
+ * ep passes over a send posted before start while a later send of the key
+ * was also posted before the receive completed, and a send posted before
+ * start that no receive took counts as before the window.
  * Call after mt_match_add_ep, before ep's operations.
  */
-enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep);
+enum mt_status mt_match_ep_window(struct mt_match *m, int32_t ep, uint64_t start);
 enum mt_status mt_match_post(struct mt_match *m, const struct mt_match_op *op);
 enum mt_status mt_match_complete(struct mt_match *m, const struct mt_match_cqe *c);
 /* The endpoint was closed normally (fi_close) at ts. */

@@ -219,9 +219,14 @@ static void masks_of(const struct mt_tag_layout *l, struct mt_match_cfg *cfg)
 	cfg->field_mask[MT_MATCH_F_TAG] = l->tag_mask;
 }
 
-/* A thread of p kept only its latest records (a ring that wrapped). */
-static int wrapped(const struct mt_trace_proc *p)
+/* A thread of p kept only its latest records (a ring that wrapped): 1,
+ * with *start where the window starts as the matcher's times go (0 when no
+ * thread kept a record that says). */
+static int wrapped(const struct mt_trace_proc *p, uint64_t *start)
 {
+	int64_t ns = 0;
+
+	*start = mt_trace_proc_window(p, &ns) && ns > 0 ? (uint64_t)ns : 0;
 	for (size_t f = 0; f < p->nfiles; f++)
 		if (p->files[f]->wrapped)
 			return 1;
@@ -236,13 +241,14 @@ enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m)
 	for (size_t i = 0; i < fd->t->neps; i++) {
 		uint32_t p = fd->t->eps[i].proc;
 		struct mt_match_cfg cfg;
+		uint64_t start;
 		enum mt_status rc = mt_match_add_ep(m, (int32_t)i, (int32_t)p,
 					 fd->t->procs[p].key);
 
 		masks_of(&fd->lay[i], &cfg);
 		if (rc || (rc = mt_match_ep_masks(m, (int32_t)i, &cfg)) ||
-		    (wrapped(&fd->t->procs[p]) &&
-		     (rc = mt_match_ep_window(m, (int32_t)i))))
+		    (wrapped(&fd->t->procs[p], &start) &&
+		     (rc = mt_match_ep_window(m, (int32_t)i, start))))
 			return rc;
 	}
 	return MT_OK;

@@ -188,18 +188,12 @@ void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s)
 {
 	*s = (struct mt_sink_span){ .first_ns = p->first_ns + p->merge_offset_ns,
 				    .last_ns = p->last_ns + p->merge_offset_ns };
+	s->wrapped = mt_trace_proc_window(p, &s->window_ns);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct mt_trace_file *f = p->files[i];
-		int64_t end, start;
+		int64_t end;
 
 		s->overwritten += f->overwritten;
-		if (f->wrapped && f->oldest_ts) {
-			start = mt_trace_ticks_ns(&p->clock, f->oldest_ts) +
-				p->merge_offset_ns;
-			if (!s->wrapped || start > s->window_ns)
-				s->window_ns = start;
-			s->wrapped = 1;
-		}
 
 		for (int l = 0; l < MT_LOSS_COUNT; l++)
 			s->lost += f->hdr->lost[l];

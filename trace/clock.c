@@ -161,3 +161,21 @@ enum mt_status mt_trace_clock_host(struct mt_trace_proc *procs, size_t n)
 			procs[i].clock = host;
 	return MT_OK;
 }
+
+int mt_trace_proc_window(const struct mt_trace_proc *p, int64_t *start_ns)
+{
+	int wrapped = 0;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct mt_trace_file *f = p->files[i];
+		int64_t start;
+
+		if (!f->wrapped || !f->oldest_ts)
+			continue;
+		start = mt_trace_ticks_ns(&p->clock, f->oldest_ts) + p->merge_offset_ns;
+		if (!wrapped || start > *start_ns)
+			*start_ns = start;
+		wrapped = 1;
+	}
+	return wrapped;
+}

@@ -249,6 +249,11 @@ struct mt_trace_proc {
 	size_t nfiles;
 };
 
+/* Whether p's trace is a window (a thread's ring wrapped); then *start_ns
+ * is where it starts, as merged (ns + merge_offset_ns): the latest of its
+ * wrapped threads' oldest kept records. */
+int mt_trace_proc_window(const struct mt_trace_proc *p, int64_t *start_ns);
+
 /* An enabled endpoint (MT_REC_EP) and the AV bound to it. */
 struct mt_trace_ep {
 	uint32_t proc;
