@@ -12,12 +12,15 @@
 # --html, and an OTF2 export of the joined run (MPI calls beside the
 # fabric messages, read back as the same messages). The same archive
 # joined with the fabric trace of another run is refused, naming the
-# archive. Exits 77 (skipped) without eztrace.
+# archive. With MSGTRACE_MPI, msgtrace-mpi on 2 and 3 ranks prints and
+# writes the same joined report, messages and exports (tests/par/equal.sh).
+# Exits 77 (skipped) without eztrace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-[ $# -eq 3 ] || e2e_fail "usage: join_eztrace.sh PROVIDER_DIR MSGTRACE PROGRAM"
-E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3
+[ $# -eq 3 ] || [ $# -eq 4 ] ||
+	e2e_fail "usage: join_eztrace.sh PROVIDER_DIR MSGTRACE PROGRAM [MSGTRACE_MPI]"
+E2E_PROVIDER_DIR=$1 msgtrace=$2 prog=$3 msgtrace_mpi=${4:-}
 command -v eztrace >/dev/null || { echo "$E2E_NAME: eztrace not installed: skipped"; exit 77; }
 command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
 command -v otf2-print >/dev/null || e2e_fail "otf2-print not found (Debian package otf2-tools)"
@@ -139,4 +142,10 @@ status=0
 "$msgtrace" export --chrome -o joined.json trace "$archive" 2>chrome.err || status=$?
 [ $status -eq 2 ] && grep -q 'does not take an OTF2 archive to join' chrome.err ||
 	{ cat chrome.err >&2; e2e_fail "export --chrome of a joined run: status $status, not refused"; }
-e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned; JSON, HTML and the joined OTF2 export agree"
+par=
+if [ -n "$msgtrace_mpi" ]; then
+	"$here/../par/equal.sh" --export "$msgtrace" "$msgtrace_mpi" "2 3" trace "$archive" ||
+		e2e_fail "msgtrace-mpi's joined view differs from msgtrace's (above)"
+	par="; msgtrace-mpi on 2 and 3 ranks says the same"
+fi
+e2e_note "ok: $checked send call kinds as the log says, ${E2E_NP:-4} ranks aligned; JSON, HTML and the joined OTF2 export agree$par"
