@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # export_hang.sh PROVIDER_DIR MSGTRACE HANG_SSEND_TAG1
 #
-# Exports of a hung run: 3 ranks of hang_ssend_tag1 in ofi_tag_1, killed by
-# the timeout. Rank 0 waits forever for the ACK of its MPI_Ssend to rank 2:
+# Exports of a hung run: 3 ranks of hang_ssend_tag1 in ofi_tag_1, killed
+# once every rank waits (e2e_wait_hang). Rank 0 waits forever for the ACK of its MPI_Ssend to rank 2:
 # the OTF2 archive must hold that receive as an MPI_IRECV_REQUEST with the
 # status "pending" on rank 0's location, and the Chrome JSON a
 # "fi_trecv (pending)" slice of kind ssend_ack in rank 0's process.
@@ -17,10 +17,13 @@ e2e_need_file "$msgtrace" "the msgtrace command"
 command -v otf2-print >/dev/null || e2e_fail "otf2-print not found (otf2-tools)"
 command -v jq >/dev/null || e2e_fail "jq not found (Debian package jq)"
 e2e_setup
-status=0
-E2E_NP=3 E2E_TIMEOUT=${E2E_HANG_TIMEOUT:-10} \
-	e2e_run "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" ofi_tag_1 "$prog" || status=$?
-e2e_timed_out "$status" || e2e_fail "the job should hang until killed (status $status)"
+mkdir "$E2E_TMP/log"
+E2E_NP=3 E2E_TIMEOUT=120 e2e_run "$E2E_TMP/out" "$E2E_TMP/trace" "$E2E_TCP" \
+	ofi_tag_1 "$prog" --log "$E2E_TMP/log" &
+job=$!
+trap 'e2e_stop_job "$job"; e2e_cleanup' EXIT
+e2e_wait_hang "$job" "$E2E_TMP/log" "$E2E_TMP/trace" 3 "$msgtrace" "$E2E_TMP/out"
+e2e_stop_job "$job"
 e2e_check_trace "$E2E_TMP/trace" 3
 
 "$msgtrace" export --otf2 -o "$E2E_TMP/otf2" "$E2E_TMP/trace" ||

@@ -22,6 +22,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		mpilog_fail("usage: hang_barrier3 [--log DIR]");
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	mpilog_blocks();		/* where it hangs */
 	mpilog_coll(MPI_COMM_WORLD, "barrier");
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)

@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		mpilog_send(MPILOG_SEND, buf, sizeof(buf), 1, TAG_PLAIN,
 			    MPI_COMM_WORLD, NULL);
+		mpilog_blocks();	/* where it hangs */
 		mpilog_send(MPILOG_SSEND, buf, sizeof(buf), 1, TAG_SYNC,
 			    MPI_COMM_WORLD, NULL);
 	} else if (rank == 1) {
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 			mpilog_mrecv(buf, sizeof(buf), &msg, &st);
 		}
 	}
+	mpilog_blocks();		/* the others hang here */
 	mpilog_coll(MPI_COMM_WORLD, "barrier");
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)

@@ -36,12 +36,14 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		mpilog_send(MPILOG_SEND, buf, sizeof(buf), DST, TAG_PLAIN,
 			    MPI_COMM_WORLD, NULL);
+		mpilog_blocks();	/* where it hangs */
 		mpilog_send(MPILOG_SSEND, buf, sizeof(buf), DST, TAG_SYNC,
 			    MPI_COMM_WORLD, NULL);
 	} else if (rank == DST) {
 		mpilog_recv(buf, sizeof(buf), 0, TAG_PLAIN, MPI_COMM_WORLD, &st);
 		mpilog_recv(buf, sizeof(buf), 0, TAG_SYNC, MPI_COMM_WORLD, &st);
 	}
+	mpilog_blocks();		/* the others hang here */
 	mpilog_coll(MPI_COMM_WORLD, "barrier");
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)

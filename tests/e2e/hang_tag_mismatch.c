@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		mpilog_send(MPILOG_SEND, buf, sizeof(buf), 1, TAG_PLAIN,
 			    MPI_COMM_WORLD, NULL);
+		mpilog_blocks();	/* where it hangs */
 		mpilog_send(deadline ? MPILOG_ISSEND : MPILOG_SSEND, buf, sizeof(buf),
 			    1, TAG_SYNC, MPI_COMM_WORLD, &req);
 	} else if (rank == 1) {
@@ -65,8 +66,9 @@ int main(int argc, char **argv)
 			mpilog_check(MPI_Irecv(rbuf, sizeof(rbuf), MPI_BYTE, 0, TAG_WRONG,
 					       MPI_COMM_WORLD, &req), "MPI_Irecv");
 		else
-			mpilog_recv(buf, sizeof(buf), 0, control ? TAG_SYNC : TAG_WRONG,
-				    MPI_COMM_WORLD, &st);
+			mpilog_blocks(), mpilog_recv(buf, sizeof(buf), 0,
+						     control ? TAG_SYNC : TAG_WRONG,
+						     MPI_COMM_WORLD, &st);
 	}
 	if (deadline && rank < 2)
 		poll_until_deadline(rank, &req);

@@ -41,6 +41,7 @@ struct probed {
 };
 
 static FILE *logf;
+static const char *logdir;	/* --log or MSGTRACE_TEST_LOG: ready files */
 static int world_rank = -1;
 static int no_ssend;		/* --no-ssend */
 static struct comm_info comms[MAX_COMMS];
@@ -85,6 +86,12 @@ void mpilog_ready(const char *dir, int rank)
 		perror(path);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
+}
+
+void mpilog_blocks(void)
+{
+	if (logdir)
+		mpilog_ready(logdir, world_rank);
 }
 
 int mpilog_no_ssend(void)
@@ -134,6 +141,7 @@ void mpilog_init(int *argc, char ***argv)
 		*argc -= used;
 	}
 	if (dir && *dir) {
+		logdir = dir;
 		snprintf(path, sizeof(path), "%s/rank%d.log", dir, world_rank);
 		logf = fopen(path, "w");
 		if (!logf)

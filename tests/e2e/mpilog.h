@@ -75,6 +75,9 @@ int mpilog_world_rank(void);
  * blocking call the job hangs in, so the test knows when every rank got
  * there. Needs no mpilog_init; aborts the job if the file cannot be made. */
 void mpilog_ready(const char *dir, int rank);
+/* mpilog_ready in the --log directory, if any: the caller is about to
+ * make the blocking call a hang test expects it to hang in. */
+void mpilog_blocks(void);
 
 /* Sends are of MPI_BYTE. ISEND and ISSEND need req, the others ignore it. */
 int mpilog_send(enum mpilog_send_call call, const void *buf, int bytes,
