@@ -257,7 +257,7 @@ orphan(struct mt_match *m, const struct mt_match_cqe *c)
 	struct mt_match_op op = {
 		.ts = c->ts, .context = c->context, .tag = c->tag, .len = c->len,
 		.src_id = c->src_id, .addr = FI_ADDR_UNSPEC, .ep = c->ep,
-		.peer = c->src_ep, .dir = MT_MATCH_DIR_RECV, .tagged = 1, .f = c->f,
+		.peer = c->src_ep, .dir = MT_MATCH_DIR_RECV, .tagged = 1,
 	};
 	enum mt_status st;
 
@@ -268,6 +268,12 @@ orphan(struct mt_match *m, const struct mt_match_cqe *c)
 	m->sum.before_window++;
 	if (c->err || (c->flags & (FI_RECV | FI_TAGGED)) != (FI_RECV | FI_TAGGED))
 		return MT_OK;
+	/* Posted for exactly what it took: its own fields, which the caller
+	 * leaves unset when cfg.fields decodes them. */
+	if (m->cfg.fields)
+		m->cfg.fields(m->cfg.fields_arg, c, &op.f);
+	else
+		op.f = c->f;
 	if ((st = mt_match_post(m, &op)))
 		return st;
 	m->sum.ops--;		/* made here, not in the input */
