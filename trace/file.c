@@ -197,7 +197,8 @@ static int is_setup(unsigned type)
 }
 
 /* Count one good record r and index it if it is a setup record: off is
- * its offset in the mapping (version 1), or it is copied (compacted). */
+ * its offset in the mapping, or, given buf_cap (a compacted file, or one
+ * scanned from a copy), it is copied into setup_buf. */
 static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 			    uint64_t off, size_t *cap, size_t *buf_cap,
 			    struct mt_err *err)
@@ -218,7 +219,7 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 		uint64_t *slot = mt_trace_push((void **)&f->setup_off,
 					       &f->nsetup, cap, sizeof(*slot));
 
-		if (slot && f->compact) {
+		if (slot && buf_cap) {
 			if (f->setup_len + r->size > *buf_cap) {
 				size_t nc = *buf_cap ? *buf_cap * 2 : 4096;
 				uint8_t *nb;
@@ -248,9 +249,10 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 }
 
 /* Validate the records that start in [off, lim), count them and index the
- * non-hot ones; with stop, end at a call in progress (f->inflight). */
+ * non-hot ones (copied with buf_cap: count()); with stop, end at a call in
+ * progress (f->inflight). */
 static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
-			   int stop, struct mt_err *err)
+			   int stop, size_t *buf_cap, struct mt_err *err)
 {
 	uint64_t end = f->hdr->data_off + f->hdr->committed;
 	size_t cap = f->nsetup;		/* pushing past it grows the index */
@@ -268,7 +270,7 @@ static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
 			f->inflight = off;
 			break;
 		}
-		if (count(f, r, off, &cap, NULL, err) != MT_OK)
+		if (count(f, r, off, &cap, buf_cap, err) != MT_OK)
 			return MT_ERR_NOMEM;
 		off += r->size;
 	}
@@ -292,30 +294,37 @@ static int taken_back(const struct mt_trace_file *f)
  * progress unless read_past, and when its writer took a call back during
  * the walk, it is walked again without the last MT_TRACE_TAKEN_BACK bytes
  * the header said were committed: the one record a take-back rewrites lies
- * there, and may have been read half old, half new.
+ * there, and may have been read half old, half new. With apart (map is a
+ * copy, read once), the setup records are copied out of it.
  */
 static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
-			   struct mt_err *err)
+			   int apart, struct mt_err *err)
 {
 	uint64_t end = f->hdr->data_off + f->hdr->committed;
 	int stop = !read_past && !mt_trace_file_clean(f);
-	enum mt_status st = walk(f, off, end, stop, err);
+	size_t buf_cap = 0, *keep = apart ? &buf_cap : NULL;
+	enum mt_status st = walk(f, off, end, stop, keep, err);
 
 	if (st == MT_OK && stop && taken_back(f)) {
 		f->nrecs = f->unknown = f->first_ts = f->last_ts = f->oldest_ts = 0;
 		memset(f->type_count, 0, sizeof(f->type_count));
-		f->nsetup = 0;
+		f->nsetup = f->setup_len = 0;
 		f->setup_first = 0;
-		st = walk(f, f->hdr->data_off, end - MT_TRACE_TAKEN_BACK, stop, err);
+		st = walk(f, f->hdr->data_off, end - MT_TRACE_TAKEN_BACK, stop,
+			  keep, err);
 	}
-	f->setup_base = f->map;
-	f->setup_len = f->map_len;
+	if (apart) {
+		f->setup_base = f->setup_buf;
+	} else {
+		f->setup_base = f->map;
+		f->setup_len = f->map_len;
+	}
 	return st;
 }
 
 enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err)
 {
-	return f->inflight ? scan(f, f->inflight, 1, err) : MT_OK;
+	return f->inflight ? scan(f, f->inflight, 1, 0, err) : MT_OK;
 }
 
 /* scan() of a compacted file: the stream decoded once, in a bounded state;
@@ -475,8 +484,9 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_trace_copy *c,
 	return MT_OK;
 }
 
-/* The scan of f, from c's copy of it when copied (then the setup records
- * are read from the mapping, at the same offsets). */
+/* The scan of f, from c's copy of it when copied (its setup records then
+ * kept apart, as a compacted file's are: nothing reads the mapping later
+ * but the records of the files a reader merges). */
 static enum mt_status scan_file(struct mt_trace_file *f, const struct mt_trace_copy *c,
 				int copied, struct mt_err *err)
 {
@@ -486,9 +496,8 @@ static enum mt_status scan_file(struct mt_trace_file *f, const struct mt_trace_c
 	f->compact = f->hdr->version == MT_TRACE_VERSION_COMPACT;
 	if (copied)
 		f->map = c->p;
-	st = f->compact ? scan_compact(f, err) : scan(f, f->hdr->data_off, 0, err);
-	if (copied && f->setup_base == f->map)
-		f->setup_base = map;
+	st = f->compact ? scan_compact(f, err) :
+		scan(f, f->hdr->data_off, 0, copied, err);
 	f->map = map;
 	return st;
 }
@@ -520,6 +529,8 @@ enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c
 				f->hdr->thread_seq, pid, seq);
 	if (st == MT_OK)
 		st = scan_file(f, c, copied, err);
+	if (st == MT_OK && c && !copied)
+		mt_trace_file_release(f);
 	if (st == MT_OK && f->ring_why && f->scan_status == MT_OK)
 		f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 					    "%s: ring block %" PRIu64 " or before: %s",

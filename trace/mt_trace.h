@@ -371,9 +371,10 @@ struct mt_trace {
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
 /* mt_trace_open, each closed file small enough scanned from a copy read
- * into a buffer, and each file released (mt_trace_file_release) as soon as
- * it is scanned: what reads only some files' records uses it, its memory
- * then the files it reads (msgtrace-mpi's analysis ranks). */
+ * into a buffer and its setup records kept apart (its mapping untouched),
+ * any other released (mt_trace_file_release) as soon as it is scanned:
+ * what reads only some files' records uses it, its memory then the files
+ * it reads (msgtrace-mpi's analysis ranks). */
 enum mt_status mt_trace_open_lean(const char *const *paths, size_t n,
 				  struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);

@@ -17,7 +17,7 @@ struct file_list {
 	struct mt_trace_file **v;
 	size_t n, cap;
 	size_t empty;		/* files skipped: no header written yet */
-	int lean;		/* release each file once scanned */
+	int lean;		/* leave or give back each file's pages */
 	struct mt_trace_copy copy;	/* lean: what each is scanned from */
 };
 
@@ -33,8 +33,6 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 	st = mt_trace_file_open_copy(path, l->lean ? &l->copy : NULL, slot, err);
 	if (st != MT_OK)
 		l->n--;
-	else if (l->lean)
-		mt_trace_file_release(*slot);
 	if (st == MT_END) {
 		l->empty++;
 		return MT_OK;

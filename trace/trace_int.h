@@ -13,8 +13,10 @@ struct mt_trace_copy {
 	size_t cap;
 };
 
-/* mt_trace_file_open, a closed file scanned from a copy read into c (the
- * mapping left untouched) where it fits (file.c's COPY_MAX). */
+/* mt_trace_file_open for a reader of some files' records only: a closed
+ * file that fits (file.c's COPY_MAX) scanned from a copy read into c, its
+ * setup records kept apart (its mapping left untouched), any other's pages
+ * given back once scanned (mt_trace_file_release). */
 enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c,
 				       struct mt_trace_file **out, struct mt_err *err);
 

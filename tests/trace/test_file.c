@@ -306,6 +306,40 @@ static void same_when_lean(const char *path, enum mt_status st,
 	cr_assert_str_eq(lean.msg, err->msg);
 }
 
+/* A lean open reads no closed file's mapping at open: its setup records
+ * are kept apart, the bytes a plain open reads in the mapping. */
+Test(trace_file, lean_open_keeps_setup_records_apart_from_the_mapping)
+{
+	char *dir = tw_tmpdir(), *path;
+	struct mt_trace *plain, *lean;
+	struct mt_err err = { "" };
+	struct tw w;
+
+	build_small(&w);
+	path = tw_save(&w, dir, NAME);
+	cr_assert_eq(mt_trace_open((const char *const *)&path, 1, &plain, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_trace_open_lean((const char *const *)&path, 1, &lean, &err), MT_OK, "%s", err.msg);
+	const struct mt_trace_file *a = plain->files[0], *b = lean->files[0];
+
+	cr_assert_eq(b->nsetup, a->nsetup);
+	cr_assert_eq(a->nsetup, 3, "PROC, START, END");
+	for (size_t j = 0; j < a->nsetup; j++) {
+		const struct mt_rec_hdr *ra = mt_trace_file_setup(a, j);
+		const uint8_t *rb = (const uint8_t *)mt_trace_file_setup(b, j);
+
+		cr_assert(rb < b->map || rb >= b->map + b->map_len,
+			  "setup record %zu read from the mapping", j);
+		cr_assert(mt_trace_file_owns(b, rb));
+		cr_assert_eq(memcmp(ra, rb, ra->size), 0, "setup record %zu", j);
+	}
+	cr_assert_eq(lean->procs[0].rec->world_rank, 0);
+	mt_trace_close(plain);
+	mt_trace_close(lean);
+	free(path);
+	tw_rmdir(dir);
+	tw_free(&w);
+}
+
 /*
  * Cut a valid file at every length: the reader must return exactly the
  * whole records inside the cut and then a clean error naming the file.
