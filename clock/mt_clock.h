@@ -233,13 +233,14 @@ struct mt_clock_graph {
 	int64_t **t;			/* per process, sorted: mt_clock_proc.t */
 	uint64_t nmsgs;
 	struct mt_clock_msg *msgs;	/* send post -> receive completion */
-	uint64_t (*ev)[MT_CLOCK_WHEN_COUNT]; /* per input message: event
+	uint32_t (*ev)[MT_CLOCK_WHEN_COUNT]; /* per input message: event
 					      * index of each time, or
-					      * UINT64_MAX */
+					      * UINT32_MAX */
 };
 
 /* Builds the per-process event arrays of n messages among nprocs
- * processes. MT_ERR_ARG names a message whose process is >= nprocs. */
+ * processes. MT_ERR_ARG names a message whose process is >= nprocs, or a
+ * process of 2^32 - 1 events or more. */
 enum mt_status mt_clock_graph_build(uint32_t nprocs,
 				    const struct mt_clock_times *m, uint64_t n,
 				    struct mt_clock_graph *g, struct mt_err *err);
