@@ -9,7 +9,7 @@
  *    each file's pages given back once scanned) and owns whole traced
  *    processes, balanced by their files' bytes (largest first to the
  *    least loaded rank; rank 0, which keeps every message for the clock
- *    stage and the sink, starts with half the trace's: own.c). A rank reads and decodes
+ *    stage and the sink, starts with 3/10 of the trace's: own.c). A rank reads and decodes
  *    only its processes' records (pipeline's split: the merge of its
  *    files, the feed's decoding).
  *  - Pairing happens on the receiver's owner: a record's operation goes to

@@ -2,11 +2,15 @@
  * own.c - which analysis rank owns which traced process (see mt_par.h):
  * whole processes, the largest (bytes of its files) first to the least
  * loaded rank, ties to the lower index. Every rank computes the same.
- * Rank 0 starts loaded with half the trace's bytes when it has company: it
- * alone keeps every message for the clock stage and the sink, and runs
- * them (on gen_trace's traffic its heap for them is 0.55 of the trace's
- * bytes and their instructions twice the reading and pairing of all
- * records: bench/par.sh), so its own share is the smaller one.
+ * Rank 0 starts loaded with 3/10 of the trace's bytes when it has
+ * company: it alone keeps every message for the clock stage and the sink
+ * (on gen_trace's traffic its heap for them peaks at 0.55 of the trace's
+ * bytes), so its own share is the smaller one. The rounds wait for the
+ * slowest reader, so the smaller the head start the sooner they end, and
+ * the more rank 0 holds at its peak: at 10^8 events (bench/par.sh, N=2)
+ * a head start of 5/10 took 100.3 s with rank 0's peak 7.0 GB, 4/10 95.5 s
+ * and 7.5 GB, 3/10 91.5 s and 7.9 GB, against N=1's 129.0 s and 13.5 GB:
+ * 3/10 keeps rank 0 within 0.6 of one rank's memory.
  */
 #include <stdlib.h>
 
@@ -33,7 +37,7 @@ enum mt_status mt_par_own(const struct mt_trace *t, int rank, int n,
 		for (size_t f = 0; f < t->procs[p].nfiles; f++)
 			bytes[p] += t->procs[p].files[f]->map_len;
 		if (n > 1)
-			load[0] += bytes[p] / 2;
+			load[0] += bytes[p] * 3 / 10;
 	}
 	/* Insertion sort by bytes, descending, stable: processes are few
 	 * next to their records. */
