@@ -19,11 +19,16 @@ struct av_ent {
 	uint32_t seq;		/* record order, so the last insert wins */
 	uint64_t av, fi_addr;
 	const struct mt_rec_av *rec;
+	const struct mt_trace_ep *ep;	/* the endpoint it names, or NULL */
 };
 
+/* Every operation's peer is looked up here (mt_trace_resolve): each AV
+ * entry knows the endpoint it names, found once when the index is built,
+ * and a process's entries are found by its index. */
 struct mt_trace_index {
 	struct av_ent *av;
 	size_t nav;
+	size_t *av_first;	/* per process, then nav: its first entry */
 	const struct mt_trace_ep **by_name;	/* by name bytes, layer, proc */
 };
 
@@ -149,7 +154,7 @@ static int collect(struct mt_trace *t, uint32_t p, struct tables *tb)
 				*a = (struct av_ent){ p, (uint32_t)ix->nav,
 					((const struct mt_rec_av *)r)->av,
 					((const struct mt_rec_av *)r)->fi_addr,
-					(const void *)r };
+					(const void *)r, NULL };
 				break;
 			case MT_REC_BIND:
 				b = mt_trace_push((void **)&tb->bind, &tb->nbind, &tb->cbind,
@@ -224,6 +229,59 @@ static int apply_binds(struct mt_trace *t, const struct tables *tb)
 	return 0;
 }
 
+static uint32_t launch_of(const struct mt_trace *t, uint32_t proc)
+{
+	return t->jobs[t->procs[proc].job].launch;
+}
+
+/* The endpoint whose name a's address holds: the first (lowest layer,
+ * then proc) with those bytes, or, as launches run one after another
+ * reuse ports, the one of a's process's launch among those of that name
+ * and layer (its AV holds only those). */
+static const struct mt_trace_ep *named(const struct mt_trace *t, const struct av_ent *a)
+{
+	const struct mt_trace_index *ix = t->index;
+	size_t len = a->rec->addr_len < sizeof(a->rec->addr) ? a->rec->addr_len :
+							       sizeof(a->rec->addr);
+	size_t lo = 0, hi = t->neps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mt_rec_ep *e = ix->by_name[mid]->rec;
+
+		if (cmp_bytes(e->name, name_len(e), a->rec->addr, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->neps || cmp_bytes(ix->by_name[lo]->rec->name,
+				       name_len(ix->by_name[lo]->rec), a->rec->addr, len))
+		return NULL;
+	for (size_t i = lo; i < t->neps && !cmp_bytes(ix->by_name[i]->rec->name,
+				name_len(ix->by_name[i]->rec), a->rec->addr, len) &&
+	     ix->by_name[i]->rec->h.layer == ix->by_name[lo]->rec->h.layer; i++)
+		if (launch_of(t, ix->by_name[i]->proc) == launch_of(t, a->proc))
+			return ix->by_name[i];
+	return ix->by_name[lo];
+}
+
+/* Each AV entry's endpoint, and where each process's entries start. */
+static int link_av(struct mt_trace *t)
+{
+	struct mt_trace_index *ix = t->index;
+	size_t i = 0;
+
+	ix->av_first = malloc((t->nprocs + 1) * sizeof(*ix->av_first));
+	if (!ix->av_first)
+		return -1;
+	for (uint32_t p = 0; p <= t->nprocs; p++) {
+		ix->av_first[p] = i;
+		for (; i < ix->nav && ix->av[i].proc == p; i++)
+			ix->av[i].ep = named(t, &ix->av[i]);
+	}
+	return 0;
+}
+
 enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err)
 {
 	struct tables tb = { 0 };
@@ -251,6 +309,8 @@ enum mt_status mt_trace_addr_build(struct mt_trace *t, struct mt_err *err)
 		qsort(t->index->by_name, t->neps, sizeof(*t->index->by_name),
 		      cmp_name);
 	}
+	if (!rc)
+		rc = link_av(t);
 	free(tb.obj);
 	free(tb.bind);
 	return rc ? mt_err_set(err, MT_ERR_NOMEM, "out of memory") : MT_OK;
@@ -260,6 +320,7 @@ void mt_trace_addr_free(struct mt_trace *t)
 {
 	if (t->index) {
 		free(t->index->av);
+		free(t->index->av_first);
 		free(t->index->by_name);
 		free(t->index);
 	}
@@ -273,59 +334,30 @@ const struct mt_trace_ep *mt_trace_find_ep(const struct mt_trace *t,
 	return find_ep(t, proc, ep);
 }
 
-static uint32_t launch_of(const struct mt_trace *t, uint32_t proc)
-{
-	return t->jobs[t->procs[proc].job].launch;
-}
-
 const struct mt_trace_ep *mt_trace_resolve(const struct mt_trace *t,
 					   uint32_t proc, uint64_t av,
 					   uint64_t fi_addr)
 {
 	const struct mt_trace_index *ix = t->index;
-	const struct av_ent *a = NULL;
-	size_t lo = 0, hi = ix->nav, len;
+	struct av_ent key = { proc, UINT32_MAX, av, fi_addr, NULL, NULL };
+	size_t first, lo, hi;
 
-	/* The last insert of (proc, av, fi_addr): upper bound minus one. */
+	if (proc >= t->nprocs)
+		return NULL;
+	first = lo = ix->av_first[proc];
+	hi = ix->av_first[proc + 1];
+	/* The last insert of (av, fi_addr): upper bound minus one. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		struct av_ent key = { proc, UINT32_MAX, av, fi_addr, NULL };
 
 		if (cmp_av(&ix->av[mid], &key) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && ix->av[lo - 1].proc == proc && ix->av[lo - 1].av == av &&
-	    ix->av[lo - 1].fi_addr == fi_addr)
-		a = &ix->av[lo - 1];
-	if (!a)
-		return NULL;
-	len = a->rec->addr_len < sizeof(a->rec->addr) ? a->rec->addr_len :
-							 sizeof(a->rec->addr);
-	/* First endpoint (lowest layer, then proc) with these name bytes. */
-	lo = 0;
-	hi = t->neps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct mt_rec_ep *e = ix->by_name[mid]->rec;
-
-		if (cmp_bytes(e->name, name_len(e), a->rec->addr, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->neps || cmp_bytes(ix->by_name[lo]->rec->name,
-				       name_len(ix->by_name[lo]->rec), a->rec->addr, len))
-		return NULL;
-	/* Launches run one after another reuse ports: of the endpoints of
-	 * that name and layer, one of proc's launch (its AV holds only those). */
-	for (size_t i = lo; i < t->neps && !cmp_bytes(ix->by_name[i]->rec->name,
-				name_len(ix->by_name[i]->rec), a->rec->addr, len) &&
-	     ix->by_name[i]->rec->h.layer == ix->by_name[lo]->rec->h.layer; i++)
-		if (launch_of(t, ix->by_name[i]->proc) == launch_of(t, proc))
-			return ix->by_name[i];
-	return ix->by_name[lo];
+	if (lo > first && ix->av[lo - 1].av == av && ix->av[lo - 1].fi_addr == fi_addr)
+		return ix->av[lo - 1].ep;
+	return NULL;
 }
 
 const struct mt_trace_ep *mt_trace_resolve_ep(const struct mt_trace *t,
