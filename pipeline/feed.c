@@ -11,7 +11,9 @@
 #define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
 
 /* Cold, as resolve_slow: the caches in front of them miss a few times per
- * trace, and their calls off the hot path leave it registers. */
+ * trace (resolve_slow's, for every address past FEED_ADDR_CACHE: a
+ * search among the process's AV entries), and their calls off the hot
+ * path leave it registers. */
 static __attribute__((cold)) int32_t ep_search(const struct feed *fd,
 					       uint32_t proc, uint64_t ep)
 {
@@ -299,27 +301,28 @@ static uint64_t op_src_id(const struct mt_tag_layout *l, mt_rank_t source,
 
 /* resolve() past its cache. */
 static __attribute__((cold)) int32_t resolve_slow(struct feed *fd, int32_t e,
-						  uint32_t proc, uint64_t ep,
-						  uint64_t addr)
+						  uint32_t proc, uint64_t addr)
 {
-	const struct mt_trace_ep *r;
+	const struct mt_trace_ep *r = NULL;
 	int32_t *slot = addr < FEED_ADDR_CACHE ? &fd->addr[e][addr] : NULL;
 
-	r = mt_trace_resolve_ep(fd->t, proc, ep, addr);
+	/* e is the operation's endpoint already (ep_index): its AV, not a
+	 * search for it (mt_trace_resolve_ep). */
+	if (fd->t->eps[e].av)
+		r = mt_trace_resolve(fd->t, proc, fd->t->eps[e].av, addr);
 	if (slot)
 		*slot = r ? (int32_t)(r - fd->t->eps) + 2 : 1;
 	return r ? (int32_t)(r - fd->t->eps) : -1;
 }
 
-/* fi_addr of endpoint e (id ep of process proc) -> endpoint index, -1. */
-static inline int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t ep,
-			      uint64_t addr)
+/* fi_addr of endpoint e (of process proc) -> endpoint index, -1. */
+static inline int32_t resolve(struct feed *fd, int32_t e, uint32_t proc, uint64_t addr)
 {
 	if (addr < FEED_ADDR_CACHE && fd->addr[e][addr])
 		return fd->addr[e][addr] - 2;
 	if (addr == FI_ADDR_UNSPEC)	/* every wildcard receive */
 		return -1;
-	return resolve_slow(fd, e, proc, ep, addr);
+	return resolve_slow(fd, e, proc, addr);
 }
 
 /* Fields and source identity of a send, or the filter of a receive (with
@@ -412,7 +415,7 @@ feed_op(struct feed *fd, const struct mt_trace_event *ev,
 	o.dir = send ? MT_MATCH_DIR_SEND : MT_MATCH_DIR_RECV;
 	o.tagged = (uint8_t)tagged;
 	o.inject = (k & OPK_INJECT) != 0;
-	o.peer = resolve(fd, e, ev->proc, r->ep, r->addr);
+	o.peer = resolve(fd, e, ev->proc, r->addr);
 	o.site = mt_trace_op_site(fd->t, ev);
 	o.flags = k & OPK_MSG ? r->flags : send ? er->tx_op_flags : er->rx_op_flags;
 	o.selective = send ? fd->sel_tx[e] : fd->sel_rx[e];
@@ -500,7 +503,7 @@ feed_cqe(struct feed *fd, const struct mt_trace_event *ev,
 	c.ep = e;
 	c.err = r->h.aux == MT_CQ_READERR ? (r->err < 0 ? -r->err : r->err) : 0;
 	c.src_ep = r->h.aux == MT_CQ_READFROM || r->h.aux == MT_CQ_SREADFROM ?
-		resolve(fd, e, ev->proc, fd->t->eps[e].rec->ep, r->src) : -1;
+		resolve(fd, e, ev->proc, r->src) : -1;
 	/* Send completions carry no reliable tag: sends are decoded at post. */
 	c.src_id = r->flags & FI_SEND ? MT_MATCH_NOSRC :
 		op_src_id(l, mt_tag_decode_source(l, r->tag, r->data, cqe_in(l, r->tag)),
