@@ -3,7 +3,6 @@
  * and the receiver) into the per-process sorted event arrays and message
  * edges mt_clock_correct takes, and copies corrected times back.
  */
-#define _GNU_SOURCE	/* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,18 +16,6 @@ static uint32_t owner(const struct mt_clock_times *m, unsigned w)
 static int has(const struct mt_clock_times *m, unsigned w)
 {
 	return m->t[w] != MT_CLOCK_NOTIME && owner(m, w) != MT_CLOCK_NOPROC;
-}
-
-/* Events of one process in the order they were placed (message, then
- * time of the message): by time, then that order. */
-static int cmp_placed(const void *x, const void *y, void *arg)
-{
-	const int64_t *t = arg;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	if (t[a] != t[b])
-		return t[a] < t[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
 }
 
 /* How many events each process has, checked. */
@@ -54,32 +41,82 @@ static enum mt_status count(struct mt_clock_graph *g, const struct mt_clock_time
 	return MT_OK;
 }
 
+/* Work space for sorting one process's events (the largest's size). */
+struct sorting {
+	uint32_t *order, *spare, *runs;
+	int64_t *t;
+};
+
+static void sorting_free(struct sorting *s)
+{
+	free(s->order);
+	free(s->spare);
+	free(s->runs);
+	free(s->t);
+	memset(s, 0, sizeof(*s));
+}
+
+/* 0 .. n-1 sorted by t, stably (placed order breaking ties): the
+ * ascending runs t already holds, merged pairwise until one is left. A
+ * message's times are placed when it ends, so a process's events come
+ * nearly in time order, in few runs. Returns s->order or s->spare. */
+static uint32_t *sort_placed(struct sorting *s, const int64_t *t, uint32_t n)
+{
+	uint32_t *from = s->order, *to = s->spare, *runs = s->runs, nr = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		from[k] = k;
+		if (!k || t[k] < t[k - 1])
+			runs[nr++] = k;
+	}
+	runs[nr] = n;
+	while (nr > 1) {
+		uint32_t out = 0, *swap;
+
+		for (uint32_t r = 0; r < nr; r += 2) {
+			uint32_t i = runs[r], mid = runs[r + 1], k = i, j = mid;
+			uint32_t hi = r + 1 < nr ? runs[r + 2] : mid;
+
+			runs[out++] = i;
+			while (i < mid && j < hi)
+				to[k++] = t[from[j]] < t[from[i]] ? from[j++] : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		runs[out] = n;
+		nr = out;
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	return from;
+}
+
 /* Sorts process p's events (placed in g->t[p]) by time, placed order
- * breaking ties; rank[k] gets where the k-th placed one went. order and
- * tmp hold its events. */
-static void sort_proc(struct mt_clock_graph *g, uint32_t p, uint32_t *order,
-		      int64_t *tmp, uint32_t *rank)
+ * breaking ties; rank[k] gets where the k-th placed one went. */
+static void sort_proc(struct mt_clock_graph *g, uint32_t p, struct sorting *s,
+		      uint32_t *rank)
 {
 	int64_t *t = g->t[p];
 	uint32_t ne = (uint32_t)g->nevents[p];
+	const uint32_t *order = sort_placed(s, t, ne);
 
-	for (uint32_t k = 0; k < ne; k++)
-		order[k] = k;
-	qsort_r(order, ne, sizeof(*order), cmp_placed, t);
 	for (uint32_t j = 0; j < ne; j++) {
-		tmp[j] = t[order[j]];
+		s->t[j] = t[order[j]];
 		rank[order[j]] = j;
 	}
-	memcpy(t, tmp, ne * sizeof(*t));
+	memcpy(t, s->t, ne * sizeof(*t));
 }
 
 /*
  * Events are placed into each process's array in message order, then
- * each process's are sorted through an index, the largest process's at a
- * time, and where each placed event went is kept (4 bytes an event) until
- * the indices are rewritten. Sorting (time, origin) pairs instead, 16
- * bytes an event for the whole run at once, made this the clock stage's
- * peak. The graph keeps 72 bytes a message (times 32, indices 16, edges
+ * each process's are sorted through an index (sort_placed), the largest
+ * process's at a time, and where each placed event went is kept (4 bytes
+ * an event) until the indices are rewritten. Sorting (time, origin) pairs
+ * instead, 16 bytes an event for the whole run at once, made this the
+ * clock stage's peak. The graph keeps 72 bytes a message (times 32, indices 16, edges
  * 24); on the way it holds at most that.
  */
 enum mt_status mt_clock_graph_build(uint32_t nprocs,
@@ -87,8 +124,8 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 				    struct mt_clock_graph *g, struct mt_err *err)
 {
 	uint64_t *fill = calloc(nprocs + 1, sizeof(*fill)), most = 0;
-	uint32_t **rank = calloc(nprocs + 1, sizeof(*rank)), *order = NULL;
-	int64_t *tmp = NULL;
+	uint32_t **rank = calloc(nprocs + 1, sizeof(*rank));
+	struct sorting so = { 0 };
 	enum mt_status st;
 
 	memset(g, 0, sizeof(*g));
@@ -117,16 +154,15 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 				g->t[p][fill[p]++] = m[i].t[w];
 			}
 		}
-	order = malloc((most + 1) * sizeof(*order));
-	tmp = malloc((most + 1) * sizeof(*tmp));
-	if (!order || !tmp)
+	so.order = malloc((most + 1) * sizeof(*so.order));
+	so.spare = malloc((most + 1) * sizeof(*so.spare));
+	so.runs = malloc((most + 1) * sizeof(*so.runs));
+	so.t = malloc((most + 1) * sizeof(*so.t));
+	if (!so.order || !so.spare || !so.runs || !so.t)
 		goto nomem;
 	for (uint32_t p = 0; p < nprocs; p++)
-		sort_proc(g, p, order, tmp, rank[p]);
-	free(order);
-	free(tmp);
-	order = NULL;
-	tmp = NULL;
+		sort_proc(g, p, &so, rank[p]);
+	sorting_free(&so);
 	for (uint64_t i = 0; i < n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++)
 			if (g->ev[i][w] != UINT32_MAX)
@@ -157,8 +193,7 @@ out:
 		free(rank[p]);
 	free(rank);
 	free(fill);
-	free(order);
-	free(tmp);
+	sorting_free(&so);
 	return st;
 }
 

@@ -380,6 +380,61 @@ static uint64_t lcg(uint64_t *s)
  * time) under random per-process offsets: whatever the CLC does, the result
  * must keep every receive at least lmin after its send and every process
  * strictly increasing, without breaking a cycle. */
+/* Many messages among three processes, times drawn from a few values
+ * (ties) with runs going up and down: each process's events come out
+ * sorted by time, ties in the order they were given (message, then send
+ * post, send done, receive post, receive done), each where its message
+ * says. */
+Test(clock, graph_sorts_events_by_time_then_given_order)
+{
+	enum { N = 2000, NP = 3 };
+	static struct mt_clock_times m[N];
+	struct mt_clock_graph g;
+	struct mt_err err;
+	uint64_t seed = 12345;
+
+	for (uint32_t i = 0; i < N; i++) {
+		m[i].send_proc = i % NP;
+		m[i].recv_proc = (i / NP) % NP;
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* a slope with noise: runs, and ties among 40 values */
+			m[i].t[w] = (int64_t)(i / 50) + (int64_t)((seed >> 33) % 40);
+		}
+		if (i % 7 == 0)
+			m[i].t[MT_CLOCK_SEND_DONE] = MT_CLOCK_NOTIME;
+	}
+	cr_assert_eq(mt_clock_graph_build(NP, m, N, &g, &err), MT_OK, "%s", err.msg);
+	for (uint32_t p = 0; p < NP; p++)
+		for (uint64_t j = 1; j < g.nevents[p]; j++)
+			cr_assert_leq(g.t[p][j - 1], g.t[p][j], "process %u event %llu",
+				      p, (unsigned long long)j);
+	/* Ties keep the given order: an event given later never sorts before
+	 * an earlier one of the same process and time. */
+	for (uint32_t i = 0; i < N; i++)
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+			uint32_t p = w < MT_CLOCK_RECV_POST ? m[i].send_proc : m[i].recv_proc;
+
+			if (m[i].t[w] == MT_CLOCK_NOTIME) {
+				cr_assert_eq(g.ev[i][w], UINT32_MAX);
+				continue;
+			}
+			cr_assert_eq(g.t[p][g.ev[i][w]], m[i].t[w]);
+			for (uint32_t i2 = i; i2 < N && i2 < i + 60; i2++)
+				for (unsigned w2 = 0; w2 < MT_CLOCK_WHEN_COUNT; w2++) {
+					uint32_t p2 = w2 < MT_CLOCK_RECV_POST ?
+						m[i2].send_proc : m[i2].recv_proc;
+
+					if ((i2 == i && w2 <= w) || p2 != p ||
+					    m[i2].t[w2] != m[i].t[w])
+						continue;
+					cr_assert_lt(g.ev[i][w], g.ev[i2][w2],
+						     "tie between message %u.%u and %u.%u", i, w, i2, w2);
+				}
+		}
+	mt_clock_graph_free(&g);
+}
+
 Test(clock, random_graphs_keep_the_invariants)
 {
 	for (uint64_t seed = 1; seed <= 300; seed++) {
