@@ -244,9 +244,9 @@ static enum mt_status corrupt(struct mt_otf2in *in, struct mt_err *err,
  * process then reference: dense indices. */
 static enum mt_status number(struct mt_otf2in *in, struct mt_err *err)
 {
-	qsort(in->lg, in->nlg, sizeof(*in->lg), by_ref_lg);
-	if (!in->nlg)
+	if (!in->nlg)		/* and no table to sort: qsort takes none */
 		return corrupt(in, err, "no process (location group) is defined");
+	qsort(in->lg, in->nlg, sizeof(*in->lg), by_ref_lg);
 	if (!(in->loc = calloc(in->nldef ? in->nldef : 1, sizeof(*in->loc))))
 		return MT_ERR_NOMEM;
 	for (size_t g = 0; g < in->nlg; g++)
