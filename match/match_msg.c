@@ -40,7 +40,6 @@ static void completion_fields(const struct mt_match *m, const struct op *r,
 	m->cfg.fields(m->cfg.fields_arg, &c, f);
 }
 
-
 /* A receive without its send: the message as the receive saw it. */
 static void recv_alone(const struct mt_match *m, const struct op *ro,
 		       struct mt_match_msg *msg)

@@ -254,7 +254,6 @@ static void match(struct engine *e)
 	free(pos);
 }
 
-
 /* Rank from's status and message, on every rank. */
 static void from_rank(MPI_Comm comm, int from, enum mt_status *s, struct mt_err *err)
 {

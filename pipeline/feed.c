@@ -11,9 +11,10 @@
 #define PRESCAN_OPS 4096	/* ops per file looked at to detect layouts */
 
 /* Cold, as resolve_slow: the caches in front of them miss a few times per
- * trace (resolve_slow's, for every address past FEED_ADDR_CACHE: a
- * search among the process's AV entries), and their calls off the hot
- * path leave it registers. */
+ * trace, and their calls off the hot path leave it registers. Past
+ * FEED_ADDR_CACHE ranks resolve_slow runs for most operations; it is then
+ * one search among the process's AV entries, its cost the entry's cache
+ * miss. */
 static __attribute__((cold)) int32_t ep_search(const struct feed *fd,
 					       uint32_t proc, uint64_t ep)
 {
