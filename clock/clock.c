@@ -142,8 +142,13 @@ static enum mt_status check_input(const struct clk *c)
 	return MT_OK;
 }
 
-/* The offsets refer to the middle of the run: that decorrelates offset and
- * drift estimates. */
+/* The offsets refer to the middle of the run (its events from lo to hi):
+ * that decorrelates offset and drift estimates. */
+static int64_t middle(int64_t lo, int64_t hi)
+{
+	return lo > hi ? 0 : lo + (hi - lo) / 2;
+}
+
 static int64_t mid_time(const struct clk *c)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -156,7 +161,7 @@ static int64_t mid_time(const struct clk *c)
 		lo = pr->t[0] < lo ? pr->t[0] : lo;
 		hi = pr->t[pr->nevents - 1] > hi ? pr->t[pr->nevents - 1] : hi;
 	}
-	return lo > hi ? 0 : lo + (hi - lo) / 2;
+	return middle(lo, hi);
 }
 
 static enum mt_status run(struct clk *c, enum mt_clock_mode mode)
@@ -196,6 +201,19 @@ static enum mt_status run(struct clk *c, enum mt_clock_mode mode)
 	return mt_clock_report(c);
 }
 
+/* The mode and c->o checked (NULL: defaults, into *defaults). */
+static enum mt_status check_mode_opts(enum mt_clock_mode mode, struct clk *c,
+				      struct mt_clock_opts *defaults)
+{
+	if ((unsigned)mode > MT_CLOCK_MODE_AUTO)
+		return mt_err_set(c->err, MT_ERR_ARG, "clock mode %d unknown", (int)mode);
+	if (!c->o) {
+		mt_clock_opts_default(defaults);
+		c->o = defaults;
+	}
+	return check_opts(c->o, c->err);
+}
+
 enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 				const struct mt_clock_opts *opts,
 				uint32_t nprocs, const struct mt_clock_proc *procs,
@@ -211,15 +229,10 @@ enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 	enum mt_status st;
 
 	memset(res, 0, sizeof(*res));
-	if ((unsigned)mode > MT_CLOCK_MODE_AUTO)
-		return mt_err_set(err, MT_ERR_ARG, "clock mode %d unknown", (int)mode);
-	if ((nprocs && (!procs || !out)) || (nmsgs && !msgs))
+	if ((unsigned)mode <= MT_CLOCK_MODE_AUTO &&
+	    ((nprocs && (!procs || !out)) || (nmsgs && !msgs)))
 		return mt_err_set(err, MT_ERR_ARG, "clock correction: missing input arrays");
-	if (!c.o) {
-		mt_clock_opts_default(&defaults);
-		c.o = &defaults;
-	}
-	st = check_opts(c.o, err);
+	st = check_mode_opts(mode, &c, &defaults);
 	if (st == MT_OK)
 		st = check_input(&c);
 	if (st != MT_OK)
@@ -231,6 +244,88 @@ enum mt_status mt_clock_correct(enum mt_clock_mode mode,
 	free(c.msg_link);
 	if (st != MT_OK)
 		mt_clock_result_free(res);
+	return st;
+}
+
+/* res->nevents and res->t0 of the message form's entries: the events the
+ * graph would hold, and their middle. */
+static enum mt_status count_at_rest(struct clk *c)
+{
+	uint64_t *nevents = calloc(c->np + 1, sizeof(*nevents));
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	enum mt_status st;
+
+	if (!nevents)
+		return mt_err_set(c->err, MT_ERR_NOMEM, "clock correction: out of memory");
+	st = mt_clock_count_events(c->np, c->tm, c->nm, nevents, c->err);
+	for (uint32_t p = 0; p < c->np; p++)
+		c->res->nevents += nevents[p];
+	free(nevents);
+	for (uint64_t i = 0; st == MT_OK && i < c->nm; i++) {
+		struct clk_trip e;
+
+		c->res->nmsgs += (uint64_t)clk_trip(c, i, 0, &e);
+		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++)
+			if (clk_times_has(&c->tm[i], w)) {
+				lo = c->tm[i].t[w] < lo ? c->tm[i].t[w] : lo;
+				hi = c->tm[i].t[w] > hi ? c->tm[i].t[w] : hi;
+			}
+	}
+	c->res->t0 = middle(lo, hi);
+	return st;
+}
+
+/*
+ * The stages run() would run while no time moves, on the message form:
+ * the domains, their agreement and the links need each message's send and
+ * receive time only (clk_trip), and with every time as recorded the
+ * report's figures are zero (mt_clock_report on equal input and output).
+ * That spares the per-process event arrays, the stage's main cost when
+ * nothing is corrected: 12 of 16 s on 28 M messages among 10,000
+ * processes. Only the domain check can tell whether times will move in
+ * auto; it is the work done in vain when they do.
+ */
+enum mt_status mt_clock_correct_at_rest(enum mt_clock_mode mode,
+					const struct mt_clock_opts *opts,
+					uint32_t nprocs,
+					const struct mt_clock_proc *procs,
+					const struct mt_clock_times *t, uint64_t n,
+					struct mt_clock_result *res,
+					struct mt_err *err)
+{
+	struct mt_clock_opts defaults;
+	struct clk c = {
+		.o = opts, .np = nprocs, .procs = procs, .nm = n, .tm = t,
+		.res = res, .err = err,
+	};
+	enum mt_status st;
+
+	memset(res, 0, sizeof(*res));
+	if (mode != MT_CLOCK_MODE_NONE && mode != MT_CLOCK_MODE_AUTO)
+		return MT_END;
+	st = check_mode_opts(mode, &c, &defaults);
+	if (st == MT_OK)
+		st = count_at_rest(&c);
+	if (st == MT_OK && res->nmsgs >= UINT32_MAX)
+		st = MT_END;		/* check_input says why */
+	res->mode = mode;
+	if (st == MT_OK)
+		st = mt_clock_domains(&c);
+	/* auto: several domains take the linear map; a receive before its
+	 * send on one clock, the CLC (run()'s decisions, viol_linear being
+	 * viol_before while nothing moved). */
+	if (st == MT_OK && mode == MT_CLOCK_MODE_AUTO &&
+	    (res->ndomains > 1 || res->viol_before))
+		st = MT_END;
+	if (st == MT_OK)
+		st = mt_clock_agreement(&c);
+	if (st == MT_OK)
+		st = mt_clock_links(&c);
+	res->viol_after = res->viol_linear;
+	if (st != MT_OK) {
+		mt_clock_result_free(res);
+		memset(res, 0, sizeof(*res));
+	}
 	return st;
 }
 

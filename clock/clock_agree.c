@@ -68,11 +68,16 @@ enum mt_status mt_clock_agreement(struct clk *c)
 	for (uint32_t d = 0; ok && d < r->ndomains; d++)
 		dmin[d] = INT64_MAX;
 	for (uint64_t i = 0; ok && i < c->nm; i++) {
-		const struct mt_clock_msg *m = &c->msgs[i];
-		uint32_t s = m->send_proc, t = m->recv_proc, dom = r->proc_domain[s];
-		int64_t delay = c->procs[t].t[m->recv_ev] - c->procs[s].t[m->send_ev];
-		uint32_t had, k;
+		struct clk_trip m;
+		uint32_t s, t, dom, had, k;
+		int64_t delay;
 
+		if (!clk_trip(c, i, 0, &m))
+			continue;
+		s = m.from;
+		t = m.to;
+		dom = r->proc_domain[s];
+		delay = m.recvd - m.sent;
 		if (s == t || dom != r->proc_domain[t] || r->domains[dom].nprocs < 2)
 			continue;
 		had = map.n;

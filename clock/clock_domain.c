@@ -92,13 +92,16 @@ enum mt_status mt_clock_domains(struct clk *c)
 	if (!msgs || !viol)
 		goto nomem;
 	for (uint64_t i = 0; i < c->nm; i++) {
-		const struct mt_clock_msg *m = &c->msgs[i];
-		uint32_t d = dom[m->send_proc];
-		int64_t delay = c->procs[m->recv_proc].t[m->recv_ev] -
-				c->procs[m->send_proc].t[m->send_ev];
+		struct clk_trip m;
+		uint32_t d;
+		int64_t delay;
 
+		if (!clk_trip(c, i, 0, &m))
+			continue;
+		d = dom[m.from];
+		delay = m.recvd - m.sent;
 		r->viol_before += delay <= 0;
-		if (d != dom[m->recv_proc])
+		if (d != dom[m.to])
 			continue;
 		msgs[d]++;
 		viol[d] += delay < -c->o->noise_ns;

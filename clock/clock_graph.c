@@ -8,36 +8,26 @@
 
 #include "clock_int.h"
 
-static uint32_t owner(const struct mt_clock_times *m, unsigned w)
-{
-	return w < MT_CLOCK_RECV_POST ? m->send_proc : m->recv_proc;
-}
-
-static int has(const struct mt_clock_times *m, unsigned w)
-{
-	return m->t[w] != MT_CLOCK_NOTIME && owner(m, w) != MT_CLOCK_NOPROC;
-}
-
-/* How many events each process has, checked. */
-static enum mt_status count(struct mt_clock_graph *g, const struct mt_clock_times *m,
-			    uint64_t n, struct mt_err *err)
+enum mt_status mt_clock_count_events(uint32_t nprocs,
+				     const struct mt_clock_times *m, uint64_t n,
+				     uint64_t *nevents, struct mt_err *err)
 {
 	for (uint64_t i = 0; i < n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
-			if (!has(&m[i], w))
+			if (!clk_times_has(&m[i], w))
 				continue;
-			if (owner(&m[i], w) >= g->nprocs)
+			if (clk_times_owner(&m[i], w) >= nprocs)
 				return mt_err_set(err, MT_ERR_ARG,
 						  "message %llu: process %u, only %u processes",
-						  (unsigned long long)i, owner(&m[i], w),
-						  g->nprocs);
-			g->nevents[owner(&m[i], w)]++;
+						  (unsigned long long)i,
+						  clk_times_owner(&m[i], w), nprocs);
+			nevents[clk_times_owner(&m[i], w)]++;
 		}
-	for (uint32_t p = 0; p < g->nprocs; p++)
-		if (g->nevents[p] >= UINT32_MAX)
+	for (uint32_t p = 0; p < nprocs; p++)
+		if (nevents[p] >= UINT32_MAX)
 			return mt_err_set(err, MT_ERR_ARG, "process %u: %llu events: "
 					  "at most %u supported", p,
-					  (unsigned long long)g->nevents[p], UINT32_MAX - 1);
+					  (unsigned long long)nevents[p], UINT32_MAX - 1);
 	return MT_OK;
 }
 
@@ -135,7 +125,7 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 	g->ev = mt_clock_alloc_big((n + 1) * sizeof(*g->ev));
 	if (!fill || !rank || !g->nevents || !g->t || !g->ev)
 		goto nomem;
-	if ((st = count(g, m, n, err)))
+	if ((st = mt_clock_count_events(nprocs, m, n, g->nevents, err)))
 		goto fail;
 	for (uint32_t p = 0; p < nprocs; p++) {
 		g->t[p] = malloc((g->nevents[p] + 1) * sizeof(**g->t));
@@ -146,10 +136,10 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 	}
 	for (uint64_t i = 0; i < n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
-			uint32_t p = owner(&m[i], w);
+			uint32_t p = clk_times_owner(&m[i], w);
 
 			g->ev[i][w] = UINT32_MAX;
-			if (has(&m[i], w)) {
+			if (clk_times_has(&m[i], w)) {
 				g->ev[i][w] = (uint32_t)fill[p];
 				g->t[p][fill[p]++] = m[i].t[w];
 			}
@@ -166,7 +156,7 @@ enum mt_status mt_clock_graph_build(uint32_t nprocs,
 	for (uint64_t i = 0; i < n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++)
 			if (g->ev[i][w] != UINT32_MAX)
-				g->ev[i][w] = rank[owner(&m[i], w)][g->ev[i][w]];
+				g->ev[i][w] = rank[clk_times_owner(&m[i], w)][g->ev[i][w]];
 	for (uint32_t p = 0; p < nprocs; p++) {
 		free(rank[p]);
 		rank[p] = NULL;
@@ -203,7 +193,7 @@ void mt_clock_graph_apply(const struct mt_clock_graph *g, int64_t *const *out,
 	for (uint64_t i = 0; i < n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++)
 			if (g->ev[i][w] != UINT32_MAX)
-				m[i].t[w] = out[owner(&m[i], w)][g->ev[i][w]];
+				m[i].t[w] = out[clk_times_owner(&m[i], w)][g->ev[i][w]];
 }
 
 void mt_clock_graph_free(struct mt_clock_graph *g)

@@ -19,7 +19,45 @@ struct clk {
 	struct mt_clock_result *res;
 	struct mt_err *err;
 	uint32_t *msg_link;	/* per message: index into res->links */
+	/* The message form (mt_clock_correct_at_rest), instead of msgs,
+	 * procs[].t and out: nm entries of times, none moved. */
+	const struct mt_clock_times *tm;
 };
+
+/* A message as the per-message stages see it: its processes, and its send
+ * and receive times (recorded, or as corrected so far). */
+struct clk_trip {
+	uint32_t from, to;
+	int64_t sent, recvd;
+};
+
+/* Message i; now: its times in c->out. 0: the entry is no message (the
+ * message form's entries without a send post or a receive completion of
+ * a known process). */
+static inline int clk_trip(const struct clk *c, uint64_t i, int now,
+			   struct clk_trip *e)
+{
+	const struct mt_clock_msg *m;
+
+	if (c->tm) {
+		const struct mt_clock_times *t = &c->tm[i];
+
+		*e = (struct clk_trip){ t->send_proc, t->recv_proc,
+					t->t[MT_CLOCK_SEND_POST],
+					t->t[MT_CLOCK_RECV_DONE] };
+		return e->from != MT_CLOCK_NOPROC && e->to != MT_CLOCK_NOPROC &&
+		       e->sent != MT_CLOCK_NOTIME && e->recvd != MT_CLOCK_NOTIME;
+	}
+	m = &c->msgs[i];
+	*e = (struct clk_trip){
+		m->send_proc, m->recv_proc,
+		now ? c->out[m->send_proc][m->send_ev] :
+		      c->procs[m->send_proc].t[m->send_ev],
+		now ? c->out[m->recv_proc][m->recv_ev] :
+		      c->procs[m->recv_proc].t[m->recv_ev],
+	};
+	return 1;
+}
 
 /* Nearest integer, halves away from zero, without a branch; inline where
  * llround is a libm call (it must set errno), for the per-event loops.
@@ -42,6 +80,38 @@ static inline int64_t clk_linear(const struct mt_clock_domain *d, int64_t t0,
 			 (uint64_t)clk_round(d->offset_ns + d->drift_ppm * 1e-6 *
 					     ((double)t - (double)t0)));
 }
+
+/* The process whose event time w of m is, and whether it is known. */
+static inline uint32_t clk_times_owner(const struct mt_clock_times *m, unsigned w)
+{
+	return w < MT_CLOCK_RECV_POST ? m->send_proc : m->recv_proc;
+}
+
+static inline int clk_times_has(const struct mt_clock_times *m, unsigned w)
+{
+	return m->t[w] != MT_CLOCK_NOTIME && clk_times_owner(m, w) != MT_CLOCK_NOPROC;
+}
+
+/* nevents[p] += the known event times of process p among n entries
+ * (nevents zeroed by the caller); MT_ERR_ARG names an entry whose
+ * process is >= nprocs, or a process of 2^32 - 1 events or more. */
+enum mt_status mt_clock_count_events(uint32_t nprocs,
+				     const struct mt_clock_times *m, uint64_t n,
+				     uint64_t *nevents, struct mt_err *err);
+
+/*
+ * mt_clock_correct on n entries of message times in the message form,
+ * while no time moves (mode none, or auto on one clock domain that holds
+ * with every receive after its send). MT_END, res empty: times would
+ * move, the caller builds the event graph and calls mt_clock_correct.
+ */
+enum mt_status mt_clock_correct_at_rest(enum mt_clock_mode mode,
+					const struct mt_clock_opts *opts,
+					uint32_t nprocs,
+					const struct mt_clock_proc *procs,
+					const struct mt_clock_times *t, uint64_t n,
+					struct mt_clock_result *res,
+					struct mt_err *err);
 
 /* Key of an ordered or unordered pair of domains. */
 static inline uint64_t clk_pair_key(uint32_t a, uint32_t b)

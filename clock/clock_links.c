@@ -31,18 +31,25 @@ enum mt_status mt_clock_links(struct clk *c)
 	int64_t class_min = INT64_MAX;
 
 	r->links = malloc(cap * sizeof(*r->links));
-	c->msg_link = mt_clock_alloc_big((c->nm + 1) * sizeof(*c->msg_link));
-	if (!mind || !r->links || !c->msg_link || mt_clock_pairs_init(&map, 64, r->ndomains) != MT_OK) {
+	if (!c->tm)	/* the message form leaves no CLC to run */
+		c->msg_link = mt_clock_alloc_big((c->nm + 1) * sizeof(*c->msg_link));
+	if (!mind || !r->links || (!c->tm && !c->msg_link) ||
+	    mt_clock_pairs_init(&map, 64, r->ndomains) != MT_OK) {
 		free(mind);
 		return mt_err_set(c->err, MT_ERR_NOMEM, "clock links: out of memory");
 	}
 	for (uint64_t i = 0; i < c->nm; i++) {
-		const struct mt_clock_msg *m = &c->msgs[i];
-		uint32_t from = dom[m->send_proc], to = dom[m->recv_proc];
-		uint32_t had = map.n, k = mt_clock_pairs_get(&map, clk_pair_key(from, to));
-		int64_t d = c->out[m->recv_proc][m->recv_ev] -
-			    c->out[m->send_proc][m->send_ev];
+		struct clk_trip m;
+		uint32_t from, to, had, k;
+		int64_t d;
 
+		if (!clk_trip(c, i, 1, &m))
+			continue;
+		from = dom[m.from];
+		to = dom[m.to];
+		had = map.n;
+		k = mt_clock_pairs_get(&map, clk_pair_key(from, to));
+		d = m.recvd - m.sent;
 		if (k == UINT32_MAX)
 			goto nomem;
 		if (k >= cap) {
@@ -63,7 +70,8 @@ enum mt_status mt_clock_links(struct clk *c)
 		r->links[k].msgs++;
 		r->viol_linear += d <= 0;
 		mind[k] = d < mind[k] ? d : mind[k];
-		c->msg_link[i] = k;
+		if (c->msg_link)
+			c->msg_link[i] = k;
 	}
 	r->nlinks = map.n;
 	for (uint32_t k = 0; k < r->nlinks; k++) {

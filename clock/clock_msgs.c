@@ -47,11 +47,17 @@ enum mt_status mt_clock_correct_times(enum mt_clock_mode mode,
 				      struct mt_clock_result *res,
 				      struct mt_err *err)
 {
-	struct mt_clock_proc *pr = calloc(nprocs + 1, sizeof(*pr));
-	int64_t **out = calloc(nprocs + 1, sizeof(*out));
+	struct mt_clock_proc *pr;
+	int64_t **out;
 	struct mt_clock_graph g = { 0 };
-	enum mt_status st = MT_ERR_NOMEM;
+	enum mt_status st = mt_clock_correct_at_rest(mode, opts, nprocs, procs, t,
+						     n, res, err);
 
+	if (st != MT_END)	/* no time moves: no graph */
+		return st;
+	pr = calloc(nprocs + 1, sizeof(*pr));
+	out = calloc(nprocs + 1, sizeof(*out));
+	st = MT_ERR_NOMEM;
 	if (!pr || !out)
 		goto out;
 	st = mt_clock_graph_build(nprocs, t, n, &g, err);

@@ -257,8 +257,9 @@ void mt_clock_times_of_msg(const struct mt_match_msg *m, uint32_t nprocs,
 void mt_clock_times_to_msg(const struct mt_clock_times *t, struct mt_match_msg *m);
 
 /* The stage on n messages' times, corrected in place (graph build,
- * mt_clock_correct, apply): for callers that keep only these 40 bytes per
- * message. procs and res as for mt_clock_correct_msgs. */
+ * mt_clock_correct, apply; where no time moves, the same report from the
+ * times alone, without the graph): for callers that keep only these 40
+ * bytes per message. procs and res as for mt_clock_correct_msgs. */
 enum mt_status mt_clock_correct_times(enum mt_clock_mode mode,
 				      const struct mt_clock_opts *opts,
 				      uint32_t nprocs,

@@ -14,8 +14,9 @@
  * mt_clock_times) while the messages wait in the pipeline's spill file, the
  * stage corrects the times, and the spilled messages, read back in the same
  * order, get theirs replaced before the sink sees them. The solve itself
- * peaks at about 160 bytes per message, 185 with the CLC
- * (bench/clock_pipeline.sh).
+ * peaks at about 160 bytes per message, 185 with the CLC, when it moves
+ * times (bench/clock_pipeline.sh: two hosts); when none moves (auto on one
+ * clock that holds), it works on the 40 bytes alone.
  */
 #ifndef MT_CLOCKSTAGE_H
 #define MT_CLOCKSTAGE_H

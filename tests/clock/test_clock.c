@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mt_clock.h"
@@ -527,4 +528,101 @@ Test(clock, matcher_messages_corrected_in_place)
 	cr_expect_eq(m[4].t_recv_done, 5100, "its receiver's clock is corrected");
 	cr_expect_eq(m[4].t_send_post, MT_MATCH_NOTIME);
 	mt_clock_result_free(&res);
+}
+
+/* mt_clock_correct_times on m against the event graph and mt_clock_correct
+ * on a copy: the same report, and the same times after. */
+static void expect_times_as_graph(enum mt_clock_mode mode, uint32_t np,
+				  const struct mt_clock_proc *procs,
+				  struct mt_clock_times *m, uint64_t n)
+{
+	struct mt_clock_times *copy = malloc(n * sizeof(*copy));
+	struct mt_clock_proc pr[8];
+	int64_t *out[8];
+	struct mt_clock_result want, got;
+	struct mt_clock_graph g;
+	struct mt_err err;
+
+	cr_assert(copy && np <= 8);
+	memcpy(copy, m, n * sizeof(*m));
+	cr_assert_eq(mt_clock_graph_build(np, copy, n, &g, &err), MT_OK, "%s", err.msg);
+	for (uint32_t p = 0; p < np; p++) {
+		pr[p] = procs[p];
+		pr[p].nevents = g.nevents[p];
+		pr[p].t = g.t[p];
+		out[p] = malloc((g.nevents[p] + 1) * sizeof(**out));
+	}
+	cr_assert_eq(mt_clock_correct(mode, NULL, np, pr, g.nmsgs, g.msgs, out,
+				      &want, &err), MT_OK, "%s", err.msg);
+	mt_clock_graph_apply(&g, out, copy, n);
+	cr_assert_eq(mt_clock_correct_times(mode, NULL, np, procs, m, n, &got, &err),
+		     MT_OK, "%s", err.msg);
+	cr_expect_eq(memcmp(copy, m, n * sizeof(*m)), 0, "corrected times");
+	cr_expect(got.linear_done == want.linear_done && got.clc_done == want.clc_done);
+	cr_expect(got.t0 == want.t0 && got.nevents == want.nevents &&
+		  got.nmsgs == want.nmsgs, "t0 %lld/%lld events %llu/%llu",
+		  (long long)got.t0, (long long)want.t0,
+		  (unsigned long long)got.nevents, (unsigned long long)want.nevents);
+	cr_expect(got.viol_before == want.viol_before &&
+		  got.viol_linear == want.viol_linear && got.viol_after == want.viol_after);
+	cr_expect(got.corr_max_ns == want.corr_max_ns &&
+		  got.corr_median_ns == want.corr_median_ns &&
+		  got.interval_change == want.interval_change &&
+		  got.interval_max_change == want.interval_max_change);
+	cr_assert_eq(got.ndomains, want.ndomains);
+	cr_expect_eq(memcmp(got.domains, want.domains,
+			    got.ndomains * sizeof(*got.domains)), 0, "domains");
+	cr_expect_eq(memcmp(got.proc_domain, want.proc_domain,
+			    np * sizeof(*got.proc_domain)), 0);
+	cr_assert_eq(got.nlinks, want.nlinks);
+	for (uint32_t k = 0; k < got.nlinks; k++)
+		cr_expect(got.links[k].from == want.links[k].from &&
+			  got.links[k].to == want.links[k].to &&
+			  got.links[k].msgs == want.links[k].msgs &&
+			  got.links[k].lmin_ns == want.links[k].lmin_ns &&
+			  got.links[k].src == want.links[k].src, "link %u", k);
+	for (uint32_t p = 0; p < np; p++)
+		free(out[p]);
+	mt_clock_graph_free(&g);
+	mt_clock_result_free(&want);
+	mt_clock_result_free(&got);
+	free(copy);
+}
+
+/* While no time moves (none; auto on one clock where every receive comes
+ * after its send), the stage runs on the messages' own times without the
+ * event graph: its report must be the graph's, entries with an unknown
+ * time or process included. Where times move (a receive before its send;
+ * a second host) it takes the graph's way and gives its result. */
+Test(clock, times_at_rest_report_as_the_graph)
+{
+	enum { N = 3000, NP = 6 };
+	static struct mt_clock_times m[N];
+	struct mt_clock_proc procs[NP];
+	uint64_t seed = 777;
+
+	for (uint32_t p = 0; p < NP; p++)
+		procs[p] = (struct mt_clock_proc){ .host = "a",
+						   .clock_source = MT_CLOCK_MONOTONIC };
+	for (uint32_t i = 0; i < N; i++) {
+		int64_t t0 = (int64_t)i * 100 + (int64_t)(lcg(&seed) % 90);
+
+		m[i] = (struct mt_clock_times){
+			(uint32_t)(lcg(&seed) % NP), (uint32_t)(lcg(&seed) % NP),
+			{ t0, t0 + 5, t0 - (int64_t)(lcg(&seed) % 300),
+			  t0 + 200 + (int64_t)(lcg(&seed) % 5000) } };
+		if (i % 11 == 0)
+			m[i].t[MT_CLOCK_SEND_POST] = MT_CLOCK_NOTIME;
+		if (i % 13 == 0)
+			m[i].send_proc = MT_CLOCK_NOPROC;
+		if (i % 17 == 0)
+			m[i].t[MT_CLOCK_RECV_POST] = MT_CLOCK_NOTIME;
+	}
+	expect_times_as_graph(MT_CLOCK_MODE_AUTO, NP, procs, m, N);
+	expect_times_as_graph(MT_CLOCK_MODE_NONE, NP, procs, m, N);
+	m[5].t[MT_CLOCK_RECV_DONE] = m[5].t[MT_CLOCK_SEND_POST] - 1000;
+	expect_times_as_graph(MT_CLOCK_MODE_AUTO, NP, procs, m, N);
+	m[5].t[MT_CLOCK_RECV_DONE] = m[5].t[MT_CLOCK_SEND_POST] + 1000;
+	procs[3].host = "b";
+	expect_times_as_graph(MT_CLOCK_MODE_AUTO, NP, procs, m, N);
 }
