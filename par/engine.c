@@ -408,7 +408,16 @@ static enum mt_status setup(struct engine *e)
 		return MT_ERR_NOMEM;
 	for (int r = 0; r < e->n; r++)
 		e->in[r].size = sizeof(struct par_ev);
-	return mt_pipe_split_start(e->sp, e->own.keep, &e->rt.r);
+	return MT_OK;
+}
+
+/* The layouts, then this rank's reading: once every rank opened the
+ * trace. Collective; out of memory aborts the job (none may wait). */
+static void start(struct engine *e, struct mt_err *err)
+{
+	if (mt_par_layouts(e->comm, e->sp, &e->own, err) ||
+	    mt_pipe_split_start(e->sp, e->own.keep, &e->rt.r))
+		MPI_Abort(e->comm, MT_ERR_NOMEM);
 }
 
 static void teardown(struct engine *e)
@@ -425,6 +434,32 @@ static void teardown(struct engine *e)
 	mt_par_owners_free(&e->own);
 	mt_par_summary_free(&e->sum);
 	mt_pipe_split_close(e->sp);
+}
+
+/* The divided run, once every rank opened the trace. */
+static enum mt_status divided(struct engine *e, struct mt_pipe_split_feeder *feeder,
+			      const struct mt_sink_ops *sink, FILE *out,
+			      struct mt_err *err)
+{
+	enum mt_status s = MT_OK;
+
+	start(e, err);
+	if (e->rank != 0)
+		return other(e, err);
+	if (e->lines && !(e->pl = mt_par_lines_new(e->comm, e->lines,
+						   mt_pipe_split_trace(e->sp), out)))
+		s = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	else if (e->pl)
+		feeder->writer = mt_par_lines_writer(e->pl);
+	if (!s)
+		s = mt_pipe_split_run(e->sp, e->o, feeder, sink, out, err);
+	if (!e->started) {	/* the pass failed before: nobody waits */
+		int go = 0;
+
+		MPI_Bcast(&go, 1, MPI_INT, 0, e->comm);
+	}
+	mt_par_lines_free(e->pl);	/* the others' writing ends */
+	return s;
 }
 
 enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
@@ -446,28 +481,13 @@ enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 	 * another did not (a file changed meanwhile), none goes on. */
 	bad = s != MT_OK;
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-	if (s == MT_END) {		/* an OTF2 archive: rank 0 alone */
+	if (s == MT_END)		/* an OTF2 archive: rank 0 alone */
 		s = e.rank == 0 ? mt_pipe_run(o, sink, out, err) : MT_OK;
-	} else if (!s && bad) {
+	else if (!s && bad)
 		s = mt_err_set(err, MT_ERR_IO, "another analysis rank could not "
 			       "open the trace");
-	} else if (!s && e.rank == 0) {
-		if (e.lines && !(e.pl = mt_par_lines_new(comm, e.lines,
-							 mt_pipe_split_trace(e.sp), out)))
-			s = mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-		else if (e.pl)
-			feeder.writer = mt_par_lines_writer(e.pl);
-		if (!s)
-			s = mt_pipe_split_run(e.sp, o, &feeder, sink, out, err);
-		if (!e.started) {	/* the pass failed before: nobody waits */
-			int go = 0;
-
-			MPI_Bcast(&go, 1, MPI_INT, 0, comm);
-		}
-		mt_par_lines_free(e.pl);	/* the others' writing ends */
-	} else if (!s) {
-		s = other(&e, err);
-	}
+	else if (!s)
+		s = divided(&e, &feeder, sink, out, err);
 	teardown(&e);
 	return s;
 }

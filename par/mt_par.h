@@ -5,14 +5,15 @@
  *
  * The division of work (engine.c):
  *  - Ownership: every analysis rank opens the whole trace (processes,
- *    endpoints, addresses, tag layouts: the serial numbering everywhere;
- *    each file scanned from a copy or its pages given back once scanned)
- *    and owns whole traced processes, balanced by their files' bytes
- *    (largest first to the least loaded rank; rank 0, which keeps every
- *    message for the clock stage and the sink, starts with 3/10 of the
- *    trace's: own.c). A rank reads and decodes only its processes'
- *    records (pipeline's split: the merge of its files, the feed's
- *    decoding).
+ *    endpoints, addresses: the serial numbering everywhere; each file
+ *    scanned from a copy or its pages given back once scanned) and owns
+ *    whole traced processes, balanced by their files' bytes (largest
+ *    first to the least loaded rank; rank 0, which keeps every message
+ *    for the clock stage and the sink, starts with 3/10 of the trace's:
+ *    own.c). The tag layouts are decided alike everywhere from the
+ *    evidence each rank reads in its own files (evidence.c). A rank reads
+ *    and decodes only its processes' records (pipeline's split: the merge
+ *    of its files, the feed's decoding).
  *  - Pairing happens on the receiver's owner: a record's operation goes to
  *    the owner of the endpoint it is keyed by at the matcher: a send to
  *    its destination's owner, a receive, probe or close to its own, a

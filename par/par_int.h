@@ -94,6 +94,12 @@ enum mt_status mt_par_own(const struct mt_trace *t, int rank, int n,
 			  struct par_owners *o);
 void mt_par_owners_free(struct par_owners *o);
 
+/* sp's layouts, decided alike on every rank from the evidence each read
+ * in its own processes' files (evidence.c). Collective; fails only when
+ * out of memory. */
+enum mt_status mt_par_layouts(MPI_Comm comm, struct mt_pipe_split *sp,
+			      const struct par_owners *own, struct mt_err *err);
+
 /* The synchronous sends m still owes an ACK, each into the matcher of
  * its sender's owner (owed.c), before mt_match_finish. Collective: a rank
  * with nothing to give (its run aborted) passes m NULL. */

@@ -91,18 +91,12 @@ unsigned mt_pipe_recv_in(const struct mt_rec_op *r)
 	return recv_in(r);
 }
 
-/* Evidence for the layout of each endpoint: its attributes and its first
- * successful tagged operations (failed calls put no tag on the wire), also
- * under a forced layout so that the evidence can be reported. */
-enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id force,
-			   struct mt_tag_detect_result *det, struct mt_tag_layout *lay,
-			   struct mt_err *err)
+enum mt_status mt_pipe_evidence(const struct mt_trace *t, const uint8_t *keep,
+				struct mt_tag_evidence *ev, size_t *bad_file,
+				struct mt_err *err)
 {
-	struct mt_tag_evidence *ev = calloc(t->neps ? t->neps : 1, sizeof(*ev));
 	enum mt_status bad = MT_OK;	/* the first file's error */
 
-	if (!ev)
-		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < t->neps; i++) {
 		const struct mt_rec_ep *e = t->eps[i].rec;
 
@@ -118,6 +112,8 @@ enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id fo
 		enum mt_status s = MT_OK;
 		unsigned n = 0;
 
+		if (keep && !keep[t->files[f]->proc])
+			continue;
 		mt_trace_cursor_init(&c, t->files[f]);
 		while (n < PRESCAN_OPS && (s = mt_trace_cursor_next(&c, &h, &ferr)) == MT_OK) {
 			const struct mt_rec_op *r = (const void *)h;
@@ -137,8 +133,17 @@ enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id fo
 		if (s != MT_OK && s != MT_END && !bad) {
 			bad = s;
 			*err = ferr;
+			if (bad_file)
+				*bad_file = f;
 		}
 	}
+	return bad;
+}
+
+void mt_pipe_layouts(const struct mt_trace *t, enum mt_tag_layout_id force,
+		     const struct mt_tag_evidence *ev,
+		     struct mt_tag_detect_result *det, struct mt_tag_layout *lay)
+{
 	for (size_t i = 0; i < t->neps; i++)
 		mt_tag_detect(&ev[i], force, &det[i]);
 	if (force == MT_TAG_LAYOUT_NONE)
@@ -147,6 +152,19 @@ enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id fo
 		if (mt_tag_layout_get(det[i].layout, t->eps[i].rec->mem_tag_format,
 				      &lay[i]))
 			mt_tag_layout_get(MT_TAG_LAYOUT_RAW, 0, &lay[i]);
+}
+
+enum mt_status mt_pipe_detect(const struct mt_trace *t, enum mt_tag_layout_id force,
+			   struct mt_tag_detect_result *det, struct mt_tag_layout *lay,
+			   struct mt_err *err)
+{
+	struct mt_tag_evidence *ev = calloc(t->neps ? t->neps : 1, sizeof(*ev));
+	enum mt_status bad;
+
+	if (!ev)
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	bad = mt_pipe_evidence(t, NULL, ev, NULL, err);
+	mt_pipe_layouts(t, force, ev, det, lay);
 	free(ev);
 	return bad;
 }
@@ -168,11 +186,10 @@ static void binds(struct feed *fd)
 	}
 }
 
-enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
-			 enum mt_tag_layout_id force, struct mt_err *err)
+/* The feed's tables and binds, its layouts still to set (feed_layouts). */
+static enum mt_status feed_tables(struct feed *fd, const struct mt_trace *t)
 {
 	size_t n = t->neps ? t->neps : 1;
-	enum mt_status s;
 
 	memset(fd, 0, sizeof(*fd));
 	fd->t = t;
@@ -201,12 +218,40 @@ enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 		if (fd->proc_ep[t->eps[i].proc] < 0)
 			fd->proc_ep[t->eps[i].proc] = (int32_t)i;
 	binds(fd);
+	return MT_OK;
+}
+
+static void confidences(struct feed *fd)
+{
+	for (size_t i = 0; i < fd->t->neps; i++)
+		fd->conf[i] = fd->det[i].confidence;
+}
+
+enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
+			 enum mt_tag_layout_id force, struct mt_err *err)
+{
+	enum mt_status s;
+
+	if ((s = feed_tables(fd, t)))
+		return s;
 	/* A bad record only ends the evidence: the merge reports it in place,
 	 * after the records before it. */
 	if ((s = mt_pipe_detect(t, force, fd->det, fd->lay, err)) == MT_ERR_NOMEM)
 		return s;
-	for (size_t i = 0; i < t->neps; i++)
-		fd->conf[i] = fd->det[i].confidence;
+	confidences(fd);
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_feed_init_from(struct feed *fd, const struct mt_trace *t,
+				      enum mt_tag_layout_id force,
+				      const struct mt_tag_evidence *ev)
+{
+	enum mt_status s;
+
+	if ((s = feed_tables(fd, t)))
+		return s;
+	mt_pipe_layouts(t, force, ev, fd->det, fd->lay);
+	confidences(fd);
 	return MT_OK;
 }
 

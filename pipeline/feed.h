@@ -70,6 +70,26 @@ struct feed {
 /* Detects each endpoint's layout (mt_pipe_detect) and its binds. */
 enum mt_status mt_pipe_feed_init(struct feed *fd, const struct mt_trace *t,
 			 enum mt_tag_layout_id force, struct mt_err *err);
+/* The same from every endpoint's evidence gathered elsewhere (ev: t->neps,
+ * mt_pipe_evidence's); only MT_ERR_NOMEM fails it. */
+enum mt_status mt_pipe_feed_init_from(struct feed *fd, const struct mt_trace *t,
+				      enum mt_tag_layout_id force,
+				      const struct mt_tag_evidence *ev);
+/* mt_pipe_detect's two steps. The evidence of each endpoint (ev: t->neps):
+ * its attributes and its first successful tagged operations (failed calls
+ * put no tag on the wire), from the files of the processes p with keep[p]
+ * set (NULL: every file); an endpoint's operations are in its own
+ * process's files only. Returns the first of these files' bad record
+ * status (err; its index in t->files into *bad_file unless NULL), or
+ * MT_OK. */
+enum mt_status mt_pipe_evidence(const struct mt_trace *t, const uint8_t *keep,
+				struct mt_tag_evidence *ev, size_t *bad_file,
+				struct mt_err *err);
+/* Each endpoint's layout from the evidence of every endpoint, detected or
+ * forced. */
+void mt_pipe_layouts(const struct mt_trace *t, enum mt_tag_layout_id force,
+		     const struct mt_tag_evidence *ev,
+		     struct mt_tag_detect_result *det, struct mt_tag_layout *lay);
 /* Registers the endpoints with m (made with mt_pipe_feed_match_cfg), each
  * with its own layout's masks. */
 enum mt_status mt_pipe_feed_attach(struct feed *fd, struct mt_match *m);

@@ -56,7 +56,8 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 /*
  * The pipeline divided by traced process (msgtrace-mpi, par/): every
  * analysis rank opens the whole trace (the same processes, endpoints and
- * layouts everywhere, as the serial pass has them) and reads the records
+ * layouts everywhere, as the serial pass has them; each endpoint's layout
+ * from the evidence its process's reader gathered) and reads the records
  * of its own processes only, each record's operation handed to a route
  * instead of a matcher; the caller pairs them where it chooses, and the
  * rank that writes runs the pass (clock stage, sink) on the messages it is
@@ -85,12 +86,31 @@ struct mt_pipe_at {
 	uint64_t where;			/* file slot << 40 | record index */
 };
 
-/* The trace of o opened for a divided run. MT_END without a message when
- * o names an MPI-level OTF2 archive (run mt_pipe_run on it). */
+/* The trace of o opened for a divided run, its layouts not yet known
+ * (mt_pipe_split_layouts). MT_END without a message when o names an
+ * MPI-level OTF2 archive (run mt_pipe_run on it). */
 enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
 				  struct mt_pipe_split **out, struct mt_err *err);
 void mt_pipe_split_close(struct mt_pipe_split *s);
 const struct mt_trace *mt_pipe_split_trace(const struct mt_pipe_split *s);
+/* The layouts' evidence (t->neps entries) read from the files of the
+ * processes p with keep[p] set: complete for their endpoints, only their
+ * attributes for the others' (an endpoint's operations are in its own
+ * process's files). *bad_file: the index in t->files of the first of these
+ * files with a bad record among those read (its error in err, where the
+ * serial pass leaves the first file's), SIZE_MAX: none. NULL: out of
+ * memory; free with free(). */
+struct mt_tag_evidence *mt_pipe_split_evidence(struct mt_pipe_split *s,
+					       const uint8_t *keep,
+					       size_t *bad_file,
+					       struct mt_err *err);
+/* Each endpoint's layout decided from ev, every endpoint's evidence as
+ * its process's reader gathered it: what the serial pass decides. Before
+ * mt_pipe_split_matcher and mt_pipe_split_start; fails only when out of
+ * memory. */
+enum mt_status mt_pipe_split_layouts(struct mt_pipe_split *s,
+				     const struct mt_tag_evidence *ev,
+				     struct mt_err *err);
 /* A matcher of every endpoint of the trace, as the pass makes it. */
 enum mt_status mt_pipe_split_matcher(struct mt_pipe_split *s, struct mt_match **out);
 /* From now on mt_pipe_split_next reads the records of the processes p with

@@ -1,15 +1,17 @@
 /*
  * split.c - the pipeline divided by traced process (mt_pipe.h: msgtrace-mpi
  * reads each process's records on one analysis rank and pairs each message
- * on another). Every rank opens the whole trace and detects the layouts
- * as the serial pass does, so that endpoints, processes and decoded
- * operations are numbered alike everywhere, scanning each file from a copy
- * or giving its pages back once scanned (its memory is then its own files:
- * mt_trace_open_lean); it reads its own
- * processes' files only, their operations handed to the caller's route with their
- * place in the merge of every file. The rank that writes runs the serial
+ * on another). Every rank opens the whole trace, so that endpoints,
+ * processes and decoded operations are numbered alike everywhere, scanning
+ * each file from a copy or giving its pages back once scanned (its memory
+ * is then its own files: mt_trace_open_lean), and decides the layouts as
+ * the serial pass does, on evidence each rank gathers from its own files
+ * and the caller exchanges; it reads its own processes' files only, their
+ * operations handed to the caller's route with their place in the merge of
+ * every file. The rank that writes runs the serial
  * pass (pipeline.c) with the caller feeding it the messages.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +49,6 @@ enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
 		return rc;
 	}
 	s->f.t = s->t;
-	if ((rc = mt_pipe_fabric_init(&s->f, o, &s->cfg, err))) {
-		mt_pipe_split_close(s);
-		return rc;
-	}
 	s->slot0 = calloc(s->t->nprocs ? s->t->nprocs : 1, sizeof(*s->slot0));
 	s->last = calloc(s->t->nfiles ? s->t->nfiles : 1, sizeof(*s->last));
 	s->recs = calloc(s->t->nfiles ? s->t->nfiles : 1, sizeof(*s->recs));
@@ -84,6 +82,31 @@ const struct mt_trace *mt_pipe_split_trace(const struct mt_pipe_split *s)
 	return s->t;
 }
 
+struct mt_tag_evidence *mt_pipe_split_evidence(struct mt_pipe_split *s,
+					       const uint8_t *keep,
+					       size_t *bad_file,
+					       struct mt_err *err)
+{
+	struct mt_tag_evidence *ev = calloc(s->t->neps ? s->t->neps : 1, sizeof(*ev));
+
+	/* A bad record only ends the evidence, as in the serial pass: the
+	 * merge reports it in place. */
+	*bad_file = SIZE_MAX;
+	if (ev)
+		mt_pipe_evidence(s->t, keep, ev, bad_file, err);
+	return ev;
+}
+
+enum mt_status mt_pipe_split_layouts(struct mt_pipe_split *s,
+				     const struct mt_tag_evidence *ev,
+				     struct mt_err *err)
+{
+	if (mt_pipe_feed_init_from(&s->f.fd, s->t, s->o->layout, ev))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	mt_pipe_feed_match_cfg(&s->f.fd, &s->cfg);
+	return MT_OK;
+}
+
 enum mt_status mt_pipe_split_matcher(struct mt_pipe_split *s, struct mt_match **out)
 {
 	*out = NULL;
@@ -99,10 +122,6 @@ enum mt_status mt_pipe_split_start(struct mt_pipe_split *s, const uint8_t *keep,
 				   const struct mt_pipe_route *route)
 {
 	s->f.fd.route = route;
-	/* The layouts' detection read the head of every file again. */
-	for (uint32_t p = 0; p < s->t->nprocs; p++)
-		for (uint32_t i = 0; !keep[p] && i < s->t->procs[p].nfiles; i++)
-			mt_trace_file_release(s->t->procs[p].files[i]);
 	mt_trace_merge_close(s->mg);
 	s->mg = NULL;
 	return mt_trace_merge_open_some(s->t, keep, &s->mg);
