@@ -9,7 +9,7 @@
  *    scanned from a copy or its pages given back once scanned) and owns
  *    whole traced processes, balanced by their files' bytes (largest
  *    first to the least loaded rank; rank 0, which keeps every message
- *    for the clock stage and the sink, starts with 3/10 of the trace's:
+ *    for the clock stage and the sink, starts with 1/10 of the trace's:
  *    own.c). The tag layouts are decided alike everywhere from the
  *    evidence each rank reads in its own files (evidence.c). A rank reads
  *    and decodes only its processes' records (pipeline's split: the merge

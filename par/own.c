@@ -2,15 +2,18 @@
  * own.c - which analysis rank owns which traced process (see mt_par.h):
  * whole processes, the largest (bytes of its files) first to the least
  * loaded rank, ties to the lower index. Every rank computes the same.
- * Rank 0 starts loaded with 3/10 of the trace's bytes when it has
- * company: it alone keeps every message for the clock stage and the sink
- * (on gen_trace's traffic its heap for them peaks at 0.55 of the trace's
- * bytes), so its own share is the smaller one. The rounds wait for the
- * slowest reader, so the smaller the head start the sooner they end, and
- * the more rank 0 holds at its peak. bench/par.sh measures both: on its
- * 10^8 events at N=2, 3/10 keeps rank 0 under 0.6 of N=1's memory (and
- * 4/10 took 4% longer); on a trace whose clock stage weighs more against
- * its files (10^6 messages among 64 processes) it does not (README).
+ * Rank 0 starts loaded with 1/10 of the trace's bytes when it has
+ * company: it alone takes every message into the clock stage and the
+ * sink (a spill file, and 40 bytes a message for the clock), so its own
+ * share is the smaller one. The rounds wait for the slowest reader, so
+ * the smaller the head start the sooner they end, and the more rank 0
+ * holds at its peak. bench/par.sh measures both. On its 10^8 events at
+ * N=2, one run each: 0/10 49.8 s (the ranks' peaks 5.8 and 4.7 GB),
+ * 1/10 50.1 s (5.4, 5.1), 2/10 54.2 s (5.0, 5.6), 3/10 53.4 s (4.5, 6.0),
+ * N=1 81.7 s (10.2 GB); on 10^6 messages among 64 processes 1/10 kept
+ * the larger rank at 0.59 of N=1's memory, 3/10 at 0.60. A clock stage
+ * that moves times (several hosts) holds more on rank 0: about 160
+ * bytes a message while it solves.
  */
 #include <stdlib.h>
 
@@ -37,7 +40,7 @@ enum mt_status mt_par_own(const struct mt_trace *t, int rank, int n,
 		for (size_t f = 0; f < t->procs[p].nfiles; f++)
 			bytes[p] += t->procs[p].files[f]->map_len;
 		if (n > 1)
-			load[0] += bytes[p] * 3 / 10;
+			load[0] += bytes[p] / 10;
 	}
 	/* Insertion sort by bytes, descending, stable: processes are few
 	 * next to their records. */
