@@ -186,7 +186,8 @@ static void binds(struct feed *fd)
 	}
 }
 
-/* The feed's tables and binds, its layouts still to set (feed_layouts). */
+/* The feed's tables and binds, its layouts still to set (mt_pipe_layouts
+ * into fd->det and fd->lay, then confidences). */
 static enum mt_status feed_tables(struct feed *fd, const struct mt_trace *t)
 {
 	size_t n = t->neps ? t->neps : 1;

@@ -58,15 +58,13 @@ struct front_ops {
 };
 
 /* The fabric front end (pipeline.c): the trace's merged records through
- * feed.c. Its init, attach and describe serve the divided pass too
- * (split.c). */
+ * feed.c. Its attach and describe serve the divided pass too (split.c,
+ * whose layouts come from every rank's evidence instead). */
 struct fabric_front {
 	const struct mt_trace *t;
 	struct feed fd;
 };
 
-enum mt_status mt_pipe_fabric_init(void *fe, const struct mt_pipe_opts *o,
-				   struct mt_match_cfg *cfg, struct mt_err *err);
 enum mt_status mt_pipe_fabric_attach(void *fe, struct mt_match *m);
 void mt_pipe_fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note);
 /* The fabric trace o names (paths that are no OTF2 archive), opened

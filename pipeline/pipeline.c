@@ -322,7 +322,7 @@ static enum mt_status correct(struct mt_pipe_dest *d, FILE *out, struct mt_run *
 	return sink_start(d, out, run, err);
 }
 
-enum mt_status mt_pipe_fabric_init(void *fe, const struct mt_pipe_opts *o,
+static enum mt_status fabric_init(void *fe, const struct mt_pipe_opts *o,
 				  struct mt_match_cfg *cfg, struct mt_err *err)
 {
 	struct fabric_front *f = fe;
@@ -361,7 +361,7 @@ static void fabric_fini(void *fe)
 }
 
 static const struct front_ops fabric_ops = {
-	.init = mt_pipe_fabric_init,
+	.init = fabric_init,
 	.attach = mt_pipe_fabric_attach,
 	.describe = mt_pipe_fabric_describe,
 	.stream = fabric_stream,
