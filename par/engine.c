@@ -392,7 +392,7 @@ static enum mt_status other(struct engine *e, struct mt_err *err)
 	return s;
 }
 
-static enum mt_status setup(struct engine *e)
+static enum mt_status setup(struct engine *e, struct mt_err *err)
 {
 	const struct mt_trace *t = mt_pipe_split_trace(e->sp);
 
@@ -405,7 +405,7 @@ static enum mt_status setup(struct engine *e)
 	    mt_par_own(t, e->rank, e->n, &e->own) ||
 	    mt_par_route_init(&e->rt, e->rank, e->n, e->own.ep_owner,
 			      e->own.ep_proc))
-		return MT_ERR_NOMEM;
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	for (int r = 0; r < e->n; r++)
 		e->in[r].size = sizeof(struct par_ev);
 	return MT_OK;
@@ -469,25 +469,31 @@ enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 	struct engine e = { .comm = comm, .o = o };
 	struct mt_pipe_split_feeder feeder = { root_stream, root_summary, NULL, &e };
 	enum mt_status s;
-	int bad;
+	int got[2];	/* the lowest rank that failed; 0: one met an archive */
 
 	MPI_Comm_rank(comm, &e.rank);
 	MPI_Comm_size(comm, &e.n);
 	e.lines = e.n > 1 ? sink->lines : NULL;
 	s = mt_pipe_split_open(o, &e.sp, err);
 	if (s == MT_OK)
-		s = setup(&e);
+		s = setup(&e, err);
 	/* Every rank opened the same trace; should one have failed where
-	 * another did not (a file changed meanwhile), none goes on. */
-	bad = s != MT_OK;
-	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-	if (s == MT_END)		/* an OTF2 archive: rank 0 alone */
+	 * another did not (a file changed meanwhile, or missing on its
+	 * node), none goes on, and all say the lowest such rank's error. */
+	got[0] = s != MT_OK && s != MT_END ? e.rank : e.n;
+	got[1] = s != MT_END;
+	MPI_Allreduce(MPI_IN_PLACE, got, 2, MPI_INT, MPI_MIN, comm);
+	if (s == MT_END) {		/* an OTF2 archive: rank 0 alone */
 		s = e.rank == 0 ? mt_pipe_run(o, sink, out, err) : MT_OK;
-	else if (!s && bad)
-		s = mt_err_set(err, MT_ERR_IO, "another analysis rank could not "
-			       "open the trace");
-	else if (!s)
+	} else if (!got[1]) {		/* another met an archive: other paths */
+		if (!s)
+			s = mt_err_set(err, MT_ERR_IO, "another analysis rank "
+				       "could not open the trace");
+	} else if (got[0] < e.n) {
+		from_rank(comm, got[0], &s, err);
+	} else {
 		s = divided(&e, &feeder, sink, out, err);
+	}
 	teardown(&e);
 	return s;
 }

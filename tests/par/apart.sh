@@ -9,7 +9,10 @@
 #  - an -o that rank 0 cannot create: every rank ends promptly with
 #    msgtrace's usage error, whatever the others could do;
 #  - a rank whose line is bad (unknown option): every rank ends promptly
-#    with a non-zero status, none waits for it.
+#    with a non-zero status, none waits for it;
+#  - a rank that cannot open the trace (its path missing there): every
+#    rank ends promptly, and rank 0 says that rank's error, the one
+#    msgtrace says about that path.
 set -euo pipefail
 [ $# = 3 ] || { echo "usage: $0 MSGTRACE MSGTRACE_MPI TRACEDIR" >&2; exit 2; }
 serial=$1 par=$2 trace=$3
@@ -54,6 +57,13 @@ case $(cat "$tmp/b.rc") in "$rc"|lingered) b_ended=1 ;; *) b_ended= ;; esac
 job "$tmp/c" messages --csv "$trace" -- messages --bogus "$trace"
 [ "$(cat "$tmp/c.rc")" != 0 ] ||
 	{ echo "FAIL: a bad line on rank 1: status 0" >&2; fail=1; }
+
+rc=0
+"$serial" messages --csv "$tmp/missing" 2>"$tmp/d.serial.err" || rc=$?
+job "$tmp/d" messages --csv "$trace" -- messages --csv "$tmp/missing"
+case $(cat "$tmp/d.rc") in "$rc"|lingered) d_ended=1 ;; *) d_ended= ;; esac
+[ -n "$d_ended" ] && [ "$(head -n 1 "$tmp/d.err")" = "$(head -n 1 "$tmp/d.serial.err")" ] ||
+	{ echo "FAIL: rank 1 cannot open the trace: status $(cat "$tmp/d.rc"), serial $rc" >&2; cat "$tmp/d.err" >&2; fail=1; }
 
 [ $fail = 0 ] && echo "msgtrace-mpi ranks apart: rank 0's output, no wait"
 exit $fail
