@@ -155,9 +155,10 @@ static enum mt_status check_contents(struct mt_trace_file *f,
 	return MT_OK;
 }
 
-/* MT_OK, or MT_ERR_CORRUPT with f->scan_err saying what is wrong at off. */
-static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
-				   uint64_t end)
+/* MT_OK, or MT_ERR_CORRUPT with f->scan_err saying what is wrong at off
+ * (src: f's bytes, mapped or copied). */
+static enum mt_status check_record(struct mt_trace_file *f, const uint8_t *src,
+				   uint64_t off, uint64_t end)
 {
 	const struct mt_rec_hdr *r;
 
@@ -171,7 +172,7 @@ static enum mt_status check_record(struct mt_trace_file *f, uint64_t off,
 				  "%s: offset %" PRIu64 ": %" PRIu64 " committed bytes "
 				  "left, too few for a record header", f->path, off,
 				  end - off);
-	r = (const struct mt_rec_hdr *)(f->map + off);
+	r = (const struct mt_rec_hdr *)(src + off);
 	if (r->size < sizeof(*r) || r->size % 8)
 		return mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 				  "%s: offset %" PRIu64 ": record size %u is %s",
@@ -248,11 +249,11 @@ static enum mt_status count(struct mt_trace_file *f, const struct mt_rec_hdr *r,
 	return MT_OK;
 }
 
-/* Validate the records that start in [off, lim), count them and index the
- * non-hot ones (copied with buf_cap: count()); with stop, end at a call in
- * progress (f->inflight). */
-static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
-			   int stop, size_t *buf_cap, struct mt_err *err)
+/* Validate the records of src (f's bytes) that start in [off, lim), count
+ * them and index the non-hot ones (copied with buf_cap: count()); with
+ * stop, end at a call in progress (f->inflight). */
+static enum mt_status walk(struct mt_trace_file *f, const uint8_t *src, uint64_t off,
+			   uint64_t lim, int stop, size_t *buf_cap, struct mt_err *err)
 {
 	uint64_t end = f->hdr->data_off + f->hdr->committed;
 	size_t cap = f->nsetup;		/* pushing past it grows the index */
@@ -262,10 +263,10 @@ static enum mt_status walk(struct mt_trace_file *f, uint64_t off, uint64_t lim,
 	while (off < lim) {
 		const struct mt_rec_hdr *r;
 
-		f->scan_status = check_record(f, off, end);
+		f->scan_status = check_record(f, src, off, end);
 		if (f->scan_status != MT_OK)
 			break;
-		r = (const struct mt_rec_hdr *)(f->map + off);
+		r = (const struct mt_rec_hdr *)(src + off);
 		if (stop && mt_trace_rec_in_flight(r)) {
 			f->inflight = off;
 			break;
@@ -294,26 +295,28 @@ static int taken_back(const struct mt_trace_file *f)
  * progress unless read_past, and when its writer took a call back during
  * the walk, it is walked again without the last MT_TRACE_TAKEN_BACK bytes
  * the header said were committed: the one record a take-back rewrites lies
- * there, and may have been read half old, half new. With apart (map is a
- * copy, read once), the setup records are copied out of it.
+ * there, and may have been read half old, half new. Read from the mapping,
+ * or from copy (a closed file's bytes, read once), out of which the setup
+ * records are then copied.
  */
 static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
-			   int apart, struct mt_err *err)
+			   const uint8_t *copy, struct mt_err *err)
 {
 	uint64_t end = f->hdr->data_off + f->hdr->committed;
 	int stop = !read_past && !mt_trace_file_clean(f);
-	size_t buf_cap = 0, *keep = apart ? &buf_cap : NULL;
-	enum mt_status st = walk(f, off, end, stop, keep, err);
+	const uint8_t *src = copy ? copy : f->map;
+	size_t buf_cap = 0, *keep = copy ? &buf_cap : NULL;
+	enum mt_status st = walk(f, src, off, end, stop, keep, err);
 
 	if (st == MT_OK && stop && taken_back(f)) {
 		f->nrecs = f->unknown = f->first_ts = f->last_ts = f->oldest_ts = 0;
 		memset(f->type_count, 0, sizeof(f->type_count));
 		f->nsetup = f->setup_len = 0;
 		f->setup_first = 0;
-		st = walk(f, f->hdr->data_off, end - MT_TRACE_TAKEN_BACK, stop,
+		st = walk(f, src, f->hdr->data_off, end - MT_TRACE_TAKEN_BACK, stop,
 			  keep, err);
 	}
-	if (apart) {
+	if (copy) {
 		f->setup_base = f->setup_buf;
 	} else {
 		f->setup_base = f->map;
@@ -324,12 +327,14 @@ static enum mt_status scan(struct mt_trace_file *f, uint64_t off, int read_past,
 
 enum mt_status mt_trace_file_settle(struct mt_trace_file *f, struct mt_err *err)
 {
-	return f->inflight ? scan(f, f->inflight, 1, 0, err) : MT_OK;
+	return f->inflight ? scan(f, f->inflight, 1, NULL, err) : MT_OK;
 }
 
-/* scan() of a compacted file: the stream decoded once, in a bounded state;
- * the setup records kept (copied), the rest only counted. */
-static enum mt_status scan_compact(struct mt_trace_file *f, struct mt_err *err)
+/* scan() of a compacted file (src: its bytes, mapped or copied): the
+ * stream decoded once, in a bounded state; the setup records kept (copied),
+ * the rest only counted. */
+static enum mt_status scan_compact(struct mt_trace_file *f, const uint8_t *src,
+				   struct mt_err *err)
 {
 	uint64_t off = f->hdr->data_off, end = off + f->hdr->committed;
 	uint64_t lim = end < f->map_len ? end : f->map_len, raw = 0;
@@ -347,7 +352,7 @@ static enum mt_status scan_compact(struct mt_trace_file *f, struct mt_err *err)
 		uint64_t at = off;
 		char loc[64];
 
-		r = mt_codec_decode(s, f->map, &off, lim, &why);
+		r = mt_codec_decode(s, src, &off, lim, &why);
 		if (!r) {
 			where(loc, sizeof(loc), at, f->nrecs);
 			if (lim < end)
@@ -490,16 +495,11 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_trace_copy *c,
 static enum mt_status scan_file(struct mt_trace_file *f, const struct mt_trace_copy *c,
 				int copied, struct mt_err *err)
 {
-	const uint8_t *map = f->map;
-	enum mt_status st;
+	const uint8_t *copy = copied ? c->p : NULL;
 
 	f->compact = f->hdr->version == MT_TRACE_VERSION_COMPACT;
-	if (copied)
-		f->map = c->p;
-	st = f->compact ? scan_compact(f, err) :
-		scan(f, f->hdr->data_off, 0, copied, err);
-	f->map = map;
-	return st;
+	return f->compact ? scan_compact(f, copy ? copy : f->map, err) :
+		scan(f, f->hdr->data_off, 0, copy, err);
 }
 
 enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c,
