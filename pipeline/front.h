@@ -12,6 +12,7 @@
 
 #include "clockstage.h"
 #include "feed.h"
+#include "spill.h"
 #include "mt_match.h"
 #include "mt_pipe.h"
 
@@ -22,8 +23,7 @@ struct mt_pipe_dest {
 	struct clockstage *cs;
 	const struct mt_sink_ops *sink;
 	void *st;
-	FILE *spill;			/* NULL: straight to the sink */
-	char spill_dir[256];		/* for error messages */
+	struct mt_pipe_spill *spill;	/* NULL: straight to the sink */
 	const struct mt_pipe_writer *w;	/* NULL: the sink's consume */
 };
 

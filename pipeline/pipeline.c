@@ -3,13 +3,10 @@
  * decode (feed.c) -> match -> clock correction (clockstage.c) -> sink.
  * When times need correcting, the one pass over the trace collects the
  * messages' times for the correction and spills the messages themselves to
- * an unlinked temporary file; once the times are corrected, the spilled
+ * a temporary file (spill.c); once the times are corrected, the spilled
  * messages go to the sink with them. The trace is read and matched once.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "feed.h"
 #include "front.h"
@@ -104,37 +101,6 @@ void mt_pipe_describe(struct mt_run *run, const struct mt_trace *t,
 	}
 }
 
-/* An unlinked temporary file in $TMPDIR (or /tmp): it vanishes with the
- * process, however the process ends. */
-static enum mt_status spill_open(struct mt_pipe_dest *d, struct mt_err *err)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[300];
-	int fd;
-
-	if (!dir || !*dir || strlen(dir) >= sizeof(d->spill_dir))
-		dir = "/tmp";
-	snprintf(d->spill_dir, sizeof(d->spill_dir), "%s", dir);
-	snprintf(path, sizeof(path), "%s/msgtrace-spill.XXXXXX", dir);
-	if ((fd = mkstemp(path)) < 0)
-		return mt_err_set(err, MT_ERR_IO, "cannot create a temporary file "
-				  "in %s for the clock correction: %s", dir,
-				  strerror(errno));
-	unlink(path);
-	if (!(d->spill = fdopen(fd, "w+b"))) {
-		close(fd);
-		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	}
-	return MT_OK;
-}
-
-static enum mt_status spill_fail(const struct mt_pipe_dest *d, struct mt_err *err)
-{
-	return mt_err_set(err, MT_ERR_IO, "temporary file in %s for the clock "
-			  "correction: %s", d->spill_dir,
-			  errno ? strerror(errno) : "short read");
-}
-
 /* n messages onto the corrected time base, then to the sink. */
 static enum mt_status to_sink(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
 			      struct mt_err *err)
@@ -151,10 +117,7 @@ enum mt_status mt_pipe_put(struct mt_pipe_dest *d, struct mt_match_msg *b, size_
 		return to_sink(d, b, n, err);
 	if (mt_pipe_clock_collect(d->cs, b, n))
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	errno = 0;
-	if (fwrite(b, sizeof(*b), n, d->spill) != n)
-		return spill_fail(d, err);
-	return MT_OK;
+	return mt_pipe_spill_put(d->spill, b, n, err);
 }
 
 enum mt_status mt_pipe_drain(struct mt_match *m, struct mt_pipe_dest *d, struct mt_err *err)
@@ -176,13 +139,12 @@ static enum mt_status replay(struct mt_pipe_dest *d, struct mt_err *err)
 	enum mt_status s;
 	size_t n;
 
-	errno = 0;
-	if (fflush(d->spill) || fseek(d->spill, 0, SEEK_SET))
-		return spill_fail(d, err);
-	while ((n = fread(batch, sizeof(*batch), BATCH, d->spill)))
+	if ((s = mt_pipe_spill_rewind(d->spill, err)))
+		return s;
+	while (!(s = mt_pipe_spill_get(d->spill, batch, BATCH, &n, err)) && n)
 		if ((s = to_sink(d, batch, n, err)))
 			return s;
-	return ferror(d->spill) ? spill_fail(d, err) : MT_OK;
+	return s;
 }
 
 void mt_pipe_progress_start(const struct mt_pipe_opts *o, uint64_t total)
@@ -393,7 +355,7 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 	mt_pipe_clock_describe(d->cs, &run);
 	d->st = o->sink_arg;
 	if (mt_pipe_clock_buffers(d->cs)) {
-		if ((rc = spill_open(d, err)))
+		if ((rc = mt_pipe_spill_open(&d->spill, err)))
 			goto end;
 	} else if ((rc = sink_start(d, out, &run, err))) {
 		goto end;
@@ -440,8 +402,7 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 			rc = fail(o, rc, s, err, &e2);
 	}
 end:
-	if (d->spill)
-		fclose(d->spill);
+	mt_pipe_spill_close(d->spill);
 	mt_match_free(m);
 	fo->fini(fe);
 	return rc;

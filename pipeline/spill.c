@@ -1,0 +1,245 @@
+/*
+ * spill.c - the spill file's packed messages (spill.h). A record is a
+ * 64-bit header, then the bytes of each of the message's 26 32-bit fields
+ * before its times that its value needs (little-endian, as many as the
+ * field's 2-bit code in the header says: 0, 1, 2 or 4), then the times the
+ * clock stage does not keep (the header's bits 52 to 55), 8 bytes each.
+ * Ranks, endpoints, sites, tags and lengths are small numbers and most
+ * flags are 0: a message of gen_trace's benign traffic takes 40 bytes, not
+ * 136. The spill is written once and read once, at every size of run: the
+ * fewer bytes to the page cache and the disk, the less of the run's time
+ * no analysis rank can divide (msgtrace-mpi).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spill.h"
+
+#define SLOTS 26			/* 32-bit fields before the times */
+#define TIMES 4
+#define REC_MAX (8 + SLOTS * 4 + TIMES * 8)
+#define BUF_BYTES (64u << 10)
+#define TIME_BIT(w) (1ull << (2 * SLOTS + (w)))
+
+_Static_assert(offsetof(struct mt_match_msg, t_send_post) == SLOTS * 4 &&
+	       offsetof(struct mt_match_msg, t_recv_done) == SLOTS * 4 + 24 &&
+	       sizeof(struct mt_match_msg) == SLOTS * 4 + TIMES * 8,
+	       "a message is 26 32-bit fields, then its 4 times");
+
+struct mt_pipe_spill {
+	FILE *f;
+	char dir[256];			/* for error messages */
+	size_t have, at;		/* bytes in buf; get: the next one */
+	int eof;			/* get: the file is all in buf */
+	unsigned char buf[BUF_BYTES + 4];	/* + a field's load past the end */
+};
+
+static const unsigned char len_of[4] = { 0, 1, 2, 4 };
+static const uint32_t mask_of[4] = { 0, 0xff, 0xffff, 0xffffffff };
+
+static enum mt_status fail(const struct mt_pipe_spill *sp, struct mt_err *err)
+{
+	return mt_err_set(err, MT_ERR_IO, "temporary file in %s for the clock "
+			  "correction: %s", sp->dir, errno ? strerror(errno) :
+			  "short read");
+}
+
+enum mt_status mt_pipe_spill_open(struct mt_pipe_spill **spp, struct mt_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	struct mt_pipe_spill *sp;
+	char path[300];
+	int fd;
+
+	if (!(sp = calloc(1, sizeof(*sp))))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	if (!dir || !*dir || strlen(dir) >= sizeof(sp->dir))
+		dir = "/tmp";
+	snprintf(sp->dir, sizeof(sp->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/msgtrace-spill.XXXXXX", dir);
+	if ((fd = mkstemp(path)) < 0) {
+		mt_err_set(err, MT_ERR_IO, "cannot create a temporary file in %s "
+			   "for the clock correction: %s", dir, strerror(errno));
+		free(sp);
+		return MT_ERR_IO;
+	}
+	unlink(path);
+	/* buf is the file's one buffer: stdio's would copy every byte again. */
+	if (!(sp->f = fdopen(fd, "w+b")) || setvbuf(sp->f, NULL, _IONBF, 0)) {
+		if (sp->f)
+			fclose(sp->f);
+		else
+			close(fd);
+		free(sp);
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	}
+	*spp = sp;
+	return MT_OK;
+}
+
+void mt_pipe_spill_close(struct mt_pipe_spill *sp)
+{
+	if (!sp)
+		return;
+	fclose(sp->f);
+	free(sp);
+}
+
+/* m's record at out; its end. Writes up to REC_MAX bytes. */
+static unsigned char *pack(const struct mt_match_msg *m, unsigned char *out)
+{
+	uint32_t s[SLOTS];
+	uint64_t t[TIMES], h = 0;
+	unsigned char *p = out + 8;
+
+	memcpy(s, m, sizeof(s));
+	memcpy(t, &m->t_send_post, sizeof(t));
+	for (unsigned i = 0; i < SLOTS; i++) {
+		unsigned c = (s[i] != 0) + (s[i] > 0xff) + (s[i] > 0xffff);
+		uint32_t le = htole32(s[i]);
+
+		memcpy(p, &le, 4);	/* the bytes past its length: overwritten */
+		p += len_of[c];
+		h |= (uint64_t)c << 2 * i;
+	}
+	for (unsigned w = 0; w < TIMES; w++)
+		if (t[w] > INT64_MAX && t[w] != MT_MATCH_NOTIME) {
+			uint64_t le = htole64(t[w]);
+
+			memcpy(p, &le, 8);
+			p += 8;
+			h |= TIME_BIT(w);
+		}
+	h = htole64(h);
+	memcpy(out, &h, 8);
+	return p;
+}
+
+/* The length of the record whose header is h; 0: no header of ours. */
+static size_t rec_len(uint64_t h)
+{
+	size_t n = 8;
+
+	if (h >> (2 * SLOTS + TIMES))
+		return 0;
+	for (unsigned i = 0; i < SLOTS; i++)
+		n += len_of[h >> 2 * i & 3];
+	return n + 8 * (size_t)__builtin_popcountll(h >> 2 * SLOTS);
+}
+
+/* The record at in (whose header is h) into m. */
+static void unpack(uint64_t h, const unsigned char *in, struct mt_match_msg *m)
+{
+	uint32_t s[SLOTS];
+	uint64_t t[TIMES];
+
+	in += 8;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		unsigned c = h >> 2 * i & 3;
+		uint32_t le;
+
+		memcpy(&le, in, 4);
+		s[i] = le32toh(le) & mask_of[c];
+		in += len_of[c];
+	}
+	for (unsigned w = 0; w < TIMES; w++) {
+		uint64_t le = MT_MATCH_NOTIME;
+
+		if (h & TIME_BIT(w)) {
+			memcpy(&le, in, 8);
+			le = le64toh(le);
+			in += 8;
+		}
+		t[w] = le;
+	}
+	memcpy(m, s, sizeof(s));
+	memcpy(&m->t_send_post, t, sizeof(t));
+}
+
+static enum mt_status flush(struct mt_pipe_spill *sp, struct mt_err *err)
+{
+	errno = 0;
+	if (fwrite(sp->buf, 1, sp->have, sp->f) != sp->have)
+		return fail(sp, err);
+	sp->have = 0;
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_spill_put(struct mt_pipe_spill *sp, const struct mt_match_msg *b,
+				 size_t n, struct mt_err *err)
+{
+	enum mt_status s;
+
+	for (size_t i = 0; i < n; i++) {
+		if (BUF_BYTES - sp->have < REC_MAX && (s = flush(sp, err)))
+			return s;
+		sp->have = (size_t)(pack(&b[i], sp->buf + sp->have) - sp->buf);
+	}
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_spill_rewind(struct mt_pipe_spill *sp, struct mt_err *err)
+{
+	enum mt_status s;
+
+	if ((s = flush(sp, err)))
+		return s;
+	errno = 0;
+	if (fseek(sp->f, 0, SEEK_SET))
+		return fail(sp, err);
+	sp->at = sp->have = 0;
+	sp->eof = 0;
+	return MT_OK;
+}
+
+/* The unread bytes to the front of buf, and as many more as fit. */
+static enum mt_status refill(struct mt_pipe_spill *sp, struct mt_err *err)
+{
+	size_t left = sp->have - sp->at;
+
+	memmove(sp->buf, sp->buf + sp->at, left);
+	sp->at = 0;
+	errno = 0;
+	sp->have = left + fread(sp->buf + left, 1, BUF_BYTES - left, sp->f);
+	if (ferror(sp->f))
+		return fail(sp, err);
+	sp->eof = sp->have < BUF_BYTES;
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_spill_get(struct mt_pipe_spill *sp, struct mt_match_msg *b,
+				 size_t max, size_t *n, struct mt_err *err)
+{
+	enum mt_status s;
+	size_t k = 0;
+
+	for (; k < max; k++) {
+		size_t left = sp->have - sp->at, len = 0;
+		uint64_t h = 0;
+
+		if (left < REC_MAX && !sp->eof) {
+			if ((s = refill(sp, err)))
+				return s;
+			left = sp->have;
+		}
+		if (!left)
+			break;
+		if (left >= 8) {
+			memcpy(&h, sp->buf + sp->at, 8);
+			h = le64toh(h);
+			len = rec_len(h);
+		}
+		if (!len || len > left)
+			return mt_err_set(err, MT_ERR_IO, "temporary file in %s "
+					  "for the clock correction: %s", sp->dir,
+					  len ? "short read" : "damaged record");
+		unpack(h, sp->buf + sp->at, &b[k]);
+		sp->at += len;
+	}
+	*n = k;
+	return MT_OK;
+}
