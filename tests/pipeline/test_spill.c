@@ -87,7 +87,7 @@ static int spill_fd(void)
 
 	cr_assert_not_null(d);
 	while ((e = readdir(d))) {
-		char link[64], target[512];
+		char link[300], target[512];
 		ssize_t n;
 
 		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
