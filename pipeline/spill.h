@@ -7,7 +7,7 @@
  * (the clock stage holds them, mt_clock_times, and writes each one back
  * into the message it reads; see mt_pipe_spill_get), and each 32-bit field
  * takes the bytes its value needs (0, 1, 2 or 4), with 2 bits a field to
- * say which. A benign trace's message takes about 40 bytes. The file is
+ * say which. A benign trace's message takes about 38 bytes. The file is
  * the process's own: it is written and read by this code alone, in the
  * byte order of the machine.
  */
