@@ -44,11 +44,13 @@ struct mt_pipe_spill {
 static const unsigned char len_of[4] = { 0, 1, 2, 4 };
 static const uint32_t mask_of[4] = { 0, 0xff, 0xffff, 0xffffffff };
 
-static enum mt_status fail(const struct mt_pipe_spill *sp, struct mt_err *err)
+/* why: what went wrong; NULL: errno says, or the file ended early. */
+static enum mt_status fail(const struct mt_pipe_spill *sp, const char *why,
+			   struct mt_err *err)
 {
 	return mt_err_set(err, MT_ERR_IO, "temporary file in %s for the clock "
-			  "correction: %s", sp->dir, errno ? strerror(errno) :
-			  "short read");
+			  "correction: %s", sp->dir, why ? why : errno ?
+			  strerror(errno) : "short read");
 }
 
 enum mt_status mt_pipe_spill_open(struct mt_pipe_spill **spp, struct mt_err *err)
@@ -132,13 +134,11 @@ static unsigned char *pack(const struct mt_match_msg *m, unsigned char *out)
 	return p;
 }
 
-/* The length of the record whose header is h; 0: no header of ours. */
+/* The length of the record whose header is h. */
 static size_t rec_len(uint64_t h)
 {
 	size_t n = 8;
 
-	if (h >> (2 * SLOTS + TIMES))
-		return 0;
 	for (unsigned i = 0; i < SLOTS; i++)
 		n += len_of[h >> 2 * i & 3];
 	return n + 8 * (size_t)__builtin_popcountll(h >> 2 * SLOTS);
@@ -179,7 +179,7 @@ static enum mt_status flush(struct mt_pipe_spill *sp, struct mt_err *err)
 {
 	errno = 0;
 	if (fwrite(sp->buf, 1, sp->have, sp->f) != sp->have)
-		return fail(sp, err);
+		return fail(sp, NULL, err);
 	sp->have = 0;
 	return MT_OK;
 }
@@ -205,7 +205,7 @@ enum mt_status mt_pipe_spill_rewind(struct mt_pipe_spill *sp, struct mt_err *err
 		return s;
 	errno = 0;
 	if (fseek(sp->f, 0, SEEK_SET))
-		return fail(sp, err);
+		return fail(sp, NULL, err);
 	sp->at = sp->have = 0;
 	sp->eof = 0;
 	return MT_OK;
@@ -221,7 +221,7 @@ static enum mt_status refill(struct mt_pipe_spill *sp, struct mt_err *err)
 	errno = 0;
 	sp->have = left + fread(sp->buf + left, 1, BUF_BYTES - left, sp->f);
 	if (ferror(sp->f))
-		return fail(sp, err);
+		return fail(sp, NULL, err);
 	sp->eof = sp->have < BUF_BYTES;
 	return MT_OK;
 }
@@ -233,9 +233,10 @@ enum mt_status mt_pipe_spill_get(struct mt_pipe_spill *sp, struct mt_match_msg *
 	size_t k = 0;
 
 	for (; k < max; k++) {
-		size_t left = sp->have - sp->at, len = REC_MAX;
+		size_t left = sp->have - sp->at;
 		const unsigned char *at = sp->buf + sp->at;
 		uint64_t h = 0;
+		int damaged;
 
 		if (left < REC_MAX && !sp->eof) {
 			if ((s = refill(sp, err)))
@@ -249,14 +250,10 @@ enum mt_status mt_pipe_spill_get(struct mt_pipe_spill *sp, struct mt_match_msg *
 			memcpy(&h, at, 8);
 			h = le64toh(h);
 		}
+		damaged = h >> (2 * SLOTS + TIMES) != 0;	/* no header of ours */
 		/* Only the file's last records can reach past its end. */
-		if (left < REC_MAX)
-			len = left >= 8 ? rec_len(h) : 0;
-		if (!len || len > left || h >> (2 * SLOTS + TIMES))
-			return mt_err_set(err, MT_ERR_IO, "temporary file in %s "
-					  "for the clock correction: %s", sp->dir,
-					  len && len <= left ? "damaged record" :
-					  "short read");
+		if (left < 8 || damaged || (left < REC_MAX && rec_len(h) > left))
+			return fail(sp, damaged ? "damaged record" : "short read", err);
 		sp->at += (size_t)(unpack(h, at, &b[k]) - at);
 	}
 	*n = k;
