@@ -54,14 +54,6 @@ void mt_par_buf_drop(struct par_buf *b, size_t k)
 		b->head = b->n = 0;
 }
 
-void mt_par_buf_swap(struct par_buf *a, struct par_buf *b)
-{
-	struct par_buf t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 void mt_par_buf_free(struct par_buf *b)
 {
 	free(b->v);

@@ -1,12 +1,8 @@
 /*
  * deliver.c - the messages of every rank to rank 0's pass (see mt_par.h):
- * gathered in one step, put into the pass in another, so that the engine
- * gathers a round's messages while every rank is in MPI anyway (right
- * after the exchange of states) and rank 0 puts them after its own
- * matching, not waiting for the slowest rank's. Each rank's messages are
- * in its own order, keyed; rank 0 merges them by key, so the sink sees
- * them as the serial pass gives them. d NULL: rank 0 drops them (the run
- * failed).
+ * each rank's are in its own order, keyed; rank 0 merges them by key, so
+ * the sink sees them as the serial pass gives them. d NULL: rank 0 drops
+ * them (the run failed).
  */
 #include <stdlib.h>
 
@@ -42,58 +38,45 @@ static enum mt_status put(const struct par_buf *got, int n, int *next,
 	}
 }
 
-int mt_par_deliver_init(struct par_deliver *dv, MPI_Comm comm)
-{
-	*dv = (struct par_deliver){ .comm = comm };
-	MPI_Comm_rank(comm, &dv->rank);
-	MPI_Comm_size(comm, &dv->n);
-	dv->got.size = sizeof(struct par_msg);
-	if (dv->rank)
-		return 0;
-	dv->next = malloc((size_t)dv->n * sizeof(*dv->next));
-	dv->end = malloc((size_t)dv->n * sizeof(*dv->end));
-	return dv->next && dv->end ? 0 : -1;
-}
-
-void mt_par_deliver_gather(struct par_deliver *dv, struct par_buf *msgs)
+enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
+			      struct par_buf *got, struct mt_pipe_dest *d,
+			      struct mt_err *err)
 {
 	const int size = (int)sizeof(struct par_msg);
-	int mine = (int)mt_par_buf_len(msgs), *counts = dv->end, *displs = dv->next;
+	int rank, n, mine = (int)mt_par_buf_len(msgs), *counts = NULL, *displs = NULL;
+	enum mt_status s = MT_OK;
 
-	MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, dv->comm);
-	if (dv->rank == 0) {
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &n);
+	if (rank == 0) {
+		counts = malloc((size_t)n * sizeof(*counts));
+		displs = malloc((size_t)n * sizeof(*displs));
+		if (!counts || !displs)
+			MPI_Abort(comm, MT_ERR_NOMEM);	/* none may wait */
+	}
+	MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+	if (rank == 0) {
 		int total = 0;
 
-		for (int r = 0; r < dv->n; r++) {
+		for (int r = 0; r < n; r++) {
 			displs[r] = total * size;
 			total += counts[r];
 			counts[r] *= size;
 		}
-		dv->got.head = dv->got.n = 0;
-		if (mt_par_buf_reserve(&dv->got, (size_t)total))
-			MPI_Abort(dv->comm, MT_ERR_NOMEM);	/* none may wait */
+		if (mt_par_buf_reserve(got, (size_t)total))
+			MPI_Abort(comm, MT_ERR_NOMEM);
 	}
 	MPI_Gatherv(mine ? mt_par_buf_at(msgs, 0) : NULL, mine * size, MPI_BYTE,
-		    dv->got.v, counts, displs, MPI_BYTE, 0, dv->comm);
+		    got->v, counts, displs, MPI_BYTE, 0, comm);
 	mt_par_buf_drop(msgs, (size_t)mine);
-	if (dv->rank == 0)
-		for (int r = 0; r < dv->n; r++) {	/* in messages: next, end */
+	if (rank == 0) {
+		for (int r = 0; r < n; r++) {	/* in messages: next, end */
 			displs[r] /= size;
 			counts[r] = displs[r] + counts[r] / size;
 		}
-}
-
-enum mt_status mt_par_deliver_put(struct par_deliver *dv, struct mt_pipe_dest *d,
-				  struct mt_err *err)
-{
-	if (dv->rank || !d)
-		return MT_OK;
-	return put(&dv->got, dv->n, dv->next, dv->end, d, err);
-}
-
-void mt_par_deliver_free(struct par_deliver *dv)
-{
-	mt_par_buf_free(&dv->got);
-	free(dv->next);
-	free(dv->end);
+		s = d ? put(got, n, displs, counts, d, err) : MT_OK;
+	}
+	free(counts);
+	free(displs);
+	return s;
 }

@@ -32,9 +32,6 @@ struct engine {
 	struct par_local loc;
 	uint64_t sub;			/* keys given so far */
 	struct par_buf msgs;		/* struct par_msg for rank 0 */
-	struct par_buf held;		/* the last round's, to gather */
-	int held_ok;			/* rank 0: they go into its pass */
-	struct par_deliver dv;
 	struct par_buf *in;		/* per rank: its records for this one */
 	int *sent, *k;			/* per rank: records sent, received */
 	struct state st, *all;
@@ -49,6 +46,7 @@ struct engine {
 	int serve;
 	/* rank 0 */
 	const struct mt_pipe_opts *o;
+	struct par_buf got;		/* struct par_msg of every rank */
 	struct mt_match_summary sum;
 	uint64_t events, skipped;	/* records read, ops skipped: all ranks' */
 	int started;			/* the pass reached its stream */
@@ -304,24 +302,11 @@ static void finish(struct engine *e)
 		take(e, 2, NULL);
 }
 
-/* Rank 0: the messages gathered into its pass, unless its run failed
- * before they were all taken (ok 0). */
-static void put(struct engine *e, int ok, struct mt_pipe_dest *d, struct mt_err *err)
-{
-	enum mt_status s = mt_par_deliver_put(&e->dv, ok ? d : NULL, err);
-
-	if (s)
-		abort_run(e, s, err);
-}
-
 /*
  * The rounds, then the end: every record matched on the rank it belongs
  * to, the messages delivered into rank 0's d (NULL elsewhere) and the
  * summaries combined into e->sum. Returns on rank 0 the run's failure
- * (err), as the serial pass's stream does. A round's messages are
- * gathered in the next round right after the exchange of states, where
- * every rank waits anyway, and rank 0 puts them into its pass after its
- * own matching.
+ * (err), as the serial pass's stream does.
  */
 static enum mt_status share(struct engine *e, struct mt_pipe_dest *d, struct mt_err *err)
 {
@@ -334,21 +319,18 @@ static enum mt_status share(struct engine *e, struct mt_pipe_dest *d, struct mt_
 		fill(e);
 		if (aborted(e) >= 0)
 			break;
-		mt_par_deliver_gather(&e->dv, &e->held);
 		h = horizon(e, &final, &failed);
 		exchange(e, &h);
 		match(e);
 		for (int r = 0; r < e->n; r++)
 			mt_par_buf_drop(&e->rt.out[r], (size_t)e->sent[r]);
-		put(e, e->held_ok, d, err);
-		mt_par_buf_swap(&e->held, &e->msgs);
-		e->held_ok = !(e->st.flags & ST_ABORT);
+		if ((s = mt_par_deliver(e->comm, &e->msgs, &e->got,
+					e->st.flags & ST_ABORT ? NULL : d, err)))
+			abort_run(e, s, err);
 	}
-	mt_par_deliver_gather(&e->dv, &e->held);
-	put(e, e->held_ok, d, err);
 	finish(e);
-	mt_par_deliver_gather(&e->dv, &e->msgs);
-	mt_par_deliver_put(&e->dv, e->st.flags & ST_ABORT ? NULL : d, err);
+	mt_par_deliver(e->comm, &e->msgs, &e->got, e->st.flags & ST_ABORT ? NULL : d,
+		       err);
 	mt_par_reduce(e->comm, e->m, &e->loc, &e->sum, &e->events, &e->skipped);
 	s = MT_OK;
 	from = aborted(e);
@@ -418,9 +400,8 @@ static enum mt_status setup(struct engine *e, struct mt_err *err)
 	e->sent = calloc((size_t)e->n, sizeof(*e->sent));
 	e->k = calloc((size_t)e->n, sizeof(*e->k));
 	e->all = calloc((size_t)e->n, sizeof(*e->all));
-	e->msgs.size = e->held.size = sizeof(struct par_msg);
+	e->msgs.size = e->got.size = sizeof(struct par_msg);
 	if (!e->in || !e->sent || !e->k || !e->all ||
-	    mt_par_deliver_init(&e->dv, e->comm) ||
 	    mt_par_own(t, e->rank, e->n, &e->own) ||
 	    mt_par_route_init(&e->rt, e->rank, e->n, e->own.ep_owner,
 			      e->own.ep_proc))
@@ -448,8 +429,7 @@ static void teardown(struct engine *e)
 	free(e->k);
 	free(e->all);
 	mt_par_buf_free(&e->msgs);
-	mt_par_buf_free(&e->held);
-	mt_par_deliver_free(&e->dv);
+	mt_par_buf_free(&e->got);
 	mt_par_route_fini(&e->rt);
 	mt_par_owners_free(&e->own);
 	mt_par_summary_free(&e->sum);

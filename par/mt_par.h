@@ -35,9 +35,7 @@
  *    finished it (or, at the end, its receiving endpoint, then its post
  *    time and endpoint: the matcher's own order there); rank 0 merges the
  *    ranks' messages of a round by that tag into the serial pass's clock
- *    stage and sink. They are gathered in the next round, right after the
- *    exchange of states, and merged once rank 0 has matched: rank 0 never
- *    waits for the slowest rank's matching. At the end the summaries are combined (sums; the
+ *    stage and sink. At the end the summaries are combined (sums; the
  *    warnings' first examples by the same tags; pending operations in the
  *    matcher's order) so that nothing depends on N.
  *  - A bad record stops the reading where the serial merge stops (the

@@ -69,7 +69,6 @@ void *mt_par_buf_add(struct par_buf *b);	/* NULL: out of memory */
 /* k items from p at the end of b; -1: out of memory. */
 int mt_par_buf_append(struct par_buf *b, const void *p, size_t k);
 void mt_par_buf_drop(struct par_buf *b, size_t k);	/* k from the head */
-void mt_par_buf_swap(struct par_buf *a, struct par_buf *b);
 static inline void *mt_par_buf_at(const struct par_buf *b, size_t i)
 {
 	return (char *)b->v + (b->head + i) * b->size;
@@ -107,24 +106,12 @@ enum mt_status mt_par_layouts(MPI_Comm comm, struct mt_pipe_split *sp,
 enum mt_status mt_par_owed_share(MPI_Comm comm, struct mt_match *m,
 				 const int *ep_owner);
 
-/*
- * Every rank's keyed messages to rank 0's pass (deliver.c): gathered
- * (collective: msgs, emptied), then merged by key into d on rank 0 (d's
- * failure comes back there; other ranks have nothing to do), before the
- * next gathering.
- */
-struct par_deliver {
-	MPI_Comm comm;
-	int rank, n;
-	struct par_buf got;		/* rank 0: every rank's, gathered */
-	int *next, *end;		/* rank 0: per rank, its run in got */
-};
-
-int mt_par_deliver_init(struct par_deliver *dv, MPI_Comm comm);	/* -1: no memory */
-void mt_par_deliver_gather(struct par_deliver *dv, struct par_buf *msgs);
-enum mt_status mt_par_deliver_put(struct par_deliver *dv, struct mt_pipe_dest *d,
-				  struct mt_err *err);
-void mt_par_deliver_free(struct par_deliver *dv);
+/* Every rank's keyed messages (msgs, emptied) to rank 0, merged by key
+ * into d (got: rank 0's buffer). Collective; d's failure comes back on
+ * rank 0. */
+enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
+			      struct par_buf *got, struct mt_pipe_dest *d,
+			      struct mt_err *err);
 
 /*
  * The route of one rank's records (route.c): each operation into the
