@@ -97,11 +97,12 @@ void mt_pipe_spill_close(struct mt_pipe_spill *sp)
 /* m's record at out; its end. Writes up to REC_MAX bytes. */
 static unsigned char *pack(const struct mt_match_msg *m, unsigned char *out)
 {
-	uint32_t s[VECS * 4] = { 0 }, cv[VECS * 4];
+	uint32_t s[VECS * 4] = { 0 }, cv[VECS * 4];	/* the last vector's
+							 * spare lanes: 0 */
 	uint64_t t[TIMES], h = 0;
 	unsigned char *p = out + 8;
 
-	memcpy(s, m, sizeof(s));
+	memcpy(s, m, SLOTS * sizeof(*s));
 	memcpy(t, &m->t_send_post, sizeof(t));
 	/* The codes four fields at a time (a compare of vectors is -1 where
 	 * true), then, unrolled, the stores: the shifts are constants. */
