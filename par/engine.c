@@ -462,6 +462,51 @@ static enum mt_status divided(struct engine *e, struct mt_pipe_split_feeder *fee
 	return s;
 }
 
+/* got[0]: the lowest rank whose s failed (n: none); got[1]: 0 when one
+ * met an OTF2 archive. Collective. */
+static void agree(const struct engine *e, enum mt_status s, int got[2])
+{
+	got[0] = s != MT_OK && s != MT_END ? e->rank : e->n;
+	got[1] = s != MT_END;
+	MPI_Allreduce(MPI_IN_PLACE, got, 2, MPI_INT, MPI_MIN, e->comm);
+}
+
+#define SCANS_CHUNK (1 << 30)	/* bytes per broadcast: an int counts them */
+
+/* Each rank's scans of its share of the files to every other, one rank
+ * after the other, then the opening finished. Collective; out of memory
+ * aborts the job (none may wait). */
+static enum mt_status scans(struct engine *e, struct mt_err *err)
+{
+	uint64_t *lens = malloc((size_t)e->n * sizeof(*lens));
+	enum mt_status s = MT_OK;
+	void *mine = NULL;
+	size_t len = 0;
+
+	if (!lens || mt_pipe_split_scans(e->sp, (unsigned)e->rank, &mine, &len))
+		MPI_Abort(e->comm, MT_ERR_NOMEM);
+	lens[e->rank] = len;
+	MPI_Allgather(MPI_IN_PLACE, 1, MPI_UINT64_T, lens, 1, MPI_UINT64_T, e->comm);
+	for (int r = 0; r < e->n; r++) {
+		uint8_t *b = r == e->rank ? mine : malloc(lens[r] ? lens[r] : 1);
+
+		if (!b)
+			MPI_Abort(e->comm, MT_ERR_NOMEM);
+		for (uint64_t off = 0; off < lens[r]; off += SCANS_CHUNK)
+			MPI_Bcast(b + off, (int)(lens[r] - off < SCANS_CHUNK ?
+						 lens[r] - off : SCANS_CHUNK),
+				  MPI_BYTE, r, e->comm);
+		if (r != e->rank) {
+			if (!s)
+				s = mt_pipe_split_take(e->sp, (unsigned)r, b, lens[r], err);
+			free(b);
+		}
+	}
+	free(mine);
+	free(lens);
+	return s ? s : mt_pipe_split_opened(e->sp, err);
+}
+
 enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 			     const struct mt_sink_ops *sink, FILE *out,
 			     struct mt_err *err)
@@ -474,15 +519,17 @@ enum mt_status mt_par_engine(MPI_Comm comm, const struct mt_pipe_opts *o,
 	MPI_Comm_rank(comm, &e.rank);
 	MPI_Comm_size(comm, &e.n);
 	e.lines = e.n > 1 ? sink->lines : NULL;
-	s = mt_pipe_split_open(o, &e.sp, err);
-	if (s == MT_OK)
-		s = setup(&e, err);
-	/* Every rank opened the same trace; should one have failed where
-	 * another did not (a file changed meanwhile, or missing on its
-	 * node), none goes on, and all say the lowest such rank's error. */
-	got[0] = s != MT_OK && s != MT_END ? e.rank : e.n;
-	got[1] = s != MT_END;
-	MPI_Allreduce(MPI_IN_PLACE, got, 2, MPI_INT, MPI_MIN, comm);
+	/* Every rank opens the same trace; should one fail where another
+	 * did not (a file changed meanwhile, or missing on its node), none
+	 * goes on, and all say the lowest such rank's error. */
+	s = mt_pipe_split_open(o, (unsigned)e.rank, (unsigned)e.n, &e.sp, err);
+	agree(&e, s, got);
+	if (got[0] == e.n && got[1]) {
+		s = scans(&e, err);
+		if (s == MT_OK)
+			s = setup(&e, err);
+		agree(&e, s, got);
+	}
 	if (s == MT_END) {		/* an OTF2 archive: rank 0 alone */
 		s = e.rank == 0 ? mt_pipe_run(o, sink, out, err) : MT_OK;
 	} else if (!got[1]) {		/* another met an archive: other paths */

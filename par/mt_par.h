@@ -5,8 +5,10 @@
  *
  * The division of work (engine.c):
  *  - Ownership: every analysis rank opens the whole trace (processes,
- *    endpoints, addresses: the serial numbering everywhere; each file
- *    scanned from a copy or its pages given back once scanned) and owns
+ *    endpoints, addresses: the serial numbering everywhere; each rank
+ *    scans its share of the closed files, balanced by bytes, from a copy
+ *    or giving their pages back once scanned, and the ranks exchange what
+ *    the scans found: engine.c's scans) and owns
  *    whole traced processes, balanced by their files' bytes (largest
  *    first to the least loaded rank; rank 0, which keeps every message
  *    for the clock stage and the sink, starts with 1/10 of the trace's:

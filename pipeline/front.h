@@ -67,10 +67,12 @@ struct fabric_front {
 
 enum mt_status mt_pipe_fabric_attach(void *fe, struct mt_match *m);
 void mt_pipe_fabric_describe(void *fe, struct mt_run *run, const struct mt_note *note);
-/* The fabric trace o names (paths that are no OTF2 archive), opened
- * (lean: mt_trace_open_lean, for a reader of some files only). */
-enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int lean,
-				   struct mt_trace **t, struct mt_err *err);
+/* The fabric trace o names (paths that are no OTF2 archive), opened whole
+ * (part -1), or as part number part of nparts readers of some files each
+ * (mt_trace_open_part: its opening the caller's to finish). */
+enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int part,
+				   unsigned nparts, struct mt_trace **t,
+				   struct mt_err *err);
 
 /* The OTF2 front end: an archive at path, run through the pass. */
 enum mt_status mt_pipe_otf2_run(const struct mt_pipe_opts *o, const char *path,

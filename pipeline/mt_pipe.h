@@ -86,11 +86,23 @@ struct mt_pipe_at {
 	uint64_t where;			/* file slot << 40 | record index */
 };
 
-/* The trace of o opened for a divided run, its layouts not yet known
- * (mt_pipe_split_layouts). MT_END without a message when o names an
- * MPI-level OTF2 archive (run mt_pipe_run on it). */
-enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
-				  struct mt_pipe_split **out, struct mt_err *err);
+/*
+ * The trace of o opened for a divided run as part number part of nparts
+ * (mt_trace.h: mt_trace_open_part): every file opened, this part's share
+ * scanned. MT_END without a message when o names an MPI-level OTF2
+ * archive (run mt_pipe_run on it). The other parts' scans come in with
+ * mt_pipe_split_take (each part's mt_pipe_split_scans); then
+ * mt_pipe_split_opened finishes the opening, the layouts not yet known
+ * (mt_pipe_split_layouts). A split that failed on the way is only closed.
+ */
+enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o, unsigned part,
+				  unsigned nparts, struct mt_pipe_split **out,
+				  struct mt_err *err);
+enum mt_status mt_pipe_split_scans(const struct mt_pipe_split *s, unsigned part,
+				   void **buf, size_t *len);
+enum mt_status mt_pipe_split_take(struct mt_pipe_split *s, unsigned from,
+				  const void *buf, size_t len, struct mt_err *err);
+enum mt_status mt_pipe_split_opened(struct mt_pipe_split *s, struct mt_err *err);
 void mt_pipe_split_close(struct mt_pipe_split *s);
 const struct mt_trace *mt_pipe_split_trace(const struct mt_pipe_split *s);
 /* The layouts' evidence (t->neps entries) read from the files of the

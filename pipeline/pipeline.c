@@ -408,8 +408,9 @@ end:
 	return rc;
 }
 
-enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int lean,
-				   struct mt_trace **t, struct mt_err *err)
+enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int part,
+				   unsigned nparts, struct mt_trace **t,
+				   struct mt_err *err)
 {
 	enum mt_status rc;
 
@@ -418,9 +419,9 @@ enum mt_status mt_pipe_open_fabric(const struct mt_pipe_opts *o, int lean,
 			return mt_err_set(err, MT_ERR_ARG, "%s: an OTF2 archive is "
 					  "read on its own, not with other traces",
 					  o->paths[i]);
-	if ((rc = (lean ? mt_trace_open_lean : mt_trace_open)(o->paths, o->npaths,
-							      t, err)) &&
-	    !err->msg[0])
+	rc = part < 0 ? mt_trace_open(o->paths, o->npaths, t, err) :
+		mt_trace_open_part(o->paths, o->npaths, (unsigned)part, nparts, t, err);
+	if (rc && !err->msg[0])
 		mt_err_set(err, rc, "%s", mt_status_str(rc));
 	return rc;
 }
@@ -443,7 +444,7 @@ enum mt_status mt_pipe_run(const struct mt_pipe_opts *o,
 					  "lists them", o->paths[0]);
 		return mt_pipe_otf2_run(o, o->paths[0], sink, out, err);
 	}
-	if ((rc = mt_pipe_open_fabric(o, 0, &t, err)))
+	if ((rc = mt_pipe_open_fabric(o, -1, 1, &t, err)))
 		return rc;
 	f.t = t;
 	d.cs = mt_pipe_clock_new(o->clock, t);

@@ -2,9 +2,10 @@
  * split.c - the pipeline divided by traced process (mt_pipe.h: msgtrace-mpi
  * reads each process's records on one analysis rank and pairs each message
  * on another). Every rank opens the whole trace, so that endpoints,
- * processes and decoded operations are numbered alike everywhere, scanning
- * each file from a copy or giving its pages back once scanned (its memory
- * is then its own files: mt_trace_open_lean), and decides the layouts as
+ * processes and decoded operations are numbered alike everywhere: each
+ * scans its share of the files (from a copy, or giving their pages back
+ * once scanned: its memory is then its own files) and takes the others'
+ * scans from their ranks (mt_trace_open_part). It decides the layouts as
  * the serial pass does, on evidence each rank gathers from its own files
  * and the caller exchanges; it reads its own processes' files only, their
  * operations handed to the caller's route with their place in the merge of
@@ -32,8 +33,9 @@ struct mt_pipe_split {
 	const struct mt_pipe_split_feeder *feeder;	/* mt_pipe_split_run's */
 };
 
-enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
-				  struct mt_pipe_split **out, struct mt_err *err)
+enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o, unsigned part,
+				  unsigned nparts, struct mt_pipe_split **out,
+				  struct mt_err *err)
 {
 	struct mt_pipe_split *s;
 	enum mt_status rc;
@@ -44,23 +46,42 @@ enum mt_status mt_pipe_split_open(const struct mt_pipe_opts *o,
 	if (!(s = calloc(1, sizeof(*s))))
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	s->o = o;
-	if ((rc = mt_pipe_open_fabric(o, 1, &s->t, err))) {
+	if ((rc = mt_pipe_open_fabric(o, (int)part, nparts, &s->t, err))) {
 		free(s);
 		return rc;
 	}
+	*out = s;
+	return MT_OK;
+}
+
+enum mt_status mt_pipe_split_scans(const struct mt_pipe_split *s, unsigned part,
+				   void **buf, size_t *len)
+{
+	return mt_trace_part_scans(s->t, part, buf, len);
+}
+
+enum mt_status mt_pipe_split_take(struct mt_pipe_split *s, unsigned from,
+				  const void *buf, size_t len, struct mt_err *err)
+{
+	return mt_trace_part_take(s->t, from, buf, len, err);
+}
+
+enum mt_status mt_pipe_split_opened(struct mt_pipe_split *s, struct mt_err *err)
+{
+	enum mt_status rc = mt_trace_part_done(s->t, err);
+
+	if (rc)
+		return rc;
 	s->f.t = s->t;
 	s->slot0 = calloc(s->t->nprocs ? s->t->nprocs : 1, sizeof(*s->slot0));
 	s->last = calloc(s->t->nfiles ? s->t->nfiles : 1, sizeof(*s->last));
 	s->recs = calloc(s->t->nfiles ? s->t->nfiles : 1, sizeof(*s->recs));
-	if (!s->slot0 || !s->last || !s->recs) {
-		mt_pipe_split_close(s);
+	if (!s->slot0 || !s->last || !s->recs)
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	}
 	for (uint32_t p = 0, slot = 0; p < s->t->nprocs; p++) {
 		s->slot0[p] = slot;
 		slot += (uint32_t)s->t->procs[p].nfiles;
 	}
-	*out = s;
 	return MT_OK;
 }
 

@@ -429,8 +429,9 @@ static int read_copy(struct mt_trace_file *f, int fd, struct mt_trace_copy *c)
 	return 1;
 }
 
-static enum mt_status map_file(struct mt_trace_file *f, struct mt_trace_copy *c,
-			       int *copied, struct mt_err *err)
+/* f's header read and its committed bytes mapped, *fd left open for a copy
+ * (-1: a ring file, read whole already: mt_trace_ring_read). */
+static enum mt_status map_file(struct mt_trace_file *f, int *fd_out, struct mt_err *err)
 {
 	struct stat st;
 	ssize_t got;
@@ -480,12 +481,13 @@ static enum mt_status map_file(struct mt_trace_file *f, struct mt_trace_copy *c,
 	}
 	f->map_len = map_want(f->hdr, (uint64_t)st.st_size);
 	map = mmap(NULL, f->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
-	*copied = map != MAP_FAILED && c && read_copy(f, fd, c);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		return mt_err_set(err, MT_ERR_IO, "%s: cannot map: %s", f->path,
 				  strerror(errno));
+	}
 	f->map = map;
+	*fd_out = fd;
 	return MT_OK;
 }
 
@@ -497,18 +499,18 @@ static enum mt_status scan_file(struct mt_trace_file *f, const struct mt_trace_c
 {
 	const uint8_t *copy = copied ? c->p : NULL;
 
-	f->compact = f->hdr->version == MT_TRACE_VERSION_COMPACT;
 	return f->compact ? scan_compact(f, copy ? copy : f->map, err) :
 		scan(f, f->hdr->data_off, 0, copy, err);
 }
 
 enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c,
+				       struct mt_trace_plan *plan,
 				       struct mt_trace_file **out, struct mt_err *err)
 {
 	struct mt_trace_file *f;
 	uint32_t pid, seq;
 	enum mt_status st;
-	int copied = 0;
+	int copied, fd = -1;
 
 	if (!path || !out)
 		return mt_err_set(err, MT_ERR_ARG, "mt_trace_file_open: no path");
@@ -517,9 +519,11 @@ enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c
 		free(f);
 		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", path);
 	}
-	st = map_file(f, c, &copied, err);
+	f->scan_part = -1;
+	st = map_file(f, &fd, err);
 	if (st == MT_OK)
 		st = check_header(f, err);
+	f->compact = f->hdr && f->hdr->version == MT_TRACE_VERSION_COMPACT;
 	if (st == MT_OK && !parse_name(path, f->host, sizeof(f->host), &pid, &seq) &&
 	    (pid != f->hdr->pid || seq != f->hdr->thread_seq))
 		st = mt_err_set(err, MT_ERR_CORRUPT, "%s: offset %" PRIu64
@@ -527,10 +531,14 @@ enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c
 				", the file name says pid %" PRIu32 " thread %" PRIu32,
 				path, HDR_FIELD_OFF(pid), f->hdr->pid,
 				f->hdr->thread_seq, pid, seq);
-	if (st == MT_OK)
+	if (st == MT_OK && !mt_trace_plan_elsewhere(plan, f)) {
+		copied = fd >= 0 && c && read_copy(f, fd, c);
 		st = scan_file(f, c, copied, err);
-	if (st == MT_OK && c && !copied)
-		mt_trace_file_release(f);
+		if (st == MT_OK && c && !copied)
+			mt_trace_file_release(f);
+	}
+	if (fd >= 0)
+		close(fd);
 	if (st == MT_OK && f->ring_why && f->scan_status == MT_OK)
 		f->scan_status = mt_err_set(&f->scan_err, MT_ERR_CORRUPT,
 					    "%s: ring block %" PRIu64 " or before: %s",
@@ -551,7 +559,7 @@ enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c
 enum mt_status mt_trace_file_open(const char *path, struct mt_trace_file **out,
 				  struct mt_err *err)
 {
-	return mt_trace_file_open_copy(path, NULL, out, err);
+	return mt_trace_file_open_copy(path, NULL, NULL, out, err);
 }
 
 void mt_trace_file_close(struct mt_trace_file *f)

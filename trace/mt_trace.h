@@ -137,6 +137,11 @@ struct mt_trace_file {
 	int map_heap;			/* map is the reader's buffer (free) */
 	const char *ring_why;		/* the ring's layout error, or NULL */
 	uint64_t ring_seq, ring_committed, ring_pinned;	/* as read */
+	/* An opening divided among readers (mt_trace_open_part): the part
+	 * that scans this file (-1: each part scans it), and whether the
+	 * fields above that a scan sets are still owed by that part. */
+	int32_t scan_part;
+	int scan_owed;
 };
 
 /*
@@ -370,14 +375,39 @@ struct mt_trace {
  */
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err);
-/* mt_trace_open, each closed file small enough scanned from a copy read
- * into a buffer and its setup records kept apart (its mapping untouched),
- * any other released (mt_trace_file_release) as soon as it is scanned:
- * what reads only some files' records uses it, its memory then the files
- * it reads (msgtrace-mpi's analysis ranks). */
-enum mt_status mt_trace_open_lean(const char *const *paths, size_t n,
-				  struct mt_trace **out, struct mt_err *err);
 void mt_trace_close(struct mt_trace *t);
+
+/*
+ * The opening of a trace divided among nparts readers that each read only
+ * some files' records (msgtrace-mpi's analysis ranks), as part number part
+ * of them:
+ *  - mt_trace_open_part opens every file (header errors fail it, as
+ *    mt_trace_open) but scans only its share of the closed ones: the
+ *    division gives each closed file, in the order the paths list them,
+ *    to the part with the fewest bytes so far; a file not closed, or a
+ *    ring read at open, every part scans. A closed file small enough is
+ *    scanned from a copy read into a buffer and its setup records kept
+ *    apart (its mapping untouched); any other is released
+ *    (mt_trace_file_release) once scanned: a reader's memory is the files
+ *    it reads.
+ *  - mt_trace_part_scans gives what this part's scans found (the counts,
+ *    the valid range, the error, the setup records) as bytes, for every
+ *    other part's mt_trace_part_take: the parts must have opened the same
+ *    files, which take checks (a file changed meanwhile fails it).
+ *  - mt_trace_part_done, once every other part's scans are in, finishes
+ *    the opening: t is then what mt_trace_open gives.
+ * One part alone (nparts 1) scans every file: a lean open.
+ */
+enum mt_status mt_trace_open_part(const char *const *paths, size_t n,
+				  unsigned part, unsigned nparts,
+				  struct mt_trace **out, struct mt_err *err);
+/* *buf (malloc'd, the caller's to free) of *len bytes; MT_ERR_NOMEM. */
+enum mt_status mt_trace_part_scans(const struct mt_trace *t, unsigned part,
+				   void **buf, size_t *len);
+/* The scans of part from (its mt_trace_part_scans) into t. */
+enum mt_status mt_trace_part_take(struct mt_trace *t, unsigned from,
+				  const void *buf, size_t len, struct mt_err *err);
+enum mt_status mt_trace_part_done(struct mt_trace *t, struct mt_err *err);
 
 /* Whether each process of t seen running still runs (its files' live
  * flags follow): after reading on with mt_trace_file_resume. */

@@ -19,6 +19,7 @@ struct file_list {
 	size_t empty;		/* files skipped: no header written yet */
 	int lean;		/* leave or give back each file's pages */
 	struct mt_trace_copy copy;	/* lean: what each is scanned from */
+	struct mt_trace_plan *plan;	/* lean: the files this part scans */
 };
 
 static enum mt_status add_file(struct file_list *l, const char *path,
@@ -30,7 +31,7 @@ static enum mt_status add_file(struct file_list *l, const char *path,
 
 	if (!slot)
 		return mt_err_set(err, MT_ERR_NOMEM, "%s: out of memory", path);
-	st = mt_trace_file_open_copy(path, l->lean ? &l->copy : NULL, slot, err);
+	st = mt_trace_file_open_copy(path, l->lean ? &l->copy : NULL, l->plan, slot, err);
 	if (st != MT_OK)
 		l->n--;
 	if (st == MT_END) {
@@ -235,10 +236,13 @@ static enum mt_status group(struct mt_trace *t, struct mt_trace_file **v,
 	return MT_OK;
 }
 
-static enum mt_status open_trace(const char *const *paths, size_t n, int lean,
-				 struct mt_trace **out, struct mt_err *err)
+/* Every file of paths opened into a new *out, scanned unless plan gives
+ * it to another part: the processes are not built yet (part_done). */
+static enum mt_status open_files(const char *const *paths, size_t n, int lean,
+				 struct mt_trace_plan *plan, struct mt_trace **out,
+				 struct mt_err *err)
 {
-	struct file_list l = { .lean = lean };
+	struct file_list l = { .lean = lean, .plan = plan };
 	enum mt_status st = MT_OK;
 	struct mt_trace *t;
 	struct stat sb;
@@ -265,12 +269,6 @@ static enum mt_status open_trace(const char *const *paths, size_t n, int lean,
 	if (st == MT_OK && !l.n)
 		st = mt_err_set(err, MT_ERR_ARG, "%s: no trace file holds a header "
 				"(%zu empty)", paths[0], l.empty);
-	if (st == MT_OK)
-		st = group(t, t->files, t->nfiles, err);
-	if (st == MT_OK)
-		st = mt_trace_addr_build(t, err);
-	if (st == MT_OK)
-		st = mt_trace_sites_build(t, err);
 	if (st != MT_OK) {
 		mt_trace_close(t);
 		return st;
@@ -279,16 +277,52 @@ static enum mt_status open_trace(const char *const *paths, size_t n, int lean,
 	return MT_OK;
 }
 
+enum mt_status mt_trace_part_done(struct mt_trace *t, struct mt_err *err)
+{
+	enum mt_status st;
+
+	for (size_t i = 0; i < t->nfiles; i++)
+		if (t->files[i]->scan_owed)
+			return mt_err_set(err, MT_ERR_ARG, "%s: its scan never came "
+					  "from part %d of the opening",
+					  t->files[i]->path, t->files[i]->scan_part);
+	st = group(t, t->files, t->nfiles, err);
+	if (st == MT_OK)
+		st = mt_trace_addr_build(t, err);
+	if (st == MT_OK)
+		st = mt_trace_sites_build(t, err);
+	return st;
+}
+
 enum mt_status mt_trace_open(const char *const *paths, size_t n,
 			     struct mt_trace **out, struct mt_err *err)
 {
-	return open_trace(paths, n, 0, out, err);
+	enum mt_status st = open_files(paths, n, 0, NULL, out, err);
+
+	if (st == MT_OK && (st = mt_trace_part_done(*out, err))) {
+		mt_trace_close(*out);
+		*out = NULL;
+	}
+	return st;
 }
 
-enum mt_status mt_trace_open_lean(const char *const *paths, size_t n,
+enum mt_status mt_trace_open_part(const char *const *paths, size_t n,
+				  unsigned part, unsigned nparts,
 				  struct mt_trace **out, struct mt_err *err)
 {
-	return open_trace(paths, n, 1, out, err);
+	struct mt_trace_plan plan = { part, nparts, calloc(nparts ? nparts : 1,
+							   sizeof(*plan.load)) };
+	enum mt_status st;
+
+	if (!plan.load)
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	if (part >= nparts)
+		st = mt_err_set(err, MT_ERR_ARG, "mt_trace_open_part: part %u of %u",
+				part, nparts);
+	else
+		st = open_files(paths, n, 1, &plan, out, err);
+	free(plan.load);
+	return st;
 }
 
 void mt_trace_close(struct mt_trace *t)

@@ -13,11 +13,24 @@ struct mt_trace_copy {
 	size_t cap;
 };
 
+/* The division of an opening's scans (mt_trace_open_part): bytes given to
+ * each part so far. */
+struct mt_trace_plan {
+	unsigned part, nparts;
+	uint64_t *load;
+};
+
+/* Whether f, header read, is scanned by another part than plan's (no plan:
+ * never); sets f->scan_part and scan_owed (part.c). */
+int mt_trace_plan_elsewhere(struct mt_trace_plan *plan, struct mt_trace_file *f);
+
 /* mt_trace_file_open for a reader of some files' records only: a closed
  * file that fits (file.c's COPY_MAX) scanned from a copy read into c, its
  * setup records kept apart (its mapping left untouched), any other's pages
- * given back once scanned (mt_trace_file_release). */
+ * given back once scanned (mt_trace_file_release); given a plan, a file
+ * it gives another part is opened but not scanned (its scan is owed). */
 enum mt_status mt_trace_file_open_copy(const char *path, struct mt_trace_copy *c,
+				       struct mt_trace_plan *plan,
 				       struct mt_trace_file **out, struct mt_err *err);
 
 /* Grow-by-doubling append of one elem-sized slot; NULL when out of memory. */

@@ -295,15 +295,54 @@ static enum mt_status merge_all(open_fn *open, const char *path, struct mt_err *
 	return st;
 }
 
+/* A lean open: mt_trace_open_part, one part scanning every file. */
+static enum mt_status open_lean(const char *const *paths, size_t n,
+				struct mt_trace **out, struct mt_err *err)
+{
+	enum mt_status st = mt_trace_open_part(paths, n, 0, 1, out, err);
+
+	if (st == MT_OK && (st = mt_trace_part_done(*out, err)))
+		mt_trace_close(*out);
+	return st;
+}
+
+/* Part 1 of an opening divided in 2, every closed file's scan taken from
+ * part 0 (the division gives part 0 the first closed file, and the next
+ * to whichever part has the fewest bytes). */
+static enum mt_status open_taken(const char *const *paths, size_t n,
+				 struct mt_trace **out, struct mt_err *err)
+{
+	struct mt_trace *other;
+	enum mt_status st = mt_trace_open_part(paths, n, 1, 2, out, err);
+	void *buf;
+	size_t len;
+
+	if (st != MT_OK)
+		return st;
+	cr_assert_eq(mt_trace_open_part(paths, n, 0, 2, &other, err), MT_OK, "%s", err->msg);
+	cr_assert_eq(mt_trace_part_scans(other, 0, &buf, &len), MT_OK);
+	st = mt_trace_part_take(*out, 0, buf, len, err);
+	if (st == MT_OK)
+		st = mt_trace_part_done(*out, err);
+	if (st != MT_OK)
+		mt_trace_close(*out);
+	free(buf);
+	mt_trace_close(other);
+	return st;
+}
+
 /* The merge of a lean open (each file scanned from a copy, or released
- * once scanned) ends as the merge of a plain open did: st, err. */
+ * once scanned), and of an open that took each file's scan from another
+ * part, ends as the merge of a plain open did: st, err. */
 static void same_when_lean(const char *path, enum mt_status st,
 			   const struct mt_err *err)
 {
-	struct mt_err lean = { "" };
+	struct mt_err lean = { "" }, taken = { "" };
 
-	cr_assert_eq(merge_all(mt_trace_open_lean, path, &lean), st, "%s: status", path);
+	cr_assert_eq(merge_all(open_lean, path, &lean), st, "%s: status", path);
 	cr_assert_str_eq(lean.msg, err->msg);
+	cr_assert_eq(merge_all(open_taken, path, &taken), st, "%s: status", path);
+	cr_assert_str_eq(taken.msg, err->msg);
 }
 
 /* A lean open reads no closed file's mapping at open: its setup records
@@ -318,7 +357,7 @@ Test(trace_file, lean_open_keeps_setup_records_apart_from_the_mapping)
 	build_small(&w);
 	path = tw_save(&w, dir, NAME);
 	cr_assert_eq(mt_trace_open((const char *const *)&path, 1, &plain, &err), MT_OK, "%s", err.msg);
-	cr_assert_eq(mt_trace_open_lean((const char *const *)&path, 1, &lean, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(open_lean((const char *const *)&path, 1, &lean, &err), MT_OK, "%s", err.msg);
 	const struct mt_trace_file *a = plain->files[0], *b = lean->files[0];
 
 	cr_assert_eq(b->nsetup, a->nsetup);
@@ -338,6 +377,116 @@ Test(trace_file, lean_open_keeps_setup_records_apart_from_the_mapping)
 	free(path);
 	tw_rmdir(dir);
 	tw_free(&w);
+}
+
+/* Three processes' files, of 7, 8 and 9 records (the middle one cut by a
+ * bad record), in dir: their paths into paths[]. */
+static void three_files(const char *dir, char *paths[3])
+{
+	for (int p = 0; p < 3; p++) {
+		char name[32];
+		struct tw w;
+
+		tw_init(&w, 100 + (uint32_t)p, 0);
+		tw_proc(&w, 10, p, 1000000000, "node1");
+		tw_clock(&w, MT_CLOCK_START, 10, 1000, 5000);
+		for (int i = 0; i < 3 + p; i++)
+			tw_op(&w, MT_OP_TSEND, 20 + (uint64_t)i, 0x100 + (uint64_t)i)->len = 8;
+		if (p == 1)
+			tw_add(&w, MT_REC_CQE, MT_CQ_READ, 8, 40);	/* too short */
+		tw_clock(&w, MT_CLOCK_END, 50, 1040, 5040);
+		snprintf(name, sizeof(name), "node1.%d.0.mt", 100 + p);
+		paths[p] = tw_save(&w, dir, name);
+		tw_free(&w);
+	}
+}
+
+/* An opening divided in two, each part taking the other's scans, gives
+ * each part the files a whole open gives: counts, valid range, error and
+ * setup records alike. */
+Test(trace_file, divided_opening_gives_every_part_the_whole_scan)
+{
+	char *dir = tw_tmpdir(), *paths[3];
+	const char *d = dir;
+	struct mt_trace *whole, *part[2];
+	struct mt_err err = { "" };
+	void *buf[2];
+	size_t len[2];
+
+	three_files(dir, paths);
+	cr_assert_eq(mt_trace_open(&d, 1, &whole, &err), MT_OK, "%s", err.msg);
+	for (unsigned p = 0; p < 2; p++) {
+		cr_assert_eq(mt_trace_open_part(&d, 1, p, 2, &part[p], &err), MT_OK, "%s", err.msg);
+		cr_assert_eq(mt_trace_part_scans(part[p], p, &buf[p], &len[p]), MT_OK);
+	}
+	for (unsigned p = 0; p < 2; p++) {
+		cr_assert_eq(mt_trace_part_take(part[p], 1 - p, buf[1 - p], len[1 - p], &err),
+			     MT_OK, "%s", err.msg);
+		cr_assert_eq(mt_trace_part_done(part[p], &err), MT_OK, "%s", err.msg);
+	}
+	cr_assert_eq(part[0]->files[0]->scan_part, 0, "the first file to part 0");
+	cr_assert_eq(part[0]->files[1]->scan_part, 1, "the next to the emptier part");
+	for (unsigned p = 0; p < 2; p++)
+		for (size_t i = 0; i < whole->nfiles; i++) {
+			const struct mt_trace_file *a = whole->files[i], *b = part[p]->files[i];
+
+			cr_assert_str_eq(a->path, b->path);
+			cr_assert_eq(b->nrecs, a->nrecs, "%s", a->path);
+			cr_assert_eq(b->valid_end, a->valid_end, "%s", a->path);
+			cr_assert_eq(b->scan_status, a->scan_status, "%s", a->path);
+			cr_assert_str_eq(b->scan_err.msg, a->scan_err.msg);
+			cr_assert_eq(b->first_ts, a->first_ts);
+			cr_assert_eq(b->last_ts, a->last_ts);
+			cr_assert_eq(memcmp(b->type_count, a->type_count, sizeof(a->type_count)), 0);
+			cr_assert_eq(b->nsetup, a->nsetup, "%s", a->path);
+			for (size_t j = 0; j < a->nsetup; j++) {
+				const struct mt_rec_hdr *ra = mt_trace_file_setup(a, j);
+
+				cr_assert_eq(memcmp(ra, mt_trace_file_setup(b, j), ra->size), 0);
+			}
+			cr_assert_eq(part[p]->procs[i].world_rank, whole->procs[i].world_rank);
+		}
+	cr_assert_eq(whole->files[1]->scan_status, MT_ERR_CORRUPT, "the cut file");
+	for (unsigned p = 0; p < 2; p++) {
+		mt_trace_close(part[p]);
+		free(buf[p]);
+	}
+	mt_trace_close(whole);
+	for (int p = 0; p < 3; p++)
+		free(paths[p]);
+	tw_rmdir(dir);
+}
+
+/* A part whose files are not the ones another part scanned (the trace
+ * changed between their openings) is told so, naming the file. */
+Test(trace_file, divided_opening_refuses_scans_of_other_files)
+{
+	char *dir = tw_tmpdir(), *paths[3];
+	const char *d = dir;
+	struct mt_trace *scanner, *taker;
+	struct mt_err err = { "" };
+	void *buf;
+	size_t len;
+
+	three_files(dir, paths);
+	cr_assert_eq(mt_trace_open_part(&d, 1, 0, 2, &scanner, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_trace_part_scans(scanner, 0, &buf, &len), MT_OK);
+	/* The taker opens the files in another order: the first it owes
+	 * part 0 is not the one part 0 scanned first. */
+	const char *rev[3] = { paths[2], paths[1], paths[0] };
+
+	cr_assert_eq(mt_trace_open_part(rev, 3, 1, 2, &taker, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_trace_part_take(taker, 0, buf, len, &err), MT_ERR_IO);
+	cr_assert(strstr(err.msg, "not the file part 0 scanned"), "%s", err.msg);
+	cr_assert(strstr(err.msg, paths[2]), "%s", err.msg);
+	cr_assert_eq(mt_trace_part_done(taker, &err), MT_ERR_ARG, "a scan still owed");
+	cr_assert(strstr(err.msg, "never came from part 0"), "%s", err.msg);
+	mt_trace_close(taker);
+	mt_trace_close(scanner);
+	free(buf);
+	for (int p = 0; p < 3; p++)
+		free(paths[p]);
+	tw_rmdir(dir);
 }
 
 /*
