@@ -1,12 +1,15 @@
 /*
  * lines.c - a sink's lines written by every rank (par_int.h). Once the
- * reading is over, rank 0's pass gives its batches, times corrected, in
- * turn to ranks 0, 1, ... n-1; a rank writes a batch with the sink's
- * formatter into text and sends the text back; rank 0 writes the texts
- * out in the batches' order. Up to WINDOW batches per rank are out at
- * once, so that a rank has its next batch at hand when it ends one. What
- * a batch holds and where its text goes stay rank 0's pass: only the
- * formatting, most of a CSV's cost, is divided.
+ * reading is over, rank 0's pass hands each of its batches, times
+ * corrected, to another rank with room (fewer than WINDOW batches out, so
+ * that it has its next batch at hand when it ends one), in turn; a rank
+ * writes a batch with the sink's formatter into text and sends the text
+ * back; rank 0 writes the texts out in the batches' order. When no rank
+ * has room, rank 0 writes lines itself, PIECE messages at a time, and
+ * looks for room again between pieces: rank 0 also reads the batches and
+ * puts every text out, so its share is whatever time that leaves it,
+ * whatever N. What a batch holds and where its text goes stay rank 0's
+ * pass: only the formatting, most of a CSV's cost, is divided.
  */
 #define _GNU_SOURCE		/* fopencookie */
 #include <stdio_ext.h>
@@ -16,6 +19,7 @@
 #include "par_int.h"
 
 #define WINDOW 2		/* batches out per rank */
+#define PIECE 128		/* messages rank 0 writes between looks for room */
 #define TAG_BATCH 1		/* rank 0 to a rank: a batch; empty: the end */
 #define TAG_TEXT 2		/* back: its text */
 #define POLL_NS 50000		/* between two looks for a batch or a text */
@@ -74,7 +78,7 @@ struct par_lines {
 	struct text_file tf;
 	FILE *out;
 	int shared;			/* the other ranks write too */
-	uint64_t next;			/* batches given out since */
+	int next;			/* the rank to look at first for room */
 	struct slot *q;			/* a ring of RING(n) slots, in order */
 	size_t head, len;
 	int *held;			/* per rank: batches out */
@@ -82,8 +86,8 @@ struct par_lines {
 	struct mt_pipe_writer w;
 };
 
-/* Room for every rank's window and rank 0's own batches between them. */
-#define RING(n) ((size_t)(n) * (WINDOW + 1))
+/* Room for every rank's window and rank 0's own pieces between them. */
+#define RING(n) ((size_t)(n) * WINDOW + 16)
 
 static struct slot *slot_at(const struct par_lines *pl, size_t i)
 {
@@ -146,19 +150,28 @@ static enum mt_status settle(struct par_lines *pl, int block, struct mt_err *err
 	return put(pl, err);
 }
 
-static enum mt_status lines_write(void *arg, const struct mt_match_msg *b,
-				  size_t n, struct mt_err *err)
+/* A rank other than 0 with room, in turn; 0: none has. */
+static int room(struct par_lines *pl)
 {
-	struct par_lines *pl = arg;
-	int r = pl->shared ? (int)(pl->next++ % (uint64_t)pl->n) : 0;
+	for (int i = 0; pl->shared && i < pl->n - 1; i++) {
+		int r = 1 + (pl->next + i) % (pl->n - 1);
+
+		if (pl->held[r] < WINDOW) {
+			pl->next = r % (pl->n - 1);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* b[0..n) into the next slot, out to rank r or written here (r 0). */
+static enum mt_status queue(struct par_lines *pl, int r, const struct mt_match_msg *b,
+			    size_t n, struct mt_err *err)
+{
 	enum mt_status st;
 	struct slot *s;
 
-	if (r == 0 && !pl->len) {	/* nothing waits before it */
-		pl->sink->write(pl->l, b, n, pl->out);
-		return mt_sink_written(pl->out, 0, err);
-	}
-	while (pl->len == RING(pl->n) || (r && pl->held[r] == WINDOW))
+	while (pl->len == RING(pl->n))
 		if ((st = settle(pl, 1, err)))
 			return st;
 	s = slot_at(pl, pl->len++);
@@ -167,15 +180,39 @@ static enum mt_status lines_write(void *arg, const struct mt_match_msg *b,
 		if (text_of(&pl->tf, pl->sink, pl->l, &s->text, b, n))
 			return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 		s->done = 1;
-	} else {
-		if (mt_par_buf_reserve(&s->msgs, n))
-			return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-		memcpy(s->msgs.v, b, n * sizeof(*b));
-		MPI_Isend(s->msgs.v, (int)(n * sizeof(*b)), MPI_BYTE, r, TAG_BATCH,
-			  pl->comm, &s->req);
-		pl->held[r]++;
+		return MT_OK;
 	}
-	return settle(pl, 0, err);
+	if (mt_par_buf_reserve(&s->msgs, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	memcpy(s->msgs.v, b, n * sizeof(*b));
+	MPI_Isend(s->msgs.v, (int)(n * sizeof(*b)), MPI_BYTE, r, TAG_BATCH,
+		  pl->comm, &s->req);
+	pl->held[r]++;
+	return MT_OK;
+}
+
+static enum mt_status lines_write(void *arg, const struct mt_match_msg *b,
+				  size_t n, struct mt_err *err)
+{
+	struct par_lines *pl = arg;
+	enum mt_status st;
+
+	while (n) {
+		int r = room(pl);
+		size_t k = r || !pl->shared ? n : n < PIECE ? n : PIECE;
+
+		if (r == 0 && !pl->len) {	/* nothing waits before it */
+			pl->sink->write(pl->l, b, k, pl->out);
+			st = mt_sink_written(pl->out, 0, err);
+		} else if (!(st = queue(pl, r, b, k, err))) {
+			st = settle(pl, 0, err);
+		}
+		if (st)
+			return st;
+		b += k;
+		n -= k;
+	}
+	return MT_OK;
 }
 
 static enum mt_status lines_end(void *arg, struct mt_err *err)
