@@ -45,7 +45,8 @@
  *    analysed everywhere, and its error is the serial one.
  *  - Writing: a sink whose lines depend on each message alone (CSV:
  *    mt_sink_lines) has its batches, once their times are corrected,
- *    written by every rank in turn, rank 0 putting the texts out in order
+ *    written by the other ranks as they have room and by rank 0 in the
+ *    time its own part leaves it, rank 0 putting the texts out in order
  *    (lines.c).
  * Not divided yet: the clock correction and the other sinks (the report,
  * the exports) run on rank 0 (the serial stage, on the gathered messages);

@@ -178,9 +178,10 @@ void mt_par_wait_probe(MPI_Comm comm, int src, int tag, long ns,
 
 /*
  * The sink's lines written by every rank (lines.c), once the reading is
- * over: rank 0's pass hands each batch in turn to a rank (itself
- * included), which writes it with the sink's formatter (mt_sink_lines)
- * into text; rank 0 puts the texts into its output in the batches' order.
+ * over: rank 0's pass hands each batch to another rank with room, which
+ * writes it with the sink's formatter (mt_sink_lines) into text, or
+ * writes pieces of it itself while none has; rank 0 puts the texts into
+ * its output in the batches' order.
  */
 struct par_lines;
 
