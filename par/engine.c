@@ -478,11 +478,14 @@ static void agree(const struct engine *e, enum mt_status s, int got[2])
  * aborts the job (none may wait). */
 static enum mt_status scans(struct engine *e, struct mt_err *err)
 {
-	uint64_t *lens = malloc((size_t)e->n * sizeof(*lens));
+	uint64_t *lens;
 	enum mt_status s = MT_OK;
 	void *mine = NULL;
 	size_t len = 0;
 
+	if (e->n == 1)		/* it scanned every file */
+		return mt_pipe_split_opened(e->sp, err);
+	lens = malloc((size_t)e->n * sizeof(*lens));
 	if (!lens || mt_pipe_split_scans(e->sp, (unsigned)e->rank, &mine, &len))
 		MPI_Abort(e->comm, MT_ERR_NOMEM);
 	lens[e->rank] = len;
