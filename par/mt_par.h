@@ -47,7 +47,9 @@
  *    mt_sink_lines) has its batches, once their times are corrected,
  *    written by the other ranks as they have room and by rank 0 in the
  *    time its own part leaves it, rank 0 putting the texts out in order
- *    (lines.c).
+ *    (lines.c): when every rank can open rank 0's -o (a regular file,
+ *    the same one), each writes its texts into it at the places rank 0
+ *    gives; otherwise they send them to rank 0 (outfile.c).
  * Not divided yet: the clock correction and the other sinks (the report,
  * the exports) run on rank 0 (the serial stage, on the gathered messages);
  * an MPI-level OTF2 archive is analysed by rank 0 alone.

@@ -170,10 +170,10 @@ void mt_par_reduce(MPI_Comm comm, const struct mt_match *m,
 void mt_par_summary_free(struct mt_match_summary *s);
 
 /* wait.c: MPI_Wait for req, and a blocking MPI_Mprobe for a message from
- * src with tag (*bytes: its size), sleeping ns between two looks instead
- * of spinning. */
+ * src with *tag (MPI_ANY_TAG: any; *tag becomes the message's, *bytes its
+ * size), sleeping ns between two looks instead of spinning. */
 void mt_par_wait(MPI_Request *req, long ns);
-void mt_par_wait_probe(MPI_Comm comm, int src, int tag, long ns,
+void mt_par_wait_probe(MPI_Comm comm, int src, int *tag, long ns,
 		       MPI_Message *msg, int *bytes);
 
 /*
@@ -200,6 +200,13 @@ void mt_par_lines_free(struct par_lines *pl);
  * Collective with rank 0's mt_par_lines_share ... mt_par_lines_free. */
 void mt_par_lines_serve(MPI_Comm comm, const struct mt_sink_lines *sink,
 			const struct mt_trace *t);
+
+/* outfile.c: whether every rank can write rank 0's out in place (rank 0
+ * passes out, the others NULL); *fd: another rank's descriptor of it, -1
+ * on rank 0 or when not every rank can. Collective. */
+int mt_par_outfile(MPI_Comm comm, FILE *out, int *fd);
+/* The k bytes at p into fd at offset at: 0, or the errno of the failure. */
+int mt_par_write_at(int fd, const void *p, size_t k, int64_t at);
 
 /* engine.c: the pipeline command's analysis (mt_pipe_run's) divided among
  * the ranks of comm: rank 0 writes to out; every rank returns rank 0's

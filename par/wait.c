@@ -26,17 +26,18 @@ void mt_par_wait(MPI_Request *req, long ns)
 	}
 }
 
-void mt_par_wait_probe(MPI_Comm comm, int src, int tag, long ns,
+void mt_par_wait_probe(MPI_Comm comm, int src, int *tag, long ns,
 		       MPI_Message *msg, int *bytes)
 {
 	MPI_Status st;
 	int found = 0;
 
 	for (;;) {
-		MPI_Improbe(src, tag, comm, &found, msg, &st);
+		MPI_Improbe(src, *tag, comm, &found, msg, &st);
 		if (found)
 			break;
 		pause_ns(ns);
 	}
+	*tag = st.MPI_TAG;
 	MPI_Get_count(&st, MPI_BYTE, bytes);
 }
