@@ -4,14 +4,15 @@
  * corrected, to another rank with room (fewer than WINDOW batches out, so
  * that it has its next batch at hand when it ends one), in turn; a rank
  * writes a batch with the sink's formatter into text; rank 0 puts the
- * texts out in the batches' order. A text goes out where its rank is:
- * into rank 0's output file at the place rank 0 gives when every rank can
- * write that file (outfile.c), else sent back for rank 0 to write. When no rank
- * has room, rank 0 writes lines itself, PIECE messages at a time, and
- * looks for room again between pieces: rank 0 also reads the batches and
- * puts every text out, so its share is whatever time that leaves it,
- * whatever N. What a batch holds and where its text goes stay rank 0's
- * pass: only the formatting, most of a CSV's cost, is divided.
+ * texts out in the batches' order. A rank writes its text into rank 0's
+ * output file itself, at the place rank 0 gives, when every rank can
+ * write that file (outfile.c), else sends it back for rank 0 to write.
+ * When no rank has room, rank 0 writes lines itself, PIECE messages at a
+ * time, and looks for room again between pieces: rank 0 also reads the
+ * batches and puts the texts out, so its share is whatever time that
+ * leaves it, whatever N. What a batch holds and where its text goes stay
+ * rank 0's pass: the formatting, most of a CSV's cost, and the writing of
+ * the file's bytes are divided.
  */
 #define _GNU_SOURCE		/* fopencookie */
 #include <stdio_ext.h>
@@ -25,7 +26,6 @@
 				 * enough at hand that it never waits for
 				 * rank 0's next look */
 #define PIECE 128		/* messages rank 0 writes between looks for room */
-#define TEXTS (WINDOW + 2)	/* texts another rank has out at most */
 #define TAG_BATCH 1		/* rank 0 to a rank: a batch; shorter than one
 				 * message: the end, with the number of
 				 * places given (uint64) */
@@ -307,8 +307,8 @@ struct par_lines *mt_par_lines_new(MPI_Comm comm, const struct mt_sink_lines *si
 	pl->held = calloc((size_t)pl->n, sizeof(*pl->held));
 	pl->given = calloc((size_t)pl->n, sizeof(*pl->given));
 	pl->tried = calloc((size_t)pl->n, 1);
-	if (!pl->q || !pl->held || !pl->given || !pl->tried || !(pl->l = sink->open(t)) ||
-	    text_open(&pl->tf)) {
+	if (!pl->q || !pl->held || !pl->given || !pl->tried ||
+	    !(pl->l = sink->open(t)) || text_open(&pl->tf)) {
 		mt_par_lines_free(pl);
 		return NULL;
 	}
@@ -358,14 +358,17 @@ void mt_par_lines_free(struct par_lines *pl)
 
 /* Another rank's texts, formatted and not yet out: sent back to rank 0
  * (sent: their sends) or, in place, waiting for rank 0 to give their
- * places, oldest first. */
+ * places, oldest first. Each has a slot in rank 0's ring until it is out,
+ * so RING(n) of them are never all waiting: the rank never waits for a
+ * place with a batch in hand, which rank 0, should its pass fail, waits
+ * to see written before it ends the writing. */
 struct texts {
 	MPI_Comm comm;
 	int fd;				/* in place: rank 0's output; else -1 */
 	int failed;			/* the errno of the first failed write */
-	struct par_buf text[TEXTS];
-	MPI_Request sent[TEXTS];
-	size_t head, len;
+	struct par_buf *text;		/* a ring of cap */
+	MPI_Request *sent;
+	size_t head, len, cap;
 	uint64_t placed;		/* places taken */
 };
 
@@ -386,7 +389,7 @@ static void texts_out(struct texts *x, MPI_Message *msg)
 			x->failed = mt_par_write_at(x->fd, text->v,
 						    mt_par_buf_len(text), at);
 	}
-	x->head = (x->head + 1) % TEXTS;
+	x->head = (x->head + 1) % x->cap;
 	x->len--;
 }
 
@@ -410,9 +413,9 @@ static void texts_add(struct texts *x, struct text_file *tf,
 	struct par_buf *text;
 	size_t i;
 
-	if (x->len == TEXTS)
+	if (x->len == x->cap)	/* see struct texts: never */
 		texts_wait(x);
-	i = (x->head + x->len++) % TEXTS;
+	i = (x->head + x->len++) % x->cap;
 	text = &x->text[i];
 	if (text_of(tf, sink, l, text, b, n))
 		MPI_Abort(x->comm, MT_ERR_NOMEM);	/* none may wait */
@@ -434,13 +437,18 @@ void mt_par_lines_serve(MPI_Comm comm, const struct mt_sink_lines *sink,
 	uint64_t given = 0;		/* in place: places given in all */
 	struct text_file tf = { 0 };
 	void *l = sink->open(t);
+	int n;
 
+	MPI_Comm_size(comm, &n);
 	mt_par_outfile(comm, NULL, &x.fd);
-	for (int i = 0; i < TEXTS; i++) {
+	x.cap = RING(n);
+	x.text = calloc(x.cap, sizeof(*x.text));
+	x.sent = calloc(x.cap, sizeof(*x.sent));
+	for (size_t i = 0; x.text && x.sent && i < x.cap; i++) {
 		x.text[i].size = 1;
 		x.sent[i] = MPI_REQUEST_NULL;
 	}
-	if (!l || text_open(&tf))
+	if (!l || !x.text || !x.sent || text_open(&tf))
 		MPI_Abort(comm, MT_ERR_NOMEM);	/* none may wait */
 	for (;;) {
 		MPI_Message msg;
@@ -469,6 +477,8 @@ void mt_par_lines_serve(MPI_Comm comm, const struct mt_sink_lines *sink,
 	fclose(tf.f);
 	sink->close(l);
 	mt_par_buf_free(&batch);
-	for (int i = 0; i < TEXTS; i++)
+	for (size_t i = 0; i < x.cap; i++)
 		mt_par_buf_free(&x.text[i]);
+	free(x.text);
+	free(x.sent);
 }
