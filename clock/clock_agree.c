@@ -72,6 +72,8 @@ enum mt_status mt_clock_agreement(struct clk *c)
 		uint32_t s, t, dom, had, k;
 		int64_t delay;
 
+		if (i + CLK_AHEAD < c->nm && clk_trip_procs(c, i + CLK_AHEAD, &s, &t))
+			__builtin_prefetch(clk_pairs_start(&map, clk_pair_key(s, t)));
 		if (!clk_trip(c, i, 0, &m))
 			continue;
 		s = m.from;

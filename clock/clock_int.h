@@ -119,14 +119,58 @@ static inline uint64_t clk_pair_key(uint32_t a, uint32_t b)
 	return (uint64_t)a << 32 | b;
 }
 
-/* Open-addressing map from a pair key to a dense index (0, 1, 2, ...). */
+/* The processes of message i, for looking ahead: 0 when one is unknown
+ * (clk_trip: the message form's entries). */
+static inline int clk_trip_procs(const struct clk *c, uint64_t i,
+				 uint32_t *from, uint32_t *to)
+{
+	if (c->tm) {
+		*from = c->tm[i].send_proc;
+		*to = c->tm[i].recv_proc;
+		return *from != MT_CLOCK_NOPROC && *to != MT_CLOCK_NOPROC;
+	}
+	*from = c->msgs[i].send_proc;
+	*to = c->msgs[i].recv_proc;
+	return 1;
+}
+
+/* Open-addressing map from a pair key to a dense index (0, 1, 2, ...).
+ * A key and its index share a slot: a lookup in a table larger than the
+ * cache costs one miss, not two. */
+struct clk_pair_slot {
+	uint64_t key;
+	uint64_t idx;
+};
+
 struct clk_pairs {
-	uint64_t *keys;
-	uint32_t *idx;
+	struct clk_pair_slot *slots;
+	uint32_t *dense;	/* side > 0: a side x side table of indices */
 	uint64_t mask;
 	uint32_t n;
-	uint32_t side;		/* > 0: idx is a dense side x side table */
+	uint32_t side;
 };
+
+static inline uint64_t clk_pairs_slot(uint64_t key, uint64_t mask)
+{
+	return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+}
+
+/* Where key's lookup starts: a loop over messages in no particular order
+ * of pairs prefetches it CLK_AHEAD messages ahead (__builtin_prefetch at
+ * the call: in a function of its own GCC takes it for one without effect
+ * and drops the call), so that the lookup finds it in the cache. */
+#define CLK_AHEAD 16
+static inline uint32_t *clk_pairs_dense(const struct clk_pairs *m, uint64_t key)
+{
+	return &m->dense[(size_t)(key >> 32) * m->side + (uint32_t)key];
+}
+
+static inline const void *clk_pairs_start(const struct clk_pairs *m, uint64_t key)
+{
+	if (m->side)
+		return clk_pairs_dense(m, key);
+	return &m->slots[clk_pairs_slot(key, m->mask)];
+}
 
 /* A map for about 'expect' keys whose halves are below 'side' (0: any):
  * a dense table when side is small, else open addressing. */

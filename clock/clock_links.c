@@ -43,6 +43,8 @@ enum mt_status mt_clock_links(struct clk *c)
 		uint32_t from, to, had, k;
 		int64_t d;
 
+		if (i + CLK_AHEAD < c->nm && clk_trip_procs(c, i + CLK_AHEAD, &from, &to))
+			__builtin_prefetch(clk_pairs_start(&map, clk_pair_key(dom[from], dom[to])));
 		if (!clk_trip(c, i, 1, &m))
 			continue;
 		from = dom[m.from];

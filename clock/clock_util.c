@@ -36,50 +36,39 @@ enum mt_status mt_clock_pairs_init(struct clk_pairs *m, uint64_t expect,
 	uint64_t cap = 16;
 
 	m->n = 0;
+	m->slots = NULL;
+	m->dense = NULL;
 	m->side = side && side <= DENSE_SIDE ? side : 0;
 	if (m->side) {
-		m->keys = NULL;
-		m->idx = malloc((size_t)side * side * sizeof(*m->idx));
-		if (!m->idx)
+		m->dense = malloc((size_t)side * side * sizeof(*m->dense));
+		if (!m->dense)
 			return MT_ERR_NOMEM;
 		for (size_t i = 0; i < (size_t)side * side; i++)
-			m->idx[i] = UINT32_MAX;
+			m->dense[i] = UINT32_MAX;
 		return MT_OK;
 	}
 
 	while (cap < 2 * expect)
 		cap <<= 1;
-	m->keys = malloc(cap * sizeof(*m->keys));
-	m->idx = malloc(cap * sizeof(*m->idx));
-	if (!m->keys || !m->idx) {
-		mt_clock_pairs_free(m);
+	/* Huge pages where granted: a table of millions of pairs spans
+	 * thousands of 4 KiB pages, a TLB miss on most lookups. */
+	m->slots = mt_clock_alloc_big(cap * sizeof(*m->slots));
+	if (!m->slots)
 		return MT_ERR_NOMEM;
-	}
 	for (uint64_t i = 0; i < cap; i++)
-		m->keys[i] = EMPTY;
+		m->slots[i].key = EMPTY;
 	m->mask = cap - 1;
-	m->n = 0;
 	return MT_OK;
-}
-
-static uint64_t slot_of(uint64_t key, uint64_t mask)
-{
-	return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-}
-
-static uint32_t *dense_slot(const struct clk_pairs *m, uint64_t key)
-{
-	return &m->idx[(size_t)(key >> 32) * m->side + (uint32_t)key];
 }
 
 uint32_t mt_clock_pairs_find(const struct clk_pairs *m, uint64_t key)
 {
 	if (m->side)
-		return *dense_slot(m, key);
-	for (uint64_t s = slot_of(key, m->mask);; s = (s + 1) & m->mask) {
-		if (m->keys[s] == key)
-			return m->idx[s];
-		if (m->keys[s] == EMPTY)
+		return *clk_pairs_dense(m, key);
+	for (uint64_t s = clk_pairs_slot(key, m->mask);; s = (s + 1) & m->mask) {
+		if (m->slots[s].key == key)
+			return (uint32_t)m->slots[s].idx;
+		if (m->slots[s].key == EMPTY)
 			return UINT32_MAX;
 	}
 }
@@ -91,14 +80,13 @@ static int grow(struct clk_pairs *m)
 	if (mt_clock_pairs_init(&bigger, m->mask + 1, 0) != MT_OK)
 		return -1;
 	for (uint64_t s = 0; s <= m->mask; s++) {
-		if (m->keys[s] == EMPTY)
+		if (m->slots[s].key == EMPTY)
 			continue;
-		uint64_t t = slot_of(m->keys[s], bigger.mask);
+		uint64_t t = clk_pairs_slot(m->slots[s].key, bigger.mask);
 
-		while (bigger.keys[t] != EMPTY)
+		while (bigger.slots[t].key != EMPTY)
 			t = (t + 1) & bigger.mask;
-		bigger.keys[t] = m->keys[s];
-		bigger.idx[t] = m->idx[s];
+		bigger.slots[t] = m->slots[s];
 	}
 	bigger.n = m->n;
 	mt_clock_pairs_free(m);
@@ -111,34 +99,33 @@ uint32_t mt_clock_pairs_get(struct clk_pairs *m, uint64_t key)
 	uint64_t s;
 
 	if (m->side) {
-		uint32_t *d = dense_slot(m, key);
+		uint32_t *d = clk_pairs_dense(m, key);
 
 		if (*d == UINT32_MAX)
 			*d = m->n++;
 		return *d;
 	}
-	for (s = slot_of(key, m->mask); m->keys[s] != EMPTY;
+	for (s = clk_pairs_slot(key, m->mask); m->slots[s].key != EMPTY;
 	     s = (s + 1) & m->mask)
-		if (m->keys[s] == key)
-			return m->idx[s];
+		if (m->slots[s].key == key)
+			return (uint32_t)m->slots[s].idx;
 	if (2 * (uint64_t)(m->n + 1) > m->mask + 1) {
 		if (grow(m))
 			return UINT32_MAX;
-		for (s = slot_of(key, m->mask); m->keys[s] != EMPTY;
+		for (s = clk_pairs_slot(key, m->mask); m->slots[s].key != EMPTY;
 		     s = (s + 1) & m->mask)
 			;
 	}
-	m->keys[s] = key;
-	m->idx[s] = m->n;
+	m->slots[s] = (struct clk_pair_slot){ key, m->n };
 	return m->n++;
 }
 
 void mt_clock_pairs_free(struct clk_pairs *m)
 {
-	free(m->keys);
-	free(m->idx);
-	m->keys = NULL;
-	m->idx = NULL;
+	free(m->slots);
+	free(m->dense);
+	m->slots = NULL;
+	m->dense = NULL;
 }
 
 /* Values below CLK_HIST_SUB have a bucket each; above, each power of two is
