@@ -155,16 +155,16 @@ static inline uint64_t clk_pairs_slot(uint64_t key, uint64_t mask)
 	return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
 }
 
-/* Where key's lookup starts: a loop over messages in no particular order
- * of pairs prefetches it CLK_AHEAD messages ahead (__builtin_prefetch at
- * the call: in a function of its own GCC takes it for one without effect
- * and drops the call), so that the lookup finds it in the cache. */
-#define CLK_AHEAD 16
 static inline uint32_t *clk_pairs_dense(const struct clk_pairs *m, uint64_t key)
 {
 	return &m->dense[(size_t)(key >> 32) * m->side + (uint32_t)key];
 }
 
+/* Where key's lookup starts: a loop over messages in no particular order
+ * of pairs prefetches it CLK_AHEAD messages ahead (__builtin_prefetch at
+ * the call: in a function of its own GCC takes it for one without effect
+ * and drops the call), so that the lookup finds it in the cache. */
+#define CLK_AHEAD 16
 static inline const void *clk_pairs_start(const struct clk_pairs *m, uint64_t key)
 {
 	if (m->side)

@@ -165,8 +165,7 @@ static enum mt_status put(struct par_lines *pl, struct mt_err *err)
 
 		if (s->rank && pl->inplace) {
 			if (place(pl, s))
-				return mt_err_set(err, MT_ERR_IO,
-						  "cannot write the output");
+				return mt_sink_unwritten(err);
 		} else if (k) {
 			fwrite(s->text.v, 1, k, pl->out);
 		}
@@ -287,7 +286,7 @@ static enum mt_status lines_end(void *arg, struct mt_err *err)
 		if ((st = settle(pl, 1, err)))
 			return st;
 	if (pl->shared && end_writing(pl))
-		return mt_err_set(err, MT_ERR_IO, "cannot write the output");
+		return mt_sink_unwritten(err);
 	return MT_OK;
 }
 

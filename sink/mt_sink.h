@@ -286,5 +286,8 @@ const char *mt_sink_run_who(const struct mt_run *run, char *buf, size_t len);
 
 /* MT_OK, or MT_ERR_IO when writing f failed (flush: fflush it first). */
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err);
+/* MT_ERR_IO with the error of an output that could not be written, for a
+ * writer other than f's (mt_sink_written's, word for word). */
+enum mt_status mt_sink_unwritten(struct mt_err *err);
 
 #endif /* MT_SINK_H */

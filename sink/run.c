@@ -180,8 +180,13 @@ const char *mt_sink_run_who(const struct mt_run *run, char *buf, size_t len)
 enum mt_status mt_sink_written(FILE *f, int flush, struct mt_err *err)
 {
 	if ((flush && fflush(f)) || ferror(f))
-		return mt_err_set(err, MT_ERR_IO, "cannot write the output");
+		return mt_sink_unwritten(err);
 	return MT_OK;
+}
+
+enum mt_status mt_sink_unwritten(struct mt_err *err)
+{
+	return mt_err_set(err, MT_ERR_IO, "cannot write the output");
 }
 
 void mt_sink_proc_span(const struct mt_trace_proc *p, struct mt_sink_span *s)
