@@ -58,7 +58,7 @@ static ssize_t text_put(void *arg, const char *p, size_t k)
 static int text_open(struct text_file *tf)
 {
 	tf->f = fopencookie(tf, "w", (cookie_io_functions_t){ .write = text_put });
-	if (!tf->f || setvbuf(tf->f, NULL, _IOFBF, 1 << 16))
+	if (!tf->f || setvbuf(tf->f, NULL, _IOFBF, BUFSIZ))
 		return -1;
 	__fsetlocking(tf->f, FSETLOCKING_BYCALLER);	/* this thread alone */
 	return 0;

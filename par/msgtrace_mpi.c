@@ -8,7 +8,9 @@
 #include "cmd.h"
 #include "mt_par.h"
 
-#define STDOUT_BUFFER (1 << 16)
+/* stdout's stdio buffer (given: glibc ignores the size of one it
+ * allocates). */
+static char stdout_buf[1 << 16];
 
 static void usage(FILE *out)
 {
@@ -47,7 +49,7 @@ int main(int argc, char **argv)
 	/* mpirun hands rank 0 a terminal of its own for stdout, line
 	 * buffered: a CSV line per write and per forwarding. Blocks, as
 	 * msgtrace writes into a pipe or file. */
-	setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFFER);
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* Each stderr line in one write(2), as msgtrace's. */
 	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 	rc = mt_cmd_dispatch(&prog, argc, argv);

@@ -12,6 +12,9 @@
 #include "mt_otf2in.h"
 #include "progress.h"
 
+/* -o's stdio buffer (given: glibc ignores the size of one it allocates). */
+static char out_buf[1 << 20];
+
 #define PIPE_BASE_OPTS 7	/* mt_cmd_pipe_main's own options */
 #define PIPE_EXTRA_OPTS 4	/* a command's own, at most */
 
@@ -150,6 +153,11 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 			strerror(errno));
 		return MT_EXIT_USAGE;
 	}
+	/* Big blocks: each write(2) holds the file's lock while it copies,
+	 * and msgtrace-mpi's ranks write into this file at once; stdio's
+	 * 4 KiB would have them wait for each other at every block. */
+	if (out != stdout)
+		setvbuf(out, out_buf, _IOFBF, sizeof(out_buf));
 	if (cli->joined && o.npaths > 1 && mt_otf2in_is_archive(o.paths[o.npaths - 1]))
 		rc = cli->joined(cmd, &o, sink, out);
 	else
