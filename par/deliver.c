@@ -5,45 +5,49 @@
  * them (the run failed).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "par_int.h"
 
 #define PUT_BATCH 1024		/* messages per call of the pass */
 
-/* Rank 0: runs [next[r], end[r]) of got merged into d. */
-static enum mt_status put(const struct par_buf *got, int n, int *next,
-			  const int *end, struct mt_pipe_dest *d, struct mt_err *err)
+/* Rank 0: the runs run[r][next[r]..len[r]) merged by key into d. */
+static enum mt_status put(const struct par_msg **run, int *next, const int *len,
+			  int n, struct mt_pipe_dest *d, struct mt_err *err)
 {
 	static struct mt_match_msg batch[PUT_BATCH];
-	const struct par_msg *v = got->v;
-	enum mt_status s;
 	size_t k = 0;
 
 	for (;;) {
 		int from = -1;
 
 		for (int r = 0; r < n; r++)
-			if (next[r] < end[r] &&
-			    (from < 0 || mt_par_key_cmp(&v[next[r]].key,
-							&v[next[from]].key) < 0))
+			if (next[r] < len[r] &&
+			    (from < 0 || mt_par_key_cmp(&run[r][next[r]].key,
+							&run[from][next[from]].key) < 0))
 				from = r;
 		if (from < 0 || k == PUT_BATCH) {
+			enum mt_status s;
+
 			if (k && (s = mt_pipe_put(d, batch, k, err)))
 				return s;
 			if (from < 0)
 				return MT_OK;
 			k = 0;
 		}
-		batch[k++] = v[next[from]++].msg;
+		batch[k++] = run[from][next[from]++].msg;
 	}
 }
 
+/* Rank 0's own messages stay where they are (it sends none); the others'
+ * come into got. */
 enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
 			      struct par_buf *got, struct mt_pipe_dest *d,
 			      struct mt_err *err)
 {
 	const int size = (int)sizeof(struct par_msg);
 	int rank, n, mine = (int)mt_par_buf_len(msgs), *counts = NULL, *displs = NULL;
+	const struct par_msg **run = NULL;
 	enum mt_status s = MT_OK;
 
 	MPI_Comm_rank(comm, &rank);
@@ -51,13 +55,15 @@ enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
 	if (rank == 0) {
 		counts = malloc((size_t)n * sizeof(*counts));
 		displs = malloc((size_t)n * sizeof(*displs));
-		if (!counts || !displs)
+		run = malloc((size_t)n * sizeof(*run));
+		if (!counts || !displs || !run)
 			MPI_Abort(comm, MT_ERR_NOMEM);	/* none may wait */
 	}
 	MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
 	if (rank == 0) {
 		int total = 0;
 
+		counts[0] = 0;
 		for (int r = 0; r < n; r++) {
 			displs[r] = total * size;
 			total += counts[r];
@@ -66,17 +72,23 @@ enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
 		if (mt_par_buf_reserve(got, (size_t)total))
 			MPI_Abort(comm, MT_ERR_NOMEM);
 	}
-	MPI_Gatherv(mine ? mt_par_buf_at(msgs, 0) : NULL, mine * size, MPI_BYTE,
-		    got->v, counts, displs, MPI_BYTE, 0, comm);
-	mt_par_buf_drop(msgs, (size_t)mine);
+	MPI_Gatherv(rank && mine ? mt_par_buf_at(msgs, 0) : NULL,
+		    rank ? mine * size : 0, MPI_BYTE, got->v, counts, displs,
+		    MPI_BYTE, 0, comm);
 	if (rank == 0) {
-		for (int r = 0; r < n; r++) {	/* in messages: next, end */
-			displs[r] /= size;
-			counts[r] = displs[r] + counts[r] / size;
+		run[0] = mine ? mt_par_buf_at(msgs, 0) : NULL;
+		counts[0] = mine;
+		for (int r = 1; r < n; r++) {	/* in messages: from 0 */
+			counts[r] /= size;
+			run[r] = counts[r] ? (const struct par_msg *)got->v +
+				displs[r] / size : NULL;
 		}
-		s = d ? put(got, n, displs, counts, d, err) : MT_OK;
+		memset(displs, 0, (size_t)n * sizeof(*displs));
+		s = d ? put(run, displs, counts, n, d, err) : MT_OK;
 	}
+	mt_par_buf_drop(msgs, (size_t)mine);
 	free(counts);
 	free(displs);
+	free(run);
 	return s;
 }
