@@ -5,15 +5,15 @@
  * them (the run failed).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "par_int.h"
 
 #define PUT_BATCH 1024		/* messages per call of the pass */
 
-/* Rank 0: the runs run[r][next[r]..len[r]) merged by key into d. */
-static enum mt_status put(const struct par_msg **run, int *next, const int *len,
-			  int n, struct mt_pipe_dest *d, struct mt_err *err)
+/* Rank 0: the runs run[r][0..left[r]) merged by key into d (each run's
+ * start and length advance as it is taken). */
+static enum mt_status put(const struct par_msg **run, int *left, int n,
+			  struct mt_pipe_dest *d, struct mt_err *err)
 {
 	static struct mt_match_msg batch[PUT_BATCH];
 	size_t k = 0;
@@ -22,9 +22,8 @@ static enum mt_status put(const struct par_msg **run, int *next, const int *len,
 		int from = -1;
 
 		for (int r = 0; r < n; r++)
-			if (next[r] < len[r] &&
-			    (from < 0 || mt_par_key_cmp(&run[r][next[r]].key,
-							&run[from][next[from]].key) < 0))
+			if (left[r] && (from < 0 || mt_par_key_cmp(&run[r]->key,
+								   &run[from]->key) < 0))
 				from = r;
 		if (from < 0 || k == PUT_BATCH) {
 			enum mt_status s;
@@ -35,7 +34,8 @@ static enum mt_status put(const struct par_msg **run, int *next, const int *len,
 				return MT_OK;
 			k = 0;
 		}
-		batch[k++] = run[from][next[from]++].msg;
+		batch[k++] = run[from]++->msg;
+		left[from]--;
 	}
 }
 
@@ -83,8 +83,7 @@ enum mt_status mt_par_deliver(MPI_Comm comm, struct par_buf *msgs,
 			run[r] = counts[r] ? (const struct par_msg *)got->v +
 				displs[r] / size : NULL;
 		}
-		memset(displs, 0, (size_t)n * sizeof(*displs));
-		s = d ? put(run, displs, counts, n, d, err) : MT_OK;
+		s = d ? put(run, counts, n, d, err) : MT_OK;
 	}
 	mt_par_buf_drop(msgs, (size_t)mine);
 	free(counts);
