@@ -21,15 +21,17 @@
  *        --summary` (trace/).
  * Output goes to /dev/null; what counts is that the commands return 0, 1
  * or 2 without crashing, hanging, leaking or reading out of bounds
- * (ASan, UBSan and LeakSanitizer watch), and that a trace a command
- * rejects (1) is named in its error. fuzz_replay.c runs the same entry
- * points on the stored corpus, in every build.
+ * (ASan, UBSan and LeakSanitizer watch), that a trace a command
+ * rejects (1) is named in its error, and that none runs out of memory.
+ * fuzz_replay.c runs the same entry points on the stored corpus, in every
+ * build.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -43,9 +45,13 @@
 #define MAX_FILES 8
 #define MAX_ARGS 8
 
-/* Where the sinks that write files (CSV prefix, OTF2 archive) write. */
+/* Where archives are written and the sinks that write files (CSV prefix,
+ * OTF2 archive) write: a directory of a random name, which the commands
+ * see as /proc/self/fd/N, a name the same in every run (errors quote it,
+ * and what the target compares with its input steers the mutations). */
 static char scratch[] = "/tmp/fuzz-msgtrace.XXXXXX";
-static char csv_out[sizeof(scratch) + 16], otf2_out[sizeof(scratch) + 16];
+static char at[sizeof("/proc/self/fd/2147483647")];
+static char csv_out[sizeof(at) + 8], otf2_out[sizeof(at) + 8];
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
 			struct FTW *ftw)
@@ -65,6 +71,11 @@ static void remove_scratch(void)
 	empty_scratch();
 	rmdir(scratch);
 }
+
+/* The input being run, and what a command says when it runs out of memory. */
+static const uint8_t *input;
+static size_t input_size;
+#define OOM "out of memory"
 
 unsigned fuzz_time_limit;
 const char *fuzz_input_name = "";
@@ -89,6 +100,16 @@ static void run(const struct mt_cmd *cmd, int argc, const char **argv, int n,
 		named = strstr(r.err, paths[i]) != NULL;
 	if (r.rc == MT_EXIT_BAD_INPUT && !named) {
 		fprintf(stderr, "%s: msgtrace %s rejected a trace without naming it:\n%s",
+			fuzz_input_name, cmd->name, r.err);
+		abort();
+	}
+	/* An input is a few KB: a count or size in it that msgtrace turns
+	 * into an allocation the allocator refuses is a defect (fuzz runs
+	 * refuse one past 256 MB, fuzz_replay's limit is 1 GiB in all).
+	 * Errors quote arguments and names from the input: an input holding
+	 * the words proves nothing. */
+	if (strstr(r.err, OOM) && !memmem(input, input_size, OOM, strlen(OOM))) {
+		fprintf(stderr, "%s: msgtrace %s ran out of memory:\n%s",
 			fuzz_input_name, cmd->name, r.err);
 		abort();
 	}
@@ -145,7 +166,7 @@ static void fuzz_archive(const uint8_t *data, size_t size)
 	char dir[1][32], path[64];
 	size_t i = 0, nfiles = sizeof(archive_file) / sizeof(archive_file[0]);
 
-	snprintf(dir[0], sizeof(dir[0]), "%s/a", scratch);
+	snprintf(dir[0], sizeof(dir[0]), "%s/a", at);
 	snprintf(path, sizeof(path), "%s/traces", dir[0]);
 	if (mkdir(dir[0], 0700) || mkdir(path, 0700))
 		abort();
@@ -225,14 +246,18 @@ static void fuzz_traces(uint8_t what, const uint8_t *data, size_t size)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	int fd;
+
 	(void)argc;
 	(void)argv;
 	/* The commands print; only their behaviour matters here. */
 	if (!freopen("/dev/null", "w", stdout) || !mkdtemp(scratch) ||
-	    atexit(remove_scratch))
+	    atexit(remove_scratch) ||
+	    (fd = open(scratch, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		abort();
-	snprintf(csv_out, sizeof(csv_out), "-o%s/x", scratch);
-	snprintf(otf2_out, sizeof(otf2_out), "-o%s/otf2", scratch);
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	snprintf(csv_out, sizeof(csv_out), "-o%s/x", at);
+	snprintf(otf2_out, sizeof(otf2_out), "-o%s/otf2", at);
 	return 0;
 }
 
@@ -240,6 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
+	input = data;
+	input_size = size;
 	if (data[0] == 'T')
 		fuzz_tag(data + 1, size - 1);
 	else if (data[0] == 'A')
