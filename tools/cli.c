@@ -148,23 +148,36 @@ int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv)
 	}
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
-	if (path && mt_cmd_writes_files && !(out = fopen(path, "w"))) {
-		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
-			strerror(errno));
+	if (path && mt_cmd_writes_files && !(out = mt_cmd_out_open(cmd, path)))
 		return MT_EXIT_USAGE;
-	}
-	/* Big blocks: each write(2) holds the file's lock while it copies,
-	 * and msgtrace-mpi's ranks write into this file at once; stdio's
-	 * 4 KiB would have them wait for each other at every block. */
-	if (out != stdout)
-		setvbuf(out, out_buf, _IOFBF, sizeof(out_buf));
 	if (cli->joined && o.npaths > 1 && mt_otf2in_is_archive(o.paths[o.npaths - 1]))
 		rc = cli->joined(cmd, &o, sink, out);
 	else
 		rc = mt_cmd_pipe_run(cmd, &o, sink, out);
-	if (out != stdout && fclose(out) && !rc) {
+	return out != stdout ? mt_cmd_out_close(cmd, out, path, rc) : rc;
+}
+
+FILE *mt_cmd_out_open(const char *cmd, const char *path)
+{
+	FILE *out = fopen(path, "w");
+
+	if (!out) {
+		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
+			strerror(errno));
+		return NULL;
+	}
+	/* Big blocks: each write(2) holds the file's lock while it copies,
+	 * and msgtrace-mpi's ranks write into this file at once; stdio's
+	 * 4 KiB would have them wait for each other at every block. */
+	setvbuf(out, out_buf, _IOFBF, sizeof(out_buf));
+	return out;
+}
+
+int mt_cmd_out_close(const char *cmd, FILE *out, const char *path, int rc)
+{
+	if (fclose(out) && rc == MT_EXIT_OK) {
 		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
-		rc = MT_EXIT_BAD_INPUT;
+		return MT_EXIT_BAD_INPUT;
 	}
 	return rc;
 }

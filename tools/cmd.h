@@ -106,6 +106,13 @@ int mt_cmd_joined(const char *cmd, struct mt_pipe_opts *o,
 /* Parses DIR|FILE... --csv --json --html -o FILE --layout NAME --clock
  * MODE --help and runs the pipeline; returns the exit status. */
 int mt_cmd_pipe_main(const struct mt_cmd_pipe *cli, int argc, char **argv);
+/* -o PATH of a command (cmd: "msgtrace report") created and written in
+ * big blocks: the stream, or NULL after saying why it cannot be created.
+ * One at a time: its buffer is static. */
+FILE *mt_cmd_out_open(const char *cmd, const char *path);
+/* Closes what mt_cmd_out_open opened; returns rc, or MT_EXIT_BAD_INPUT
+ * after saying path could not be written when rc was MT_EXIT_OK. */
+int mt_cmd_out_close(const char *cmd, FILE *out, const char *path, int rc);
 /* --clock MODE for commands parsing their own options: 0, or -1 after
  * saying what is wrong (exit with MT_EXIT_USAGE). */
 int mt_cmd_parse_clock(const char *cmd, const char *arg,

@@ -3,10 +3,8 @@
  * OTF2 (Vampir, otf2-print), Chrome trace-event JSON (Perfetto UI) and CSV
  * tables (spreadsheets, scripts).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
@@ -119,7 +117,6 @@ static int run(int argc, char **argv)
 	const char *cmd = "msgtrace export";
 	enum fmt fmt = FMT_NONE;
 	const char *path = NULL;
-	static char obuf[1 << 16];
 	FILE *out = NULL;
 	int c, rc;
 
@@ -166,22 +163,13 @@ static int run(int argc, char **argv)
 	o.paths = (const char *const *)argv + optind;
 	o.npaths = (size_t)(argc - optind);
 	o.sink_arg = (void *)path;
-	if (fmt == FMT_CHROME && mt_cmd_writes_files && !(out = fopen(path, "w"))) {
-		fprintf(stderr, "%s: -o: cannot create '%s': %s\n", cmd, path,
-			strerror(errno));
+	if (fmt == FMT_CHROME && mt_cmd_writes_files && !(out = mt_cmd_out_open(cmd, path)))
 		return MT_EXIT_USAGE;
-	}
-	if (out)
-		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
 	if (o.npaths > 1 && mt_otf2in_is_archive(o.paths[o.npaths - 1]))
 		rc = mt_cmd_joined(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
 	else
 		rc = mt_cmd_pipe_run(cmd, &o, mt_sink_find(sink[fmt]), out ? out : stdout);
-	if (out && fclose(out) && !rc) {
-		fprintf(stderr, "%s: cannot write '%s'\n", cmd, path);
-		rc = MT_EXIT_BAD_INPUT;
-	}
-	return rc;
+	return out ? mt_cmd_out_close(cmd, out, path, rc) : rc;
 }
 
 const struct mt_cmd mt_cmd_export = {
