@@ -20,6 +20,13 @@ struct clockstage {
 	uint64_t checked, violations;	/* when nothing is collected */
 	uint64_t rbs_after;		/* corrected: received before sent */
 	const struct mt_trace *trace;	/* to name a file in errors */
+	struct {			/* the first time collected past
+					 * +-MT_CLOCK_TIME_LIMIT: corrupt */
+		int found;
+		int32_t key;		/* its side's process, by the
+					 * message (the clock's may be none) */
+		int64_t t;
+	} beyond;
 	struct mt_match_summary sum;	/* mt_pipe_clock_summary's copy */
 };
 
@@ -132,6 +139,27 @@ int mt_pipe_clock_buffers(const struct clockstage *cs)
 	return cs->buffers;
 }
 
+/* Times beyond the limit are corrupt records (fuzz, tests/fuzz/regress/
+ * clock-clc-overflow): the solve stops on the first, naming its file. Its
+ * process is taken from the message, as the clock may know none (a key past
+ * rank_limit: regress/clock-beyond-unknown-rank). */
+static void note_beyond(struct clockstage *cs, const struct mt_match_msg *m,
+			const struct mt_clock_times *t)
+{
+	for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+		int64_t x = t->t[w];
+
+		if (x != MT_CLOCK_NOTIME &&
+		    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT)) {
+			cs->beyond.found = 1;
+			cs->beyond.key = w <= MT_CLOCK_SEND_DONE ? m->send_rank :
+					 m->recv_rank;
+			cs->beyond.t = x;
+			return;
+		}
+	}
+}
+
 int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
 		       size_t n)
 {
@@ -146,16 +174,21 @@ int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
 		cs->t = t;
 		cs->cap = cap;
 	}
-	for (size_t i = 0; i < n; i++)
-		mt_clock_times_of_msg(&b[i], cs->nranks, &cs->t[cs->n++]);
+	for (size_t i = 0; i < n; i++) {
+		struct mt_clock_times *t = &cs->t[cs->n++];
+
+		mt_clock_times_of_msg(&b[i], cs->nranks, t);
+		if (!cs->beyond.found)
+			note_beyond(cs, &b[i], t);
+	}
 	return 0;
 }
 
 /* The first file of the process of key r, for an error message. */
-static const char *file_of_rank(const struct mt_trace *t, uint32_t r)
+static const char *file_of_rank(const struct mt_trace *t, int32_t r)
 {
 	for (size_t p = 0; p < t->nprocs; p++)
-		if (t->procs[p].key == (int32_t)r && t->procs[p].nfiles)
+		if (t->procs[p].key == r && t->procs[p].nfiles)
 			return t->procs[p].files[0]->path;
 	return "?";
 }
@@ -164,31 +197,21 @@ enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
 {
 	enum mt_status s;
 
-	for (size_t i = 0; i < cs->n; i++)
-		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
-			int64_t x = cs->t[i].t[w];
-			uint32_t r = w <= MT_CLOCK_SEND_DONE ? cs->t[i].send_proc :
-				     cs->t[i].recv_proc;
+	if (cs->beyond.found) {
+		char rk[MT_SINK_RANK_LEN];
 
-			/* Beyond the limit: corrupt records (fuzz,
-			 * tests/fuzz/regress/clock-clc-overflow). */
-			if (x != MT_CLOCK_NOTIME &&
-			    (x >= MT_CLOCK_TIME_LIMIT || x <= -MT_CLOCK_TIME_LIMIT)) {
-				char rk[MT_SINK_RANK_LEN];
-
-				return mt_err_set(err, MT_ERR_CORRUPT,
-						  "%s (rank %s): a record's time is "
-						  "%" PRId64 " ns, beyond +-2^61: corrupt "
-						  "timestamps", file_of_rank(cs->trace, r),
-						  mt_sink_rank(cs->trace, r, rk, sizeof(rk)), x);
-			}
-		}
+		return mt_err_set(err, MT_ERR_CORRUPT, "%s (rank %s): a record's "
+				  "time is %" PRId64 " ns, beyond +-2^61: corrupt "
+				  "timestamps", file_of_rank(cs->trace, cs->beyond.key),
+				  mt_sink_rank(cs->trace, cs->beyond.key, rk, sizeof(rk)),
+				  cs->beyond.t);
+	}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
 	if (s == MT_ERR_CORRUPT) {	/* corrupt_proc: a process key, or none */
 		struct mt_err why = *err;
 		int one = cs->res.corrupt_proc != MT_CLOCK_NOPROC;
-		const char *path = one ? file_of_rank(cs->trace, cs->res.corrupt_proc) :
+		const char *path = one ? file_of_rank(cs->trace, (int32_t)cs->res.corrupt_proc) :
 				   cs->trace->nfiles ? cs->trace->files[0]->path : "?";
 
 		mt_err_set(err, s, "%s%s: %s", path, one ? "" : " and the other files",
