@@ -144,7 +144,7 @@ static enum mt_status check_input(const struct clk *c)
 
 /* The offsets refer to the middle of the run (its events from lo to hi):
  * that decorrelates offset and drift estimates. */
-static int64_t middle(int64_t lo, int64_t hi)
+int64_t mt_clock_middle(int64_t lo, int64_t hi)
 {
 	return lo > hi ? 0 : lo + (hi - lo) / 2;
 }
@@ -161,7 +161,7 @@ static int64_t mid_time(const struct clk *c)
 		lo = pr->t[0] < lo ? pr->t[0] : lo;
 		hi = pr->t[pr->nevents - 1] > hi ? pr->t[pr->nevents - 1] : hi;
 	}
-	return middle(lo, hi);
+	return mt_clock_middle(lo, hi);
 }
 
 static enum mt_status run(struct clk *c, enum mt_clock_mode mode)
@@ -271,7 +271,7 @@ static enum mt_status count_at_rest(struct clk *c)
 				hi = c->tm[i].t[w] > hi ? c->tm[i].t[w] : hi;
 			}
 	}
-	c->res->t0 = middle(lo, hi);
+	c->res->t0 = mt_clock_middle(lo, hi);
 	return st;
 }
 

@@ -113,6 +113,10 @@ enum mt_status mt_clock_correct_at_rest(enum mt_clock_mode mode,
 					struct mt_clock_result *res,
 					struct mt_err *err);
 
+/* The time offsets refer to: the middle of the run's events, lo to hi
+ * (0 when there are none). */
+int64_t mt_clock_middle(int64_t lo, int64_t hi);
+
 /* Key of an ordered or unordered pair of domains. */
 static inline uint64_t clk_pair_key(uint32_t a, uint32_t b)
 {

@@ -268,6 +268,37 @@ enum mt_status mt_clock_correct_times(enum mt_clock_mode mode,
 				      struct mt_clock_result *res,
 				      struct mt_err *err);
 
+/*
+ * The stage while no time moves, message by message, without keeping the
+ * messages' times: mt_clock_correct_times's result where it would leave
+ * every time as recorded (auto on one declared clock domain that holds,
+ * every receive after its send), from counts, extremes and each ordered
+ * pair of processes' fastest message. Memory: a pair's 56 bytes, and 8 a
+ * process.
+ *
+ * mt_clock_rest_new: MT_END when times may move whatever the messages say
+ * (a mode other than auto, or more than one declared domain), out NULL:
+ * the caller keeps the times instead. procs (nevents and t ignored) and
+ * opts (NULL: defaults) must outlive it.
+ * mt_clock_rest_add: the times of the next n messages, in the order the
+ * caller would hand them to mt_clock_correct_times.
+ * mt_clock_rest_finish: res as mt_clock_correct_times would give it; MT_END
+ * (res empty) when times move after all, or the whole stage would refuse
+ * the input: the caller runs it on every message's times, which says why.
+ */
+struct mt_clock_rest;
+
+enum mt_status mt_clock_rest_new(enum mt_clock_mode mode,
+				 const struct mt_clock_opts *opts,
+				 uint32_t nprocs, const struct mt_clock_proc *procs,
+				 struct mt_clock_rest **out);
+void mt_clock_rest_add(struct mt_clock_rest *r, const struct mt_clock_times *t,
+		       size_t n);
+enum mt_status mt_clock_rest_finish(struct mt_clock_rest *r,
+				    struct mt_clock_result *res,
+				    struct mt_err *err);
+void mt_clock_rest_free(struct mt_clock_rest *r);
+
 /* Clock domains the metadata declares (stage 1 before its data check): how
  * many distinct (host, clock source) among procs, a process with no host or
  * no clock source counting alone. With one, AUTO corrects nothing unless a

@@ -530,6 +530,35 @@ Test(clock, matcher_messages_corrected_in_place)
 	mt_clock_result_free(&res);
 }
 
+/* got as want, field by field. */
+static void expect_same_report(const struct mt_clock_result *got,
+			       const struct mt_clock_result *want, uint32_t np)
+{
+	cr_expect(got->linear_done == want->linear_done && got->clc_done == want->clc_done);
+	cr_expect(got->t0 == want->t0 && got->nevents == want->nevents &&
+		  got->nmsgs == want->nmsgs, "t0 %lld/%lld events %llu/%llu",
+		  (long long)got->t0, (long long)want->t0,
+		  (unsigned long long)got->nevents, (unsigned long long)want->nevents);
+	cr_expect(got->viol_before == want->viol_before &&
+		  got->viol_linear == want->viol_linear && got->viol_after == want->viol_after);
+	cr_expect(got->corr_max_ns == want->corr_max_ns &&
+		  got->corr_median_ns == want->corr_median_ns &&
+		  got->interval_change == want->interval_change &&
+		  got->interval_max_change == want->interval_max_change);
+	cr_assert_eq(got->ndomains, want->ndomains);
+	cr_expect_eq(memcmp(got->domains, want->domains,
+			    got->ndomains * sizeof(*got->domains)), 0, "domains");
+	cr_expect_eq(memcmp(got->proc_domain, want->proc_domain,
+			    np * sizeof(*got->proc_domain)), 0);
+	cr_assert_eq(got->nlinks, want->nlinks);
+	for (uint32_t k = 0; k < got->nlinks; k++)
+		cr_expect(got->links[k].from == want->links[k].from &&
+			  got->links[k].to == want->links[k].to &&
+			  got->links[k].msgs == want->links[k].msgs &&
+			  got->links[k].lmin_ns == want->links[k].lmin_ns &&
+			  got->links[k].src == want->links[k].src, "link %u", k);
+}
+
 /* mt_clock_correct_times on m against the event graph and mt_clock_correct
  * on a copy: the same report, and the same times after. */
 static void expect_times_as_graph(enum mt_clock_mode mode, uint32_t np,
@@ -558,35 +587,44 @@ static void expect_times_as_graph(enum mt_clock_mode mode, uint32_t np,
 	cr_assert_eq(mt_clock_correct_times(mode, NULL, np, procs, m, n, &got, &err),
 		     MT_OK, "%s", err.msg);
 	cr_expect_eq(memcmp(copy, m, n * sizeof(*m)), 0, "corrected times");
-	cr_expect(got.linear_done == want.linear_done && got.clc_done == want.clc_done);
-	cr_expect(got.t0 == want.t0 && got.nevents == want.nevents &&
-		  got.nmsgs == want.nmsgs, "t0 %lld/%lld events %llu/%llu",
-		  (long long)got.t0, (long long)want.t0,
-		  (unsigned long long)got.nevents, (unsigned long long)want.nevents);
-	cr_expect(got.viol_before == want.viol_before &&
-		  got.viol_linear == want.viol_linear && got.viol_after == want.viol_after);
-	cr_expect(got.corr_max_ns == want.corr_max_ns &&
-		  got.corr_median_ns == want.corr_median_ns &&
-		  got.interval_change == want.interval_change &&
-		  got.interval_max_change == want.interval_max_change);
-	cr_assert_eq(got.ndomains, want.ndomains);
-	cr_expect_eq(memcmp(got.domains, want.domains,
-			    got.ndomains * sizeof(*got.domains)), 0, "domains");
-	cr_expect_eq(memcmp(got.proc_domain, want.proc_domain,
-			    np * sizeof(*got.proc_domain)), 0);
-	cr_assert_eq(got.nlinks, want.nlinks);
-	for (uint32_t k = 0; k < got.nlinks; k++)
-		cr_expect(got.links[k].from == want.links[k].from &&
-			  got.links[k].to == want.links[k].to &&
-			  got.links[k].msgs == want.links[k].msgs &&
-			  got.links[k].lmin_ns == want.links[k].lmin_ns &&
-			  got.links[k].src == want.links[k].src, "link %u", k);
+	expect_same_report(&got, &want, np);
 	for (uint32_t p = 0; p < np; p++)
 		free(out[p]);
 	mt_clock_graph_free(&g);
 	mt_clock_result_free(&want);
 	mt_clock_result_free(&got);
 	free(copy);
+}
+
+/* np processes on host "a", one clock. */
+static void one_clock(struct mt_clock_proc *procs, uint32_t np)
+{
+	for (uint32_t p = 0; p < np; p++)
+		procs[p] = (struct mt_clock_proc){ .host = "a",
+						   .clock_source = MT_CLOCK_MONOTONIC };
+}
+
+/* n messages among np processes, one started every step ns (90% of it at
+ * random), received 200 to 5200 ns later, or, with quantum, 1 to 4
+ * quanta later; some without a send time, a sender or a receive post. */
+static void random_times(struct mt_clock_times *m, uint32_t n, uint32_t np,
+			 uint64_t seed, int64_t step, int64_t quantum)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t0 = (int64_t)i * step + (int64_t)(lcg(&seed) % (uint64_t)(step * 9 / 10));
+
+		m[i] = (struct mt_clock_times){
+			(uint32_t)(lcg(&seed) % np), (uint32_t)(lcg(&seed) % np),
+			{ t0, t0 + 5, t0 - (int64_t)(lcg(&seed) % 300),
+			  quantum ? t0 + quantum * (int64_t)(1 + lcg(&seed) % 4) :
+			  t0 + 200 + (int64_t)(lcg(&seed) % 5000) } };
+		if (i % 11 == 0)
+			m[i].t[MT_CLOCK_SEND_POST] = MT_CLOCK_NOTIME;
+		if (i % 13 == 0)
+			m[i].send_proc = MT_CLOCK_NOPROC;
+		if (i % 17 == 0)
+			m[i].t[MT_CLOCK_RECV_POST] = MT_CLOCK_NOTIME;
+	}
 }
 
 /* While no time moves (none; auto on one clock where every receive comes
@@ -599,25 +637,9 @@ Test(clock, times_at_rest_report_as_the_graph)
 	enum { N = 3000, NP = 6 };
 	static struct mt_clock_times m[N];
 	struct mt_clock_proc procs[NP];
-	uint64_t seed = 777;
 
-	for (uint32_t p = 0; p < NP; p++)
-		procs[p] = (struct mt_clock_proc){ .host = "a",
-						   .clock_source = MT_CLOCK_MONOTONIC };
-	for (uint32_t i = 0; i < N; i++) {
-		int64_t t0 = (int64_t)i * 100 + (int64_t)(lcg(&seed) % 90);
-
-		m[i] = (struct mt_clock_times){
-			(uint32_t)(lcg(&seed) % NP), (uint32_t)(lcg(&seed) % NP),
-			{ t0, t0 + 5, t0 - (int64_t)(lcg(&seed) % 300),
-			  t0 + 200 + (int64_t)(lcg(&seed) % 5000) } };
-		if (i % 11 == 0)
-			m[i].t[MT_CLOCK_SEND_POST] = MT_CLOCK_NOTIME;
-		if (i % 13 == 0)
-			m[i].send_proc = MT_CLOCK_NOPROC;
-		if (i % 17 == 0)
-			m[i].t[MT_CLOCK_RECV_POST] = MT_CLOCK_NOTIME;
-	}
+	one_clock(procs, NP);
+	random_times(m, N, NP, 777, 100, 0);
 	expect_times_as_graph(MT_CLOCK_MODE_AUTO, NP, procs, m, N);
 	expect_times_as_graph(MT_CLOCK_MODE_NONE, NP, procs, m, N);
 	m[5].t[MT_CLOCK_RECV_DONE] = m[5].t[MT_CLOCK_SEND_POST] - 1000;
@@ -625,4 +647,64 @@ Test(clock, times_at_rest_report_as_the_graph)
 	m[5].t[MT_CLOCK_RECV_DONE] = m[5].t[MT_CLOCK_SEND_POST] + 1000;
 	procs[3].host = "b";
 	expect_times_as_graph(MT_CLOCK_MODE_AUTO, NP, procs, m, N);
+}
+
+/* The stage at rest gathered message by message, in batches of uneven
+ * sizes: mt_clock_correct_times's report, field by field. */
+static void expect_rest_as_times(const struct mt_clock_proc *procs, uint32_t np,
+				 const struct mt_clock_times *m, uint64_t n)
+{
+	struct mt_clock_times *copy = malloc(n * sizeof(*copy));
+	struct mt_clock_result want, got;
+	struct mt_clock_rest *r;
+	struct mt_err err;
+
+	cr_assert(copy);
+	memcpy(copy, m, n * sizeof(*m));
+	cr_assert_eq(mt_clock_correct_times(MT_CLOCK_MODE_AUTO, NULL, np, procs,
+					    copy, n, &want, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_clock_rest_new(MT_CLOCK_MODE_AUTO, NULL, np, procs, &r), MT_OK);
+	for (uint64_t i = 0, k = 1; i < n; i += k, k = k * 7 % 61 + 1)
+		mt_clock_rest_add(r, &m[i], i + k < n ? k : n - i);
+	cr_assert_eq(mt_clock_rest_finish(r, &got, &err), MT_OK, "%s", err.msg);
+	cr_expect_eq(got.mode, want.mode);
+	expect_same_report(&got, &want, np);
+	mt_clock_rest_free(r);
+	mt_clock_result_free(&want);
+	mt_clock_result_free(&got);
+	free(copy);
+}
+
+/* Delays in steps of 100 ns make equal estimates in many pairs: the
+ * agreement keeps the first pair met, which the gathered stage must know
+ * from the order pairs first appear in. Where times move, or could, the
+ * gathered stage says MT_END and the caller runs the whole one. */
+Test(clock, rest_gathered_reports_as_the_times)
+{
+	enum { N = 4000, NP = 7 };
+	static struct mt_clock_times m[N];
+	struct mt_clock_proc procs[NP];
+	struct mt_clock_result res;
+	struct mt_clock_rest *r;
+	struct mt_err err;
+
+	one_clock(procs, NP);
+	random_times(m, N, NP, 4242, 1000, 100);
+	expect_rest_as_times(procs, NP, m, N);
+	expect_rest_as_times(procs, NP, m, 1);
+	expect_rest_as_times(procs, NP, m, 0);
+
+	m[N - 1].t[MT_CLOCK_RECV_DONE] = m[N - 1].t[MT_CLOCK_SEND_POST];
+	cr_assert_eq(mt_clock_rest_new(MT_CLOCK_MODE_AUTO, NULL, NP, procs, &r), MT_OK);
+	mt_clock_rest_add(r, m, N);
+	cr_expect_eq(mt_clock_rest_finish(r, &res, &err), MT_END,
+		     "a receive at its send's time moves times");
+	mt_clock_rest_free(r);
+
+	cr_expect_eq(mt_clock_rest_new(MT_CLOCK_MODE_LINEAR, NULL, NP, procs, &r), MT_END);
+	cr_expect_null(r);
+	procs[3].host = "b";
+	cr_expect_eq(mt_clock_rest_new(MT_CLOCK_MODE_AUTO, NULL, NP, procs, &r), MT_END,
+		     "two declared domains");
+	cr_expect_null(r);
 }
