@@ -2,8 +2,10 @@
  * spill.c - the spill file's packed messages (spill.h). A record is a
  * 64-bit header, then the bytes of each of the message's 26 32-bit fields
  * before its times that its value needs (little-endian, as many as the
- * field's 2-bit code in the header says: 0, 1, 2 or 4), then the times the
- * clock stage does not keep (the header's bits 52 to 55), 8 bytes each.
+ * field's 2-bit code in the header says: 0, 1, 2 or 4), then its times,
+ * each as its 2-bit code in bits 52 to 59 says: none (not recorded, or one
+ * the clock stage keeps), 2 or 4 bytes of difference from the time stored
+ * before it, or all 8 bytes (the first stored, and any above INT64_MAX).
  * Ranks, endpoints, sites, tags and lengths are small numbers and most
  * flags are 0: a message of gen_trace's benign traffic takes 38 bytes, not
  * 136. The spill is written once and read once, at every size of run: the
@@ -23,7 +25,8 @@
 #define TIMES 4
 #define REC_MAX (8 + SLOTS * 4 + TIMES * 8)
 #define BUF_BYTES (64u << 10)
-#define TIME_BIT(w) (1ull << (2 * SLOTS + (w)))
+#define TIME_SHIFT(w) (2 * SLOTS + 2 * (w))
+enum { T_NONE, T_DIFF16, T_DIFF32, T_FULL };	/* a time's code */
 #define VECS ((SLOTS + 3) / 4)
 
 typedef uint32_t v4u __attribute__((vector_size(16)));
@@ -38,11 +41,15 @@ struct mt_pipe_spill {
 	char dir[256];			/* for error messages */
 	size_t have, at;		/* bytes in buf; get: the next one */
 	int eof;			/* get: the file is all in buf */
-	unsigned char buf[BUF_BYTES + 4];	/* + a field's load past the end */
+	int times;			/* every recorded time is stored */
+	int reading;			/* rewound: buf holds what get read */
+	unsigned char buf[BUF_BYTES + 8];	/* + a field's or time's load
+						 * past the end */
 };
 
 static const unsigned char len_of[4] = { 0, 1, 2, 4 };
 static const uint32_t mask_of[4] = { 0, 0xff, 0xffff, 0xffffffff };
+static const unsigned char time_len[4] = { 0, 2, 4, 8 };
 
 /* why: what went wrong; NULL: errno says, or the file ended early. */
 static enum mt_status fail(const struct mt_pipe_spill *sp, const char *why,
@@ -53,7 +60,8 @@ static enum mt_status fail(const struct mt_pipe_spill *sp, const char *why,
 			  strerror(errno) : "short read");
 }
 
-enum mt_status mt_pipe_spill_open(struct mt_pipe_spill **spp, struct mt_err *err)
+enum mt_status mt_pipe_spill_open(struct mt_pipe_spill **spp, int times,
+				  struct mt_err *err)
 {
 	const char *dir = getenv("TMPDIR");
 	struct mt_pipe_spill *sp;
@@ -82,6 +90,7 @@ enum mt_status mt_pipe_spill_open(struct mt_pipe_spill **spp, struct mt_err *err
 		free(sp);
 		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
 	}
+	sp->times = times;
 	*spp = sp;
 	return MT_OK;
 }
@@ -94,12 +103,27 @@ void mt_pipe_spill_close(struct mt_pipe_spill *sp)
 	free(sp);
 }
 
-/* m's record at out; its end. Writes up to REC_MAX bytes. */
-static unsigned char *pack(const struct mt_match_msg *m, unsigned char *out)
+/* The code of time t, stored after prev (prev_ok 0: the first stored). */
+static unsigned time_code(uint64_t t, uint64_t prev, int prev_ok, int store)
+{
+	int64_t d = (int64_t)(t - prev);
+
+	if (t == MT_MATCH_NOTIME || (t <= INT64_MAX && !store))
+		return T_NONE;
+	if (!prev_ok || t > INT64_MAX)
+		return T_FULL;
+	return d == (int16_t)d ? T_DIFF16 : d == (int32_t)d ? T_DIFF32 : T_FULL;
+}
+
+/* m's record at out (store: every recorded time); its end. Writes up to
+ * REC_MAX bytes. */
+static unsigned char *pack(const struct mt_match_msg *m, int store,
+			   unsigned char *out)
 {
 	uint32_t s[VECS * 4] = { 0 }, cv[VECS * 4];	/* the last vector's
 							 * spare lanes: 0 */
-	uint64_t t[TIMES], h = 0;
+	uint64_t t[TIMES], h = 0, prev = 0;
+	int prev_ok = 0;
 	unsigned char *p = out + 8;
 
 	memcpy(s, m, SLOTS * sizeof(*s));
@@ -122,14 +146,18 @@ static unsigned char *pack(const struct mt_match_msg *m, unsigned char *out)
 		p += len_of[c];
 		h |= (uint64_t)c << 2 * i;
 	}
-	for (unsigned w = 0; w < TIMES; w++)
-		if (t[w] > INT64_MAX && t[w] != MT_MATCH_NOTIME) {
-			uint64_t le = htole64(t[w]);
+	for (unsigned w = 0; w < TIMES; w++) {
+		unsigned c = time_code(t[w], prev, prev_ok, store);
+		uint64_t le = htole64(c == T_FULL ? t[w] : t[w] - prev);
 
-			memcpy(p, &le, 8);
-			p += 8;
-			h |= TIME_BIT(w);
-		}
+		if (c == T_NONE)
+			continue;
+		memcpy(p, &le, 8);	/* the bytes past its length: overwritten */
+		p += time_len[c];
+		h |= (uint64_t)c << TIME_SHIFT(w);
+		prev = t[w];
+		prev_ok = 1;
+	}
 	h = htole64(h);
 	memcpy(out, &h, 8);
 	return p;
@@ -142,7 +170,9 @@ static size_t rec_len(uint64_t h)
 
 	for (unsigned i = 0; i < SLOTS; i++)
 		n += len_of[h >> 2 * i & 3];
-	return n + 8 * (size_t)__builtin_popcountll(h >> 2 * SLOTS);
+	for (unsigned w = 0; w < TIMES; w++)
+		n += time_len[h >> TIME_SHIFT(w) & 3];
+	return n;
 }
 
 /* The record at in (whose header is h) into m; its end. */
@@ -161,15 +191,19 @@ static const unsigned char *unpack(uint64_t h, const unsigned char *in, struct m
 		s[i] = le32toh(le) & mask_of[c];
 		in += len_of[c];
 	}
-	for (unsigned w = 0; w < TIMES; w++) {
-		uint64_t le = MT_MATCH_NOTIME;
+	for (unsigned w = 0, prev = 0; w < TIMES; w++) {
+		unsigned c = h >> TIME_SHIFT(w) & 3;
+		uint64_t le;
 
-		if (h & TIME_BIT(w)) {
-			memcpy(&le, in, 8);
-			le = le64toh(le);
-			in += 8;
-		}
-		t[w] = le;
+		t[w] = MT_MATCH_NOTIME;
+		if (c == T_NONE)
+			continue;
+		memcpy(&le, in, 8);	/* a record's last bytes: within buf */
+		le = le64toh(le);
+		in += time_len[c];
+		t[w] = c == T_FULL ? le : t[prev] + (uint64_t)(c == T_DIFF32 ?
+			(int64_t)(int32_t)le : (int64_t)(int16_t)le);
+		prev = w;
 	}
 	memcpy(m, s, sizeof(s));
 	memcpy(&m->t_send_post, t, sizeof(t));
@@ -193,7 +227,7 @@ enum mt_status mt_pipe_spill_put(struct mt_pipe_spill *sp, const struct mt_match
 	for (size_t i = 0; i < n; i++) {
 		if (BUF_BYTES - sp->have < REC_MAX && (s = flush(sp, err)))
 			return s;
-		sp->have = (size_t)(pack(&b[i], sp->buf + sp->have) - sp->buf);
+		sp->have = (size_t)(pack(&b[i], sp->times, sp->buf + sp->have) - sp->buf);
 	}
 	return MT_OK;
 }
@@ -202,8 +236,9 @@ enum mt_status mt_pipe_spill_rewind(struct mt_pipe_spill *sp, struct mt_err *err
 {
 	enum mt_status s;
 
-	if ((s = flush(sp, err)))
+	if (!sp->reading && (s = flush(sp, err)))
 		return s;
+	sp->reading = 1;
 	errno = 0;
 	if (fseek(sp->f, 0, SEEK_SET))
 		return fail(sp, NULL, err);
@@ -251,7 +286,7 @@ enum mt_status mt_pipe_spill_get(struct mt_pipe_spill *sp, struct mt_match_msg *
 			memcpy(&h, at, 8);
 			h = le64toh(h);
 		}
-		damaged = h >> (2 * SLOTS + TIMES) != 0;	/* no header of ours */
+		damaged = h >> TIME_SHIFT(TIMES) != 0;	/* no header of ours */
 		/* Only the file's last records can reach past its end. */
 		if (left < 8 || damaged || (left < REC_MAX && rec_len(h) > left))
 			return fail(sp, damaged ? "damaged record" : "short read", err);

@@ -56,8 +56,10 @@ static void random_msg(struct mt_match_msg *m)
 		s[i] = (uint32_t)any_width();
 	memcpy(m, s, sizeof(s));
 	for (unsigned w = 0; w < 4; w++)
-		switch (rnd() % 4) {
+		switch (rnd() % 6) {
 		case 0: t[w] = MT_MATCH_NOTIME; break;
+		case 4: t[w] = 1000000 + rnd() % 60000; break;	/* near */
+		case 5: t[w] = 1000000 + rnd() % 4000000000u; break;
 		case 1: t[w] = (uint64_t)INT64_MAX + 1 + rnd() % 1000; break;
 		case 2: t[w] = (uint64_t)INT64_MAX; break;
 		default: t[w] = rnd() >> 4; break;
@@ -115,7 +117,9 @@ static off_t spill_size(void)
 
 #define N 20000		/* several of the spill's buffers */
 
-Test(spill, gives_back_every_message_as_put)
+/* N random messages put and read back twice (times: the file keeps every
+ * time), in uneven batches. */
+static void round_trip(int times)
 {
 	static struct mt_match_msg in[N], out[N + 1];
 	struct mt_pipe_spill *sp;
@@ -124,29 +128,39 @@ Test(spill, gives_back_every_message_as_put)
 
 	for (size_t i = 0; i < N; i++)
 		random_msg(&in[i]);
-	cr_assert_eq(mt_pipe_spill_open(&sp, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_pipe_spill_open(&sp, times, &err), MT_OK, "%s", err.msg);
 	/* in uneven batches, as the matcher hands them over */
 	for (size_t i = 0; i < N; i += n) {
 		n = 1 + rnd() % 700;
 		n = n > N - i ? N - i : n;
 		cr_assert_eq(mt_pipe_spill_put(sp, &in[i], n, &err), MT_OK, "%s", err.msg);
 	}
-	cr_assert_eq(mt_pipe_spill_rewind(sp, &err), MT_OK, "%s", err.msg);
-	do {
-		size_t max = 1 + rnd() % 900;
+	for (int pass = 0; pass < 2; pass++) {
+		cr_assert_eq(mt_pipe_spill_rewind(sp, &err), MT_OK, "%s", err.msg);
+		got = 0;
+		do {
+			size_t max = 1 + rnd() % 900;
 
-		max = max > N + 1 - got ? N + 1 - got : max;
-		cr_assert_eq(mt_pipe_spill_get(sp, &out[got], max, &n, &err), MT_OK,
-			     "%s", err.msg);
-		got += n;
-	} while (n);
-	cr_assert_eq(got, N);
-	for (size_t i = 0; i < N; i++) {
-		struct mt_match_msg want = as_read(in[i]);
+			max = max > N + 1 - got ? N + 1 - got : max;
+			cr_assert_eq(mt_pipe_spill_get(sp, &out[got], max, &n, &err),
+				     MT_OK, "%s", err.msg);
+			got += n;
+		} while (n);
+		cr_assert_eq(got, N);
+		for (size_t i = 0; i < N; i++) {
+			struct mt_match_msg want = times ? in[i] : as_read(in[i]);
 
-		cr_assert_eq(memcmp(&out[i], &want, sizeof(want)), 0, "message %zu", i);
+			cr_assert_eq(memcmp(&out[i], &want, sizeof(want)), 0,
+				     "pass %d, message %zu", pass, i);
+		}
 	}
 	mt_pipe_spill_close(sp);
+}
+
+Test(spill, gives_back_every_message_as_put)
+{
+	round_trip(0);
+	round_trip(1);
 }
 
 /* A message of a benign run: small ranks, sites, tags and lengths. */
@@ -174,12 +188,15 @@ Test(spill, takes_fewer_bytes_than_the_messages)
 
 	for (uint32_t i = 0; i < N; i++)
 		in[i] = benign(i);
-	cr_assert_eq(mt_pipe_spill_open(&sp, &err), MT_OK, "%s", err.msg);
-	cr_assert_eq(mt_pipe_spill_put(sp, in, N, &err), MT_OK, "%s", err.msg);
-	cr_assert_eq(mt_pipe_spill_rewind(sp, &err), MT_OK, "%s", err.msg);
-	cr_assert_leq(spill_size(), (off_t)N * 48, "%lld bytes for %d messages",
-		      (long long)spill_size(), N);
-	mt_pipe_spill_close(sp);
+	for (int times = 0; times < 2; times++) {
+		cr_assert_eq(mt_pipe_spill_open(&sp, times, &err), MT_OK, "%s", err.msg);
+		cr_assert_eq(mt_pipe_spill_put(sp, in, N, &err), MT_OK, "%s", err.msg);
+		cr_assert_eq(mt_pipe_spill_rewind(sp, &err), MT_OK, "%s", err.msg);
+		/* with times: the first 8 bytes, the others 2 each */
+		cr_assert_leq(spill_size(), (off_t)N * (48 + 14 * times),
+			      "%lld bytes for %d messages", (long long)spill_size(), N);
+		mt_pipe_spill_close(sp);
+	}
 }
 
 Test(spill, a_file_that_ends_inside_a_record_is_an_error)
@@ -192,7 +209,7 @@ Test(spill, a_file_that_ends_inside_a_record_is_an_error)
 
 	for (uint32_t i = 0; i < N; i++)
 		in[i] = benign(i);
-	cr_assert_eq(mt_pipe_spill_open(&sp, &err), MT_OK, "%s", err.msg);
+	cr_assert_eq(mt_pipe_spill_open(&sp, 1, &err), MT_OK, "%s", err.msg);
 	cr_assert_eq(mt_pipe_spill_put(sp, in, N, &err), MT_OK, "%s", err.msg);
 	cr_assert_eq(mt_pipe_spill_rewind(sp, &err), MT_OK, "%s", err.msg);
 	cr_assert_eq(ftruncate(spill_fd(), spill_size() - 3), 0);
@@ -213,7 +230,7 @@ Test(spill, a_directory_that_cannot_hold_it_is_named)
 
 	snprintf(missing, sizeof(missing), "%s/none", dir);
 	setenv("TMPDIR", missing, 1);
-	cr_assert_eq(mt_pipe_spill_open(&sp, &err), MT_ERR_IO);
+	cr_assert_eq(mt_pipe_spill_open(&sp, 0, &err), MT_ERR_IO);
 	cr_assert_not_null(strstr(err.msg, missing), "%s", err.msg);
 	cr_assert_not_null(strstr(err.msg, "No such file"), "%s", err.msg);
 }
