@@ -4,8 +4,8 @@
  * loaded rank, ties to the lower index. Every rank computes the same.
  * Rank 0 starts loaded with 1/10 of the trace's bytes when it has
  * company: it alone takes every message into the clock stage and the
- * sink (a spill file, and 40 bytes a message for the clock), so its own
- * share is the smaller one. The rounds wait for the slowest reader, so
+ * sink (a spill file, and 40 bytes a message where times move), so its
+ * own share is the smaller one. The rounds wait for the slowest reader, so
  * the smaller the head start the sooner they end, and the more rank 0
  * holds at its peak. bench/par.sh measures both. On its 10^8 events at
  * N=2, one run each: 0/10 49.8 s (the ranks' peaks 5.8 and 4.7 GB),

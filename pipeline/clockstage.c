@@ -16,6 +16,12 @@ struct clockstage {
 	int buffers, solved;
 	struct mt_clock_times *t;	/* collected, corrected by solve */
 	size_t n, cap, next;		/* collected, allocated, applied */
+	/* Until the solve says times move, auto on one declared clock
+	 * gathers figures instead of keeping times (mt_clock_rest): then t
+	 * stays empty, and gathered messages had their times seen. */
+	struct mt_clock_rest *rest;
+	size_t gathered;
+	int64_t span_lo, span_hi;	/* of the gathered messages' times */
 	struct mt_clock_result res;
 	uint64_t checked, violations;	/* when nothing is collected */
 	uint64_t rbs_after;		/* corrected: received before sent */
@@ -116,6 +122,11 @@ struct clockstage *mt_pipe_clock_new(enum mt_clock_mode mode,
 	cs->buffers = mode == MT_CLOCK_MODE_LINEAR || mode == MT_CLOCK_MODE_CLC ||
 		      (mode == MT_CLOCK_MODE_AUTO &&
 		       (cs->declared > 1 || cs->nranks > 1));
+	cs->span_lo = INT64_MAX;
+	cs->span_hi = INT64_MIN;
+	if (cs->buffers && mt_clock_rest_new(mode, NULL, cs->nranks, cs->procs,
+					     &cs->rest) == MT_ERR_NOMEM)
+		goto nomem;
 	return cs;
 nomem:
 	mt_pipe_clock_free(cs);
@@ -127,6 +138,7 @@ void mt_pipe_clock_free(struct clockstage *cs)
 	if (!cs)
 		return;
 	mt_clock_result_free(&cs->res);
+	mt_clock_rest_free(cs->rest);
 	free(cs->sum.pending);
 	free(cs->t);
 	free(cs->procs);
@@ -160,9 +172,40 @@ static void note_beyond(struct clockstage *cs, const struct mt_match_msg *m,
 	}
 }
 
+#define GATHER 256		/* messages' times gathered at once */
+
+/* The times of b[0..n) into the figures of the stage at rest. */
+static void gather(struct clockstage *cs, const struct mt_match_msg *b, size_t n)
+{
+	struct mt_clock_times t[GATHER];
+
+	for (size_t i = 0, k; i < n; i += k) {
+		k = n - i < GATHER ? n - i : GATHER;
+		for (size_t j = 0; j < k; j++) {
+			mt_clock_times_of_msg(&b[i + j], cs->nranks, &t[j]);
+			if (!cs->beyond.found)
+				note_beyond(cs, &b[i + j], &t[j]);
+			for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
+				int64_t x = t[j].t[w];
+
+				if (x == MT_CLOCK_NOTIME)
+					continue;
+				cs->span_lo = x < cs->span_lo ? x : cs->span_lo;
+				cs->span_hi = x > cs->span_hi ? x : cs->span_hi;
+			}
+		}
+		mt_clock_rest_add(cs->rest, t, k);
+	}
+	cs->gathered += n;
+}
+
 int mt_pipe_clock_collect(struct clockstage *cs, const struct mt_match_msg *b,
 		       size_t n)
 {
+	if (cs->rest) {
+		gather(cs, b, n);
+		return 0;
+	}
 	if (cs->n + n > cs->cap) {
 		size_t cap = cs->cap ? cs->cap + cs->cap / 2 : 4096;
 		struct mt_clock_times *t;
@@ -193,6 +236,20 @@ static const char *file_of_rank(const struct mt_trace *t, int32_t r)
 	return "?";
 }
 
+int mt_pipe_clock_gathers(const struct clockstage *cs)
+{
+	return cs->rest != NULL;
+}
+
+void mt_pipe_clock_keep_times(struct clockstage *cs)
+{
+	mt_clock_rest_free(cs->rest);
+	cs->rest = NULL;
+	cs->gathered = 0;
+	cs->span_lo = INT64_MAX;
+	cs->span_hi = INT64_MIN;
+}
+
 enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
 {
 	enum mt_status s;
@@ -205,6 +262,11 @@ enum mt_status mt_pipe_clock_solve(struct clockstage *cs, struct mt_err *err)
 				  "timestamps", file_of_rank(cs->trace, cs->beyond.key),
 				  mt_sink_rank(cs->trace, cs->beyond.key, rk, sizeof(rk)),
 				  cs->beyond.t);
+	}
+	if (cs->rest) {
+		s = mt_clock_rest_finish(cs->rest, &cs->res, err);
+		cs->solved = s == MT_OK;
+		return s;
 	}
 	s = mt_clock_correct_times(cs->mode, NULL, cs->nranks, cs->procs, cs->t,
 				   cs->n, &cs->res, err);
@@ -245,8 +307,10 @@ void mt_pipe_clock_apply(struct clockstage *cs, struct mt_match_msg *b, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!cs->solved) {
 			check(cs, &b[i]);
-		} else if (cs->next < cs->n) {
-			mt_clock_times_to_msg(&cs->t[cs->next++], &b[i]);
+		} else if (cs->next < (cs->rest ? cs->gathered : cs->n)) {
+			if (!cs->rest)	/* at rest they stay as recorded */
+				mt_clock_times_to_msg(&cs->t[cs->next], &b[i]);
+			cs->next++;
 			cs->rbs_after += recv_before_send(&b[i]);
 		}
 	}
@@ -338,6 +402,8 @@ static void span(const struct clockstage *cs, struct mt_run *run)
 		lo = a < lo ? a : lo;
 		hi = b > hi ? b : hi;
 	}
+	lo = cs->span_lo < lo ? cs->span_lo : lo;	/* at rest: gathered */
+	hi = cs->span_hi > hi ? cs->span_hi : hi;
 	for (size_t i = 0; i < cs->n; i++)
 		for (unsigned w = 0; w < MT_CLOCK_WHEN_COUNT; w++) {
 			int64_t x = cs->t[i].t[w];

@@ -110,14 +110,23 @@ static enum mt_status to_sink(struct mt_pipe_dest *d, struct mt_match_msg *b, si
 		d->sink->consume(d->st, b, n, err);
 }
 
+/* n messages' times into the clock stage. */
+static enum mt_status collect(struct mt_pipe_dest *d, struct mt_match_msg *b,
+			      size_t n, struct mt_err *err)
+{
+	if (mt_pipe_clock_collect(d->cs, b, n))
+		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
+	return MT_OK;
+}
+
 enum mt_status mt_pipe_put(struct mt_pipe_dest *d, struct mt_match_msg *b, size_t n,
 			   struct mt_err *err)
 {
+	enum mt_status s;
+
 	if (!d->spill)
 		return to_sink(d, b, n, err);
-	if (mt_pipe_clock_collect(d->cs, b, n))
-		return mt_err_set(err, MT_ERR_NOMEM, "out of memory");
-	return mt_pipe_spill_put(d->spill, b, n, err);
+	return (s = collect(d, b, n, err)) ? s : mt_pipe_spill_put(d->spill, b, n, err);
 }
 
 enum mt_status mt_pipe_drain(struct mt_match *m, struct mt_pipe_dest *d, struct mt_err *err)
@@ -132,8 +141,12 @@ enum mt_status mt_pipe_drain(struct mt_match *m, struct mt_pipe_dest *d, struct 
 	return MT_OK;
 }
 
-/* The spilled messages, with their corrected times, to the sink. */
-static enum mt_status replay(struct mt_pipe_dest *d, struct mt_err *err)
+typedef enum mt_status spilled_fn(struct mt_pipe_dest *d, struct mt_match_msg *b,
+				  size_t n, struct mt_err *err);
+
+/* The spilled messages, read back from the first in batches, to take. */
+static enum mt_status read_back(struct mt_pipe_dest *d, spilled_fn *take,
+				struct mt_err *err)
 {
 	static struct mt_match_msg batch[BATCH];
 	enum mt_status s;
@@ -142,7 +155,7 @@ static enum mt_status replay(struct mt_pipe_dest *d, struct mt_err *err)
 	if ((s = mt_pipe_spill_rewind(d->spill, err)))
 		return s;
 	while (!(s = mt_pipe_spill_get(d->spill, batch, BATCH, &n, err)) && n)
-		if ((s = to_sink(d, batch, n, err)))
+		if ((s = take(d, batch, n, err)))
 			return s;
 	return s;
 }
@@ -274,9 +287,14 @@ static enum mt_status correct(struct mt_pipe_dest *d, FILE *out, struct mt_run *
 			      struct mt_err *err)
 {
 	struct mt_err e2 = { { 0 } };
-	enum mt_status s;
+	enum mt_status s = mt_pipe_clock_solve(d->cs, &e2);
 
-	if ((s = input_fault(mt_pipe_clock_solve(d->cs, &e2))))
+	if (s == MT_END) {	/* times move: each message's are needed */
+		mt_pipe_clock_keep_times(d->cs);
+		if (!(s = read_back(d, collect, &e2)))
+			s = mt_pipe_clock_solve(d->cs, &e2);
+	}
+	if ((s = input_fault(s)))
 		return mt_err_set(err, s, "clock correction failed: %s (--clock "
 				  "none skips it)", e2.msg[0] ? e2.msg :
 				  mt_status_str(s));
@@ -355,7 +373,8 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 	mt_pipe_clock_describe(d->cs, &run);
 	d->st = o->sink_arg;
 	if (mt_pipe_clock_buffers(d->cs)) {
-		if ((rc = mt_pipe_spill_open(&d->spill, err)))
+		if ((rc = mt_pipe_spill_open(&d->spill,
+					       mt_pipe_clock_gathers(d->cs), err)))
 			goto end;
 	} else if ((rc = sink_start(d, out, &run, err))) {
 		goto end;
@@ -379,7 +398,7 @@ enum mt_status mt_pipe_pass(const struct mt_pipe_opts *o, const struct front_ops
 			goto end;
 		}
 		e2.msg[0] = 0;
-		if ((s = replay(d, &e2)))
+		if ((s = read_back(d, to_sink, &e2)))
 			rc = fail(o, rc, s, err, &e2);
 	}
 	mt_pipe_clock_describe(d->cs, &run);

@@ -214,7 +214,8 @@ void mt_cmd_clock_help(FILE *out)
 		"                           their sends; nothing on one clock\n"
 		"                   Correcting reads the trace once: the matched\n"
 		"                   messages wait in a temporary file in $TMPDIR\n"
-		"                   (128 bytes each) and 40 bytes per message stay\n"
-		"                   in memory (about 200 while solving); the\n"
+		"                   (40 to 60 bytes each, at most 144); where\n"
+		"                   times move, 40 bytes per message stay in\n"
+		"                   memory (about 200 while solving); the\n"
 		"                   report's CLOCKS section says what was done\n");
 }
