@@ -63,7 +63,7 @@ enum mt_status mt_clock_agreement(struct clk *c)
 	int64_t *mind = mt_clock_alloc_big((c->nm + 1) * sizeof(*mind));
 	int64_t *dmin = malloc((r->ndomains + 1) * sizeof(*dmin));
 	int ok = keys && mind && dmin &&
-		 mt_clock_pairs_init(&map, 64, c->np) == MT_OK;
+		 mt_clock_pairs_init(&map, 64, c->np, 1) == MT_OK;
 
 	for (uint32_t d = 0; ok && d < r->ndomains; d++)
 		dmin[d] = INT64_MAX;

@@ -152,6 +152,7 @@ struct clk_pairs {
 	uint64_t mask;
 	uint32_t n;
 	uint32_t side;
+	int huge;		/* slots in transparent huge pages */
 };
 
 static inline uint64_t clk_pairs_slot(uint64_t key, uint64_t mask)
@@ -177,9 +178,13 @@ static inline const void *clk_pairs_start(const struct clk_pairs *m, uint64_t ke
 }
 
 /* A map for about 'expect' keys whose halves are below 'side' (0: any):
- * a dense table when side is small, else open addressing. */
+ * a dense table when side is small, else open addressing, its slots in
+ * transparent huge pages if huge (mt_clock_alloc_big). Not for a table
+ * filled while other work runs (mt_clock_rest, beside the matcher): on a
+ * virtual machine here, the matcher's lookups and the trace's address
+ * lookups took twice as long while the table grew in huge pages. */
 enum mt_status mt_clock_pairs_init(struct clk_pairs *m, uint64_t expect,
-			      uint32_t side);
+				   uint32_t side, int huge);
 /* Index of key, inserting it if new; UINT32_MAX when out of memory. */
 uint32_t mt_clock_pairs_get(struct clk_pairs *m, uint64_t key);
 /* Index of key, or UINT32_MAX when absent. */

@@ -99,7 +99,7 @@ static enum mt_status index_pairs(struct lin *l)
 	const uint32_t *dom = c->res->proc_domain;
 	uint32_t cap = 16;
 
-	if (mt_clock_pairs_init(&l->map, 64, c->res->ndomains) != MT_OK)
+	if (mt_clock_pairs_init(&l->map, 64, c->res->ndomains, 1) != MT_OK)
 		return MT_ERR_NOMEM;
 	l->x = mt_clock_alloc_big((c->nm + 1) * sizeof(*l->x));
 	l->pairs = malloc(cap * sizeof(*l->pairs));

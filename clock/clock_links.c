@@ -34,7 +34,7 @@ enum mt_status mt_clock_links(struct clk *c)
 	if (c->msgs)	/* the event form's, for the CLC */
 		c->msg_link = mt_clock_alloc_big((c->nm + 1) * sizeof(*c->msg_link));
 	if (!mind || !r->links || (c->msgs && !c->msg_link) ||
-	    mt_clock_pairs_init(&map, 64, r->ndomains) != MT_OK) {
+	    mt_clock_pairs_init(&map, 64, r->ndomains, 1) != MT_OK) {
 		free(mind);
 		return mt_err_set(c->err, MT_ERR_NOMEM, "clock links: out of memory");
 	}

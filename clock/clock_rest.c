@@ -53,7 +53,7 @@ enum mt_status mt_clock_rest_new(enum mt_clock_mode mode,
 	*r = (struct mt_clock_rest){ .np = nprocs, .procs = procs, .o = opts,
 				     .lo = INT64_MAX, .hi = INT64_MIN };
 	r->nevents = calloc(nprocs + 1, sizeof(*r->nevents));
-	if (!r->nevents || mt_clock_pairs_init(&r->map, 64, nprocs) != MT_OK) {
+	if (!r->nevents || mt_clock_pairs_init(&r->map, 64, nprocs, 0) != MT_OK) {
 		mt_clock_rest_free(r);
 		return MT_ERR_NOMEM;
 	}

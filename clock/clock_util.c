@@ -31,11 +31,12 @@ void *mt_clock_alloc_big(size_t bytes)
 #define DENSE_SIDE 1024
 
 enum mt_status mt_clock_pairs_init(struct clk_pairs *m, uint64_t expect,
-			      uint32_t side)
+				   uint32_t side, int huge)
 {
 	uint64_t cap = 16;
 
 	m->n = 0;
+	m->huge = huge;
 	m->slots = NULL;
 	m->dense = NULL;
 	m->side = side && side <= DENSE_SIDE ? side : 0;
@@ -52,7 +53,8 @@ enum mt_status mt_clock_pairs_init(struct clk_pairs *m, uint64_t expect,
 		cap <<= 1;
 	/* Huge pages where granted: a table of millions of pairs spans
 	 * thousands of 4 KiB pages, a TLB miss on most lookups. */
-	m->slots = mt_clock_alloc_big(cap * sizeof(*m->slots));
+	m->slots = huge ? mt_clock_alloc_big(cap * sizeof(*m->slots)) :
+		   malloc(cap * sizeof(*m->slots));
 	if (!m->slots)
 		return MT_ERR_NOMEM;
 	for (uint64_t i = 0; i < cap; i++)
@@ -77,7 +79,7 @@ static int grow(struct clk_pairs *m)
 {
 	struct clk_pairs bigger;
 
-	if (mt_clock_pairs_init(&bigger, m->mask + 1, 0) != MT_OK)
+	if (mt_clock_pairs_init(&bigger, m->mask + 1, 0, m->huge) != MT_OK)
 		return -1;
 	for (uint64_t s = 0; s <= m->mask; s++) {
 		if (m->slots[s].key == EMPTY)

@@ -8,8 +8,8 @@
  * message it reads; see mt_pipe_spill_get), else each takes 2 or 4 bytes
  * of difference from the one before it; each 32-bit field takes the bytes
  * its value needs (0, 1, 2 or 4), with 2 bits a field or time to say
- * which. A benign trace's message takes about 38 bytes, 48 with its
- * times. The file is
+ * which. A message of gen_trace's benign traffic takes about 38 bytes, 52
+ * with its times. The file is
  * the process's own: it is written and read by this code alone, in the
  * byte order of the machine.
  */
